@@ -1,0 +1,10 @@
+/** What a command may touch of the outside world; tests pass their own. */
+export interface CommandIO {
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTTY: boolean;
+}
+
+/** Bad flags, a bad config, a missing tool: exit code 2. */
+export class UsageError extends Error {}

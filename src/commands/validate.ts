@@ -1,0 +1,111 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, type MissingSchemaPolicy } from "../config/config.js";
+import { failsAt, summarize, type FailOn } from "../report/finding.js";
+import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/formats/index.js";
+import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
+import { validateRepo } from "../validate/run.js";
+import { TOOL_VERSION } from "../version.js";
+import { UsageError, type CommandIO } from "./io.js";
+
+export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
+
+Checks every manifest (*.yaml, *.yml, *.json) below the paths (default: .) against its schema.
+
+Options:
+  --format text|json|sarif|junit   output format (default: text)
+  --output FILE                    write the report to FILE instead of stdout
+  --fail-on error|warning|info|never
+                                   exit 1 when a finding reaches this severity (default: error)
+  --config FILE                    config file (default: .composition-ci.yaml at the root)
+  --crds PATH                      CRD files or directories (repeatable)
+  --schema-location TEMPLATE       kubeconform-style schema location (repeatable)
+  --missing-schemas error|warning|ignore
+                                   what a kind with no schema is (default: warning)
+  --engine builtin|kubeconform|both
+                                   who validates Kubernetes core kinds (default: builtin)
+  --kubeconform PATH               the kubeconform binary (default: kubeconform on PATH)
+  --max-file-bytes N               skip larger files with a finding (default: 5 MiB)
+  --cache-dir DIR                  compiled validators and downloaded schemas
+  --no-cache                       compile every schema afresh, write nothing
+  --root DIR                       repository root; finding paths are relative to it (default: .)
+`;
+
+const OPTIONS = {
+  format: { type: "string" },
+  output: { type: "string" },
+  "fail-on": { type: "string" },
+  config: { type: "string" },
+  crds: { type: "string", multiple: true },
+  "schema-location": { type: "string", multiple: true },
+  "missing-schemas": { type: "string" },
+  engine: { type: "string" },
+  kubeconform: { type: "string" },
+  "max-file-bytes": { type: "string" },
+  "cache-dir": { type: "string" },
+  "no-cache": { type: "boolean" },
+  root: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function validateCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parse(argv);
+  if (values.help) {
+    io.stdout(VALIDATE_HELP);
+    return 0;
+  }
+  const format = oneOf<OutputFormat>("--format", values.format ?? "text", OUTPUT_FORMATS);
+  const failOn = oneOf<FailOn>("--fail-on", values["fail-on"] ?? "error", ["error", "warning", "info", "never"]);
+  const engine = oneOf<Engine>("--engine", values.engine ?? "builtin", ["builtin", "kubeconform", "both"]);
+  const missing = values["missing-schemas"] === undefined ? undefined : oneOf<MissingSchemaPolicy>("--missing-schemas", values["missing-schemas"], ["error", "warning", "ignore"]);
+  const maxFileBytes = values["max-file-bytes"] === undefined ? undefined : positiveInt("--max-file-bytes", values["max-file-bytes"]);
+  const root = path.resolve(io.cwd, values.root ?? ".");
+
+  let result;
+  try {
+    const config = loadConfig(root, values.config);
+    result = await validateRepo({
+      root,
+      paths: positionals.length ? positionals : ["."],
+      config,
+      crds: values.crds,
+      schemaLocations: values["schema-location"],
+      missingSchemas: missing,
+      limits: maxFileBytes ? { maxFileBytes } : undefined,
+      cacheDir: values["no-cache"] ? null : values["cache-dir"] && path.resolve(io.cwd, values["cache-dir"]),
+      engine,
+      kubeconformPath: values.kubeconform,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof KubeconformUnavailable) throw new UsageError(err.message);
+    if (err instanceof Error && err.message.startsWith("path not found")) throw new UsageError(err.message);
+    throw err;
+  }
+  const summary = summarize(result.findings, result.files, result.documents);
+  const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY });
+  if (values.output) {
+    fs.mkdirSync(path.dirname(path.resolve(io.cwd, values.output)), { recursive: true });
+    fs.writeFileSync(path.resolve(io.cwd, values.output), text);
+  } else io.stdout(text);
+  return result.findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
+  return value as T;
+}
+
+function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got "${value}")`);
+  return n;
+}

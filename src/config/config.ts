@@ -1,0 +1,111 @@
+import fs from "node:fs";
+import path from "node:path";
+import * as YAML from "yaml";
+import { isSeverity, type Severity } from "../report/finding.js";
+
+export type RuleLevel = Severity | "off";
+export type MissingSchemaPolicy = "error" | "warning" | "ignore";
+
+/** `.composition-ci.yaml`: what a repository says about how it is checked. */
+export interface Config {
+  /** Where the config came from, if anywhere. */
+  file?: string;
+  ignore: string[];
+  rules: Record<string, RuleLevel>;
+  schemaLocations: string[];
+  crds: string[];
+  missingSchemas?: MissingSchemaPolicy;
+  maxFileBytes?: number;
+}
+
+export const CONFIG_FILE = ".composition-ci.yaml";
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly line?: number,
+  ) {
+    super(line ? `${file}:${line}: ${message}` : `${file}: ${message}`);
+  }
+}
+
+const KNOWN_KEYS = ["ignore", "rules", "schemaLocations", "crds", "missingSchemas", "maxFileBytes"] as const;
+
+export function emptyConfig(): Config {
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [] };
+}
+
+/** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
+export function loadConfig(root: string, explicit?: string): Config {
+  const file = explicit ? path.resolve(root, explicit) : path.join(root, CONFIG_FILE);
+  if (!fs.existsSync(file)) {
+    if (explicit) throw new ConfigError("config file not found", explicit);
+    return emptyConfig();
+  }
+  return parseConfig(fs.readFileSync(file, "utf8"), path.relative(root, file) || file);
+}
+
+export function parseConfig(text: string, file: string): Config {
+  const lineCounter = new YAML.LineCounter();
+  const doc = YAML.parseDocument(text, { lineCounter, uniqueKeys: true });
+  const lineOf = (node: unknown) => {
+    const range = (node as { range?: number[] } | null)?.range;
+    return range ? lineCounter.linePos(range[0]).line : undefined;
+  };
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new ConfigError(e.message.split("\n")[0], file, e.linePos?.[0].line);
+  }
+  const config = emptyConfig();
+  config.file = file;
+  if (doc.contents === null) return config;
+  if (!YAML.isMap(doc.contents)) throw new ConfigError("the config must be a mapping of settings", file, 1);
+  for (const pair of doc.contents.items) {
+    const key = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const line = lineOf(pair.key);
+    const value = YAML.isNode(pair.value) ? pair.value.toJS(doc) : pair.value;
+    const fail = (msg: string): never => {
+      throw new ConfigError(`${key}: ${msg}`, file, lineOf(pair.value) ?? line);
+    };
+    switch (key as (typeof KNOWN_KEYS)[number]) {
+      case "ignore":
+      case "schemaLocations":
+      case "crds":
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) fail("must be a list of strings");
+        config[key as "ignore"] = value;
+        break;
+      case "rules":
+        config.rules = parseRules(value, fail);
+        break;
+      case "missingSchemas":
+        if (value !== "error" && value !== "warning" && value !== "ignore") fail("must be error, warning or ignore");
+        config.missingSchemas = value;
+        break;
+      case "maxFileBytes":
+        if (!Number.isInteger(value) || value <= 0) fail("must be a positive whole number of bytes");
+        config.maxFileBytes = value;
+        break;
+      default:
+        throw new ConfigError(`unknown key "${key}" (known keys: ${KNOWN_KEYS.join(", ")})`, file, line);
+    }
+  }
+  return config;
+}
+
+function parseRules(value: unknown, fail: (msg: string) => never): Record<string, RuleLevel> {
+  if (!value || typeof value !== "object" || Array.isArray(value)) fail("must map rule ids (or `family/*`) to off, info, warning or error");
+  const out: Record<string, RuleLevel> = {};
+  for (const [rule, level] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof level !== "string" || !(level === "off" || isSeverity(level))) fail(`"${rule}" must be off, info, warning or error`);
+    out[rule] = level as RuleLevel;
+  }
+  return out;
+}
+
+/** The level a config gives a rule: an exact id beats `family/*`, which beats nothing. */
+export function ruleLevel(rules: Record<string, RuleLevel>, rule: string): RuleLevel | undefined {
+  if (rule in rules) return rules[rule];
+  const family = rule.split("/")[0];
+  return rules[`${family}/*`];
+}

@@ -1,0 +1,50 @@
+import { checkCommand } from "./commands/check.js";
+import { UsageError, type CommandIO } from "./commands/io.js";
+import { validateCommand } from "./commands/validate.js";
+import { TOOL_VERSION } from "./version.js";
+
+export const HELP = `composition-ci ${TOOL_VERSION}: validate Crossplane and OAM composition repositories
+
+Usage: composition-ci <command> [options]
+
+Commands:
+  check [paths...]      the main job (validation now; rendering as it lands)
+  validate [paths...]   check every manifest against its schema
+  help                  this text
+  version               the version
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or internal error.
+Run 'composition-ci <command> --help' for a command's options.
+`;
+
+/** Runs one CLI invocation and returns its exit code; never throws. */
+export async function main(argv: string[], io: CommandIO): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "check":
+        return await checkCommand(rest, io);
+      case "validate":
+        return await validateCommand(rest, io);
+      case "version":
+      case "--version":
+        io.stdout(`${TOOL_VERSION}\n`);
+        return 0;
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.stdout(HELP);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${command}"; run 'composition-ci help'`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`composition-ci: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr(`composition-ci: internal error: ${(err as Error).stack ?? err}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
+
+export interface DiscoveredFile {
+  /** Absolute path. */
+  abs: string;
+  /** Path relative to the root, forward slashes (how findings name it). */
+  rel: string;
+}
+
+export interface DiscoverOptions {
+  root: string;
+  /** Globs (relative to the root) of paths never read, from the config's `ignore:`. */
+  ignore?: string[];
+}
+
+const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
+const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
+
+/**
+ * Lists manifest files (`*.yaml`, `*.yml`, `*.json`) below the given paths, honouring every
+ * `.gitignore` on the way down and the config's ignore globs. A path named explicitly as a file
+ * is always read. Output is sorted, so runs are deterministic.
+ */
+export function discover(paths: string[], options: DiscoverOptions): DiscoveredFile[] {
+  const root = path.resolve(options.root);
+  const configIgnored = options.ignore?.length ? picomatch(options.ignore, { dot: true }) : () => false;
+  const gitignores = new GitignoreChain();
+  const found = new Map<string, DiscoveredFile>();
+  const add = (abs: string) => found.set(abs, { abs, rel: relativeTo(root, abs) });
+
+  const walk = (dir: string) => {
+    const matcher = gitignores.forDir(dir);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const abs = path.join(dir, entry.name);
+      const rel = relativeTo(root, abs);
+      if (configIgnored(rel)) continue;
+      if (entry.isDirectory()) {
+        if (ALWAYS_SKIPPED_DIRS.has(entry.name) || matcher(abs, true)) continue;
+        walk(abs);
+      } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
+        if (!matcher(abs, false)) add(abs);
+      }
+    }
+  };
+
+  for (const p of paths) {
+    const abs = path.resolve(root, p);
+    const stat = fs.statSync(abs, { throwIfNoEntry: false });
+    if (!stat) throw new Error(`path not found: ${p}`);
+    if (stat.isDirectory()) walk(abs);
+    else add(abs);
+  }
+  return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+function relativeTo(root: string, abs: string): string {
+  return path.relative(root, abs).split(path.sep).join("/") || ".";
+}
+
+type Matcher = (abs: string, isDir: boolean) => boolean;
+
+/** The `.gitignore` files that apply to a directory: its own and each ancestor's. */
+class GitignoreChain {
+  private readonly cache = new Map<string, { dir: string; ig: Ignore } | null>();
+
+  forDir(dir: string): Matcher {
+    const layers: { dir: string; ig: Ignore }[] = [];
+    for (let d = dir; ; d = path.dirname(d)) {
+      const layer = this.layer(d);
+      if (layer) layers.unshift(layer);
+      if (fs.existsSync(path.join(d, ".git")) || path.dirname(d) === d) break;
+    }
+    return (abs, isDir) =>
+      layers.some(({ dir: base, ig }) => {
+        const rel = path.relative(base, abs).split(path.sep).join("/");
+        return rel !== "" && !rel.startsWith("..") && ig.ignores(isDir ? rel + "/" : rel);
+      });
+  }
+
+  private layer(dir: string): { dir: string; ig: Ignore } | null {
+    if (!this.cache.has(dir)) {
+      const file = path.join(dir, ".gitignore");
+      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+      this.cache.set(dir, text === undefined ? null : { dir, ig: ignore().add(text) });
+    }
+    return this.cache.get(dir)!;
+  }
+}

@@ -1,0 +1,166 @@
+import fs from "node:fs";
+import * as jsyaml from "js-yaml";
+import * as YAML from "yaml";
+import type { Finding } from "../report/finding.js";
+import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
+
+export interface LoadLimits {
+  /** Files larger than this are reported and skipped. */
+  maxFileBytes: number;
+  /** Alias expansions allowed in one document (anchor bombs stop here). */
+  maxAliasCount: number;
+}
+
+export const DEFAULT_LIMITS: LoadLimits = { maxFileBytes: 5 * 1024 * 1024, maxAliasCount: 100 };
+
+export interface LoadedFile {
+  source?: SourceFile;
+  manifests: Manifest[];
+  findings: Finding[];
+  /** YAML documents read, empty ones included. */
+  documents: number;
+}
+
+/** Reads and loads one file, checking its size before reading it. */
+export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
+  const size = fs.statSync(abs).size;
+  if (size > limits.maxFileBytes) return tooLarge(file, size, limits);
+  return loadFile(file, fs.readFileSync(abs), limits);
+}
+
+function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
+  return skipped(file, "file/too-large", "error", `file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit (maxFileBytes); not read`);
+}
+
+/**
+ * Turns one file's bytes into manifests. The fast path parses with js-yaml; any file it rejects,
+ * and any file with anchors, is parsed again with `yaml`, which reports every problem with its
+ * line and bounds alias expansion.
+ */
+export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
+  if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
+  if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content; not read as YAML");
+  const text = bytes.toString("utf8");
+  const source = new SourceFile(file, text);
+  const fast = hasAnchors(text) ? undefined : parseFast(text);
+  const parsed = fast ?? parseCareful(text, limits);
+  if (isTemplated(text, parsed.errors)) {
+    return skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)");
+  }
+  const findings = parsed.errors.map((e) => ({ ...e, file }));
+  const manifests: Manifest[] = [];
+  parsed.documents.forEach((doc, docIndex) => {
+    if (doc === BROKEN) return;
+    collectManifests(doc, source, docIndex, manifests);
+  });
+  return { source, manifests, findings, documents: parsed.documents.length };
+}
+
+const BROKEN = Symbol("broken document");
+type ParsedDocument = unknown | typeof BROKEN;
+
+interface Parsed {
+  documents: ParsedDocument[];
+  errors: Finding[];
+}
+
+function parseFast(text: string): Parsed | undefined {
+  try {
+    return { documents: jsyaml.loadAll(text, null, { schema: jsyaml.CORE_SCHEMA }) as unknown[], errors: [] };
+  } catch {
+    return undefined;
+  }
+}
+
+function parseCareful(text: string, limits: LoadLimits): Parsed {
+  const lineCounter = new YAML.LineCounter();
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const documents: ParsedDocument[] = [];
+  const errors: Finding[] = [];
+  const list = Array.isArray(docs) ? docs : [];
+  if (!Array.isArray(docs)) {
+    // An empty stream comes back as an EmptyStream object; nothing to report.
+    return { documents, errors };
+  }
+  for (const doc of list) {
+    const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter));
+    docErrors.push(...collectionKeyErrors(doc, lineCounter));
+    if (docErrors.length > 0) {
+      errors.push(...docErrors);
+      documents.push(BROKEN);
+      continue;
+    }
+    try {
+      documents.push(doc.toJS({ maxAliasCount: limits.maxAliasCount }));
+    } catch (err) {
+      const pos = lineCounter.linePos(doc.range[0]);
+      errors.push({
+        rule: "yaml/alias-limit",
+        severity: "error",
+        message: `document expands more than ${limits.maxAliasCount} aliases (an anchor/alias bomb?); not read: ${(err as Error).message}`,
+        line: pos.line,
+        column: pos.col,
+      });
+      documents.push(BROKEN);
+    }
+  }
+  return { documents, errors };
+}
+
+function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter): Finding {
+  const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
+  const duplicate = err.code === "DUPLICATE_KEY";
+  const firstLine = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  return {
+    rule: duplicate ? "yaml/duplicate-key" : "yaml/syntax",
+    severity: "error",
+    message: duplicate ? `duplicate mapping key: ${firstLine}` : firstLine,
+    line: pos.line,
+    column: pos.col,
+  };
+}
+
+/** `{{ .x }}: v` parses as a map whose key is a map: legal YAML, never a Kubernetes object. */
+function collectionKeyErrors(doc: YAML.Document.Parsed, lineCounter: YAML.LineCounter): Finding[] {
+  const errors: Finding[] = [];
+  YAML.visit(doc, {
+    Pair(_, pair) {
+      if (!YAML.isCollection(pair.key)) return;
+      const pos = lineCounter.linePos(pair.key.range?.[0] ?? 0);
+      errors.push({ rule: "yaml/syntax", severity: "error", message: "a mapping key is itself a map or a list", line: pos.line, column: pos.col });
+    },
+  });
+  return errors;
+}
+
+/** A file is a template when it does not parse and a failing line holds a `{{` action. */
+function isTemplated(text: string, errors: Finding[]): boolean {
+  if (errors.length === 0 || !text.includes("{{")) return false;
+  const lines = text.split("\n");
+  return errors.some((e) => e.line !== undefined && [e.line - 2, e.line - 1, e.line].some((i) => lines[i]?.includes("{{")));
+}
+
+function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[]): void {
+  if (!isKubeObject(doc)) return;
+  if (doc.kind === "List" && Array.isArray(doc.items)) {
+    doc.items.forEach((item, i) => {
+      if (isKubeObject(item)) out.push(new Manifest(item, source, docIndex, `/items/${i}`));
+    });
+    return;
+  }
+  out.push(new Manifest(doc, source, docIndex));
+}
+
+function skipped(file: string, rule: string, severity: Finding["severity"], message: string): LoadedFile {
+  return { manifests: [], findings: [{ rule, severity, message, file, line: 1, column: 1 }], documents: 0 };
+}
+
+function isBinary(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, 8192);
+  return head.includes(0);
+}
+
+/** Anchors and aliases are rare in manifests; files with them take the bounded parser. */
+function hasAnchors(text: string): boolean {
+  return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
+}

@@ -1,0 +1,82 @@
+import type { Position } from "./positions.js";
+import { PositionIndex } from "./positions.js";
+
+export type KubeObject = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: unknown };
+};
+
+/** One file's text, shared by the manifests it holds; positions are computed on first use. */
+export class SourceFile {
+  private index?: PositionIndex;
+
+  constructor(
+    /** Repository-relative path with forward slashes, as findings print it. */
+    readonly file: string,
+    readonly text: string,
+  ) {}
+
+  locate(docIndex: number, pointer: string): Position {
+    this.index ??= new PositionIndex(this.text);
+    return this.index.locate(docIndex, pointer);
+  }
+}
+
+/** One Kubernetes object read from a file (a document, or an item of a `kind: List`). */
+export class Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name?: string;
+  readonly namespace?: string;
+
+  constructor(
+    readonly object: KubeObject,
+    readonly source: SourceFile,
+    readonly docIndex: number,
+    /** Where the object sits inside its document: "" for a document, `/items/3` for a List item. */
+    readonly pointerPrefix = "",
+  ) {
+    this.apiVersion = object.apiVersion;
+    this.kind = object.kind;
+    const meta = object.metadata;
+    if (meta && typeof meta === "object") {
+      if (typeof meta.name === "string") this.name = meta.name;
+      else if (typeof meta.generateName === "string") this.name = meta.generateName;
+      if (typeof meta.namespace === "string") this.namespace = meta.namespace;
+    }
+  }
+
+  get file(): string {
+    return this.source.file;
+  }
+
+  get group(): string {
+    return groupOf(this.apiVersion);
+  }
+
+  get version(): string {
+    return versionOf(this.apiVersion);
+  }
+
+  /** Line and column (1-based) of the field at `pointer` (JSON pointer inside the object). */
+  locate(pointer: string): Position {
+    return this.source.locate(this.docIndex, this.pointerPrefix + pointer);
+  }
+}
+
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+export function versionOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+}
+
+export function isKubeObject(value: unknown): value is KubeObject {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.apiVersion === "string" && v.apiVersion !== "" && typeof v.kind === "string" && v.kind !== "";
+}

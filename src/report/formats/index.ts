@@ -1,0 +1,27 @@
+import type { Finding, Summary } from "../finding.js";
+import { formatJson } from "./json.js";
+import { formatJunit } from "./junit.js";
+import { formatSarif } from "./sarif.js";
+import { formatText } from "./text.js";
+
+export type OutputFormat = "text" | "json" | "sarif" | "junit";
+export const OUTPUT_FORMATS: OutputFormat[] = ["text", "json", "sarif", "junit"];
+
+export interface Report {
+  findings: Finding[];
+  summary: Summary;
+  toolVersion: string;
+}
+
+export function formatReport(format: OutputFormat, report: Report, options: { color?: boolean } = {}): string {
+  switch (format) {
+    case "json":
+      return formatJson(report);
+    case "sarif":
+      return formatSarif(report);
+    case "junit":
+      return formatJunit(report);
+    default:
+      return formatText(report, options.color ?? false);
+  }
+}

@@ -1,0 +1,13 @@
+import type { Report } from "./index.js";
+
+/** The versioned machine format (docs/json-output.md). Keys are written in a fixed order. */
+export function formatJson(report: Report): string {
+  const findings = report.findings.map((f) => {
+    const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, message: f.message };
+    for (const key of ["file", "line", "column", "apiVersion", "kind", "name", "path"] as const) if (f[key] !== undefined) out[key] = f[key];
+    if (f.suppressed) out.suppressed = true;
+    return out;
+  });
+  const { files, documents, errors, warnings, infos, suppressed } = report.summary;
+  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, findings }, null, 2) + "\n";
+}

@@ -1,0 +1,33 @@
+import type { Finding, Severity } from "../finding.js";
+import type { Report } from "./index.js";
+
+const COLORS: Record<Severity, string> = { error: "\x1b[31m", warning: "\x1b[33m", info: "\x1b[36m" };
+const DIM = "\x1b[2m";
+const RESET = "\x1b[0m";
+
+/** For people: findings grouped by file, then a one-line summary. */
+export function formatText(report: Report, color: boolean): string {
+  const paint = (code: string, s: string) => (color ? `${code}${s}${RESET}` : s);
+  const lines: string[] = [];
+  const byFile = new Map<string, Finding[]>();
+  for (const f of report.findings) {
+    if (f.suppressed) continue;
+    const key = f.file ?? "(no file)";
+    (byFile.get(key) ?? byFile.set(key, []).get(key)!).push(f);
+  }
+  for (const [file, findings] of byFile) {
+    lines.push(paint("\x1b[1m", file));
+    for (const f of findings) {
+      const where = f.line ? `${f.line}:${f.column ?? 1}` : "";
+      const object = f.kind ? paint(DIM, ` [${f.kind}${f.name ? ` ${f.name}` : ""}]`) : "";
+      lines.push(`  ${where.padEnd(8)} ${paint(COLORS[f.severity], f.severity.padEnd(7))} ${f.message}  ${paint(DIM, f.rule)}${object}`);
+    }
+    lines.push("");
+  }
+  const s = report.summary;
+  const counts = `${s.errors} error${s.errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"}, ${s.infos} info`;
+  const suppressed = s.suppressed ? `, ${s.suppressed} suppressed` : "";
+  const status = s.errors + s.warnings + s.infos === 0 ? paint("\x1b[32m", "✓ clean") : counts;
+  lines.push(`${status}${suppressed} — ${s.documents} document${s.documents === 1 ? "" : "s"} in ${s.files} file${s.files === 1 ? "" : "s"}`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,128 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { Ajv, _, type ErrorObject, type ValidateFunction } from "ajv";
+import standaloneModule from "ajv/dist/standalone/index.js";
+import { FORMATS } from "./formats.js";
+import type { JsonSchema } from "./openapi.js";
+import { re2RegExp } from "./re2.js";
+
+// ajv's standalone module is CommonJS; under NodeNext its default export arrives wrapped.
+type StandaloneCode = (ajv: Ajv, fn: ValidateFunction) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ?? standaloneModule) as unknown as StandaloneCode;
+
+export type Validator = (data: unknown) => ErrorObject[];
+
+/** Bump when generated code would change for the same schema (ajv options, formats, engine). */
+const ENGINE_VERSION = "1";
+const requireFromHere = createRequire(import.meta.url);
+const AJV_VERSION: string = (() => {
+  try {
+    return (requireFromHere("ajv/package.json") as { version: string }).version;
+  } catch {
+    return "bundled";
+  }
+})();
+
+export interface CompileStats {
+  compiled: number;
+  fromDisk: number;
+}
+
+/**
+ * Compiles JSON schemas to validators, keeping the generated code on disk keyed by a hash of the
+ * schema, so a second run loads code instead of compiling (compiling big CRDs is the slow part).
+ */
+export class ValidatorCompiler {
+  readonly stats: CompileStats = { compiled: 0, fromDisk: 0 };
+  private readonly memory = new Map<string, Validator>();
+  private ajv?: Ajv;
+
+  /** `cacheDir` holds generated validator code; undefined keeps everything in memory. */
+  constructor(private readonly cacheDir?: string) {}
+
+  compile(schema: JsonSchema): Validator {
+    const source = JSON.stringify(schema);
+    const key = crypto.createHash("sha256").update(`${ENGINE_VERSION}|${AJV_VERSION}|${source}`).digest("hex").slice(0, 40);
+    const known = this.memory.get(key);
+    if (known) return known;
+    const validator = this.fromDisk(key) ?? this.compileFresh(schema, key);
+    this.memory.set(key, validator);
+    return validator;
+  }
+
+  private fromDisk(key: string): Validator | undefined {
+    if (!this.cacheDir) return undefined;
+    let code: string;
+    try {
+      code = fs.readFileSync(path.join(this.cacheDir, `${key}.cjs`), "utf8");
+    } catch {
+      return undefined;
+    }
+    try {
+      const fn = evaluate(code);
+      this.stats.fromDisk++;
+      return wrap(fn);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private compileFresh(schema: JsonSchema, key: string): Validator {
+    this.ajv ??= newAjv();
+    const fn = this.ajv.compile(schema);
+    this.stats.compiled++;
+    if (this.cacheDir) {
+      try {
+        const code = standaloneCode(this.ajv, fn);
+        fs.mkdirSync(this.cacheDir, { recursive: true });
+        const tmp = path.join(this.cacheDir, `${key}.${process.pid}.tmp`);
+        fs.writeFileSync(tmp, code);
+        fs.renameSync(tmp, path.join(this.cacheDir, `${key}.cjs`));
+      } catch {
+        // A cache that cannot be written only costs time on the next run.
+      }
+    }
+    return wrap(fn);
+  }
+}
+
+function wrap(fn: ValidateFunction): Validator {
+  return (data) => (fn(data) ? [] : [...(fn.errors ?? [])]);
+}
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    code: { source: true, regExp: re2RegExp, formats: _`require("composition-ci:formats")`, lines: false },
+  });
+  for (const [name, def] of Object.entries(FORMATS)) ajv.addFormat(name, def as never);
+  return ajv;
+}
+
+/** Loads standalone validator code, giving it only the modules it was generated against. */
+function evaluate(code: string): ValidateFunction {
+  const modules: Record<string, unknown> = {
+    "composition-ci:formats": Object.fromEntries(Object.entries(FORMATS).map(([k, v]) => [k, v])),
+    "composition-ci:re2": { re2RegExp },
+  };
+  const load = (id: string): unknown => {
+    if (id in modules) return modules[id];
+    if (id.startsWith("ajv/dist/runtime/")) return requireFromHere(id);
+    throw new Error(`validator code asked for an unexpected module: ${id}`);
+  };
+  const module = { exports: {} as Record<string, unknown> };
+  new Function("require", "module", "exports", code)(load, module, module.exports);
+  const fn = (module.exports.default ?? module.exports) as ValidateFunction;
+  if (typeof fn !== "function") throw new Error("validator code exported no function");
+  return fn;
+}
+
+/** `$COMPOSITION_CI_CACHE`, else `$XDG_CACHE_HOME/composition-ci`, else `~/.cache/composition-ci`. */
+export function defaultCacheDir(): string {
+  return process.env.COMPOSITION_CI_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "composition-ci");
+}

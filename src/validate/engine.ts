@@ -1,0 +1,51 @@
+import type { Manifest } from "../manifest/manifest.js";
+import type { ValidatorCompiler, Validator } from "./compile.js";
+import { violationsFromAjv, type Violation } from "./messages.js";
+import { toJsonSchema, type JsonSchema, type SchemaProblem } from "./openapi.js";
+import type { SchemaEntry } from "./schemas/registry.js";
+import { applyStructural, cloneJson } from "./structural.js";
+
+interface Prepared {
+  json?: JsonSchema;
+  validator: Validator;
+  problems: SchemaProblem[];
+}
+
+/**
+ * Validates one object against one schema entry as the API server would: prune nulls and apply
+ * defaults on a copy, then check the copy. The manifest itself is never changed.
+ */
+export class SchemaEngine {
+  private readonly prepared = new WeakMap<SchemaEntry, Prepared>();
+
+  constructor(private readonly compiler: ValidatorCompiler) {}
+
+  validate(manifest: Manifest, entry: SchemaEntry): Violation[] {
+    const prepared = this.prepare(entry);
+    const object = cloneJson(manifest.object);
+    const violations: Violation[] = [];
+    if (entry.schema && entry.structural) violations.push(...applyStructural(entry.schema, object));
+    violations.push(...violationsFromAjv(prepared.validator(object), prepared.json, object));
+    return violations;
+  }
+
+  /** Problems in the schema itself (an invalid RE2 pattern, say), known once it is compiled. */
+  problems(entry: SchemaEntry): SchemaProblem[] {
+    return this.prepare(entry).problems;
+  }
+
+  private prepare(entry: SchemaEntry): Prepared {
+    let prepared = this.prepared.get(entry);
+    if (!prepared) {
+      if (entry.external) {
+        prepared = { validator: entry.external, problems: [] };
+      } else {
+        const problems: SchemaProblem[] = [];
+        const json = toJsonSchema(entry.schema ?? {}, { structural: entry.structural }, problems);
+        prepared = { json, validator: this.compiler.compile(json), problems };
+      }
+      this.prepared.set(entry, prepared);
+    }
+    return prepared;
+  }
+}

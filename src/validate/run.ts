@@ -1,0 +1,142 @@
+import type { Config, MissingSchemaPolicy } from "../config/config.js";
+import { discover } from "../manifest/discover.js";
+import { DEFAULT_LIMITS, loadPath, type LoadLimits } from "../manifest/load.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { compareFindings, type Finding } from "../report/finding.js";
+import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
+import { SchemaEngine } from "./engine.js";
+import { applyPolicy, findingAt, ignoredRules } from "./findings.js";
+import { SchemaLocations } from "./schemas/locations.js";
+import { SchemaRegistry } from "./schemas/registry.js";
+import { gvkLabel, type Gvk } from "./schemas/types.js";
+import { runKubeconform, type Engine } from "./kubeconform.js";
+import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
+import path from "node:path";
+
+export interface ValidateOptions {
+  root: string;
+  paths: string[];
+  config: Config;
+  /** Extra CRD files or directories (`--crds`), added to the config's. */
+  crds?: string[];
+  /** Extra schema locations (`--schema-location`), added to the config's. */
+  schemaLocations?: string[];
+  missingSchemas?: MissingSchemaPolicy;
+  limits?: Partial<LoadLimits>;
+  /** Disk cache for compiled validators and downloaded schemas; undefined = default, null = off. */
+  cacheDir?: string | null;
+  engine?: Engine;
+  kubeconformPath?: string;
+  fetch?: typeof fetch;
+}
+
+export interface ValidateResult {
+  findings: Finding[];
+  files: number;
+  documents: number;
+  manifests: Manifest[];
+  registry: SchemaRegistry;
+}
+
+/** Reads every manifest below the paths and checks each against the schema registry. */
+export async function validateRepo(options: ValidateOptions): Promise<ValidateResult> {
+  const { config } = options;
+  const limits: LoadLimits = { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}), ...options.limits };
+  const scanned = readManifests(options.paths, options.root, config.ignore, limits);
+  const crdPaths = [...config.crds, ...(options.crds ?? [])];
+  const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits) : undefined;
+
+  const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
+  const compiler = new ValidatorCompiler(cacheBase && path.join(cacheBase, "validators"));
+  const templates = [...config.schemaLocations, ...(options.schemaLocations ?? [])];
+  const locations = templates.length
+    ? new SchemaLocations({ templates, cacheDir: cacheBase && path.join(cacheBase, "schemas"), fetch: options.fetch })
+    : undefined;
+  const registry = new SchemaRegistry(locations);
+  for (const m of scanned.manifests) registry.addDefinitions(m);
+  for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { quiet: true });
+  registry.addBuiltins();
+
+  const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? [])];
+  const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
+  findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
+  for (const note of registry.notes) {
+    if (note.manifest) findings.push(findingAt(note.manifest, "/metadata/name", "schema/duplicate-definition", "warning", note.message));
+  }
+
+  const engine = options.engine ?? "builtin";
+  const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
+  const schemaEngine = new SchemaEngine(compiler);
+  const suppressions = new Map<Finding, string[]>();
+  const coreForKubeconform: Manifest[] = [];
+  for (const m of scanned.manifests) {
+    const own: Finding[] = [];
+    const core = isKubernetesCoreKind(m.apiVersion, m.kind);
+    if (core && engine !== "builtin") coreForKubeconform.push(m);
+    if (!(core && engine === "kubeconform")) own.push(...checkManifest(m, registry, schemaEngine, policy));
+    const ignore = ignoredRules(m);
+    for (const f of own) {
+      if (ignore.length) suppressions.set(f, ignore);
+      findings.push(f);
+    }
+  }
+  findings.push(...schemaProblems(registry, schemaEngine));
+  if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
+
+  return {
+    findings: applyPolicy(findings, config.rules, suppressions).sort(compareFindings),
+    files: scanned.files,
+    documents: scanned.documents,
+    manifests: scanned.manifests,
+    registry,
+  };
+}
+
+function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, policy: MissingSchemaPolicy): Finding[] {
+  const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
+  const entry = registry.get(gvk);
+  if (!entry) {
+    if (policy === "ignore") return [];
+    return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
+  }
+  return engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, "error", v.message));
+}
+
+/** Problems in repository CRDs and XRDs themselves, reported once on the defining manifest. */
+function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding[] {
+  const out: Finding[] = [];
+  for (const entry of registry.defined()) {
+    const problems = engine.problems(entry);
+    if (!entry.definedBy) continue;
+    for (const p of problems) {
+      out.push(findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "warning", `schema of ${gvkLabel(entry.gvk)} at ${p.path || "(root)"}: ${p.message}`));
+    }
+  }
+  return out;
+}
+
+interface ReadResult {
+  manifests: Manifest[];
+  findings: Finding[];
+  files: number;
+  documents: number;
+}
+
+function readManifests(paths: string[], root: string, ignore: string[], limits: LoadLimits): ReadResult {
+  const files = discover(paths, { root, ignore });
+  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
+  for (const f of files) {
+    const loaded = loadPath(f.abs, f.rel, limits);
+    result.manifests.push(...loaded.manifests);
+    result.findings.push(...loaded.findings);
+    result.documents += loaded.documents;
+  }
+  return result;
+}
+
+function distinctGvks(manifests: Manifest[]): Gvk[] {
+  const seen = new Map<string, Gvk>();
+  for (const m of manifests) seen.set(`${m.apiVersion}/${m.kind}`, { group: m.group, version: m.version, kind: m.kind });
+  return [...seen.values()];
+}
+

@@ -1,0 +1,66 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as YAML from "yaml";
+import { groupOf, versionOf } from "../../manifest/manifest.js";
+import { isPlainObject } from "../structural.js";
+import type { Gvk, OpenAPISchema } from "./types.js";
+
+export interface BuiltinSchema {
+  gvk: Gvk;
+  schema: OpenAPISchema;
+  file: string;
+}
+
+/**
+ * The schemas this project ships in `schemas/`: YAML files listing `{apiVersion, kind, schema}`.
+ * `$use: <fragment>` inlines a fragment from `schemas/_fragments.yaml` (keys beside it override
+ * the fragment's), so shared shapes are written once.
+ */
+export function loadBuiltinSchemas(dir = schemasDir()): BuiltinSchema[] {
+  const fragments = readYaml(path.join(dir, "_fragments.yaml")) as Record<string, OpenAPISchema>;
+  const out: BuiltinSchema[] = [];
+  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".yaml") && !f.startsWith("_")).sort()) {
+    const doc = readYaml(path.join(dir, name)) as { schemas?: { apiVersion: string; kind: string; schema: OpenAPISchema }[] };
+    for (const entry of doc.schemas ?? []) {
+      const gvk = { group: groupOf(entry.apiVersion), version: versionOf(entry.apiVersion), kind: entry.kind };
+      out.push({ gvk, schema: expand(entry.schema, fragments, []) as OpenAPISchema, file: `schemas/${name}` });
+    }
+  }
+  return out;
+}
+
+function expand(node: unknown, fragments: Record<string, unknown>, stack: string[]): unknown {
+  if (Array.isArray(node)) return node.map((n) => expand(n, fragments, stack));
+  if (!isPlainObject(node)) return node;
+  let out: Record<string, unknown> = {};
+  const use = node.$use;
+  if (typeof use === "string") {
+    if (!(use in fragments)) throw new Error(`schemas: unknown fragment "${use}"`);
+    if (stack.includes(use)) throw new Error(`schemas: fragment "${use}" uses itself`);
+    out = { ...(expand(fragments[use], fragments, [...stack, use]) as Record<string, unknown>) };
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$use") continue;
+    out[key] = key === "properties" && isPlainObject(out.properties)
+      ? { ...out.properties, ...(expand(value, fragments, stack) as object) }
+      : expand(value, fragments, stack);
+  }
+  return out;
+}
+
+function readYaml(file: string): unknown {
+  return YAML.parse(fs.readFileSync(file, "utf8"));
+}
+
+/** `schemas/` beside the package, found from this module whether it runs from src/ or dist/. */
+export function schemasDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, "schemas");
+    if (fs.existsSync(path.join(candidate, "_fragments.yaml"))) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("composition-ci: cannot find its schemas/ directory");
+    dir = parent;
+  }
+}

@@ -1,0 +1,98 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Gvk, OpenAPISchema } from "./types.js";
+
+export interface LocationResult {
+  schema?: OpenAPISchema;
+  /** Where the schema came from (a path or URL). */
+  origin?: string;
+  /** Locations that failed for another reason than "not there" (network, bad JSON). */
+  failures: string[];
+}
+
+export interface LocationOptions {
+  templates: string[];
+  /** Where downloaded schemas are kept; undefined turns the disk cache off. */
+  cacheDir?: string;
+  kubernetesVersion?: string;
+  strict?: boolean;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+/**
+ * kubeconform-style schema locations: each template is filled in for a GVK and tried in turn;
+ * the first that yields a schema wins. Templates are local paths or http(s) URLs; downloads are
+ * cached on disk by URL, and a location that fails is reported, never fatal.
+ */
+export class SchemaLocations {
+  constructor(private readonly options: LocationOptions) {}
+
+  async find(gvk: Gvk): Promise<LocationResult> {
+    const failures: string[] = [];
+    for (const template of this.options.templates) {
+      const where = expandTemplate(template, gvk, this.options);
+      try {
+        const text = isUrl(where) ? await this.download(where) : readLocal(where);
+        if (text === undefined) continue;
+        return { schema: JSON.parse(text) as OpenAPISchema, origin: where, failures };
+      } catch (err) {
+        failures.push(`${where}: ${(err as Error).message}`);
+      }
+    }
+    return { failures };
+  }
+
+  private async download(url: string): Promise<string | undefined> {
+    const cached = this.cachePath(url);
+    if (cached && fs.existsSync(cached)) return fs.readFileSync(cached, "utf8");
+    const doFetch = this.options.fetch ?? fetch;
+    const response = await doFetch(url, { signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) });
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const text = await response.text();
+    JSON.parse(text);
+    if (cached) {
+      fs.mkdirSync(path.dirname(cached), { recursive: true });
+      fs.writeFileSync(cached, text);
+    }
+    return text;
+  }
+
+  private cachePath(url: string): string | undefined {
+    if (!this.options.cacheDir) return undefined;
+    return path.join(this.options.cacheDir, crypto.createHash("sha256").update(url).digest("hex").slice(0, 32) + ".json");
+  }
+}
+
+function readLocal(file: string): string | undefined {
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+}
+
+function isUrl(where: string): boolean {
+  return /^https?:\/\//i.test(where);
+}
+
+/**
+ * Fills in kubeconform's template variables. A template with no `{{` is a directory (or base
+ * URL) holding files in kubeconform's default layout.
+ */
+export function expandTemplate(template: string, gvk: Gvk, options: Pick<LocationOptions, "kubernetesVersion" | "strict"> = {}): string {
+  const version = options.kubernetesVersion ?? "master";
+  const normalized = version === "master" ? "master" : version.startsWith("v") ? version : `v${version}`;
+  const strictSuffix = options.strict ? "-strict" : "";
+  const kindSuffix = gvk.group ? `-${gvk.group.split(".")[0].toLowerCase()}-${gvk.version.toLowerCase()}` : `-${gvk.version.toLowerCase()}`;
+  const full = template.includes("{{")
+    ? template
+    : `${template.replace(/\/$/, "")}/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json`;
+  const values: Record<string, string> = {
+    Group: gvk.group,
+    ResourceKind: gvk.kind.toLowerCase(),
+    ResourceAPIVersion: gvk.version,
+    KindSuffix: kindSuffix,
+    NormalizedKubernetesVersion: normalized,
+    StrictSuffix: strictSuffix,
+  };
+  return full.replace(/\{\{\s*\.(\w+)\s*\}\}/g, (match, name: string) => values[name] ?? match);
+}

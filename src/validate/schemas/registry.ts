@@ -1,0 +1,117 @@
+import type { Manifest } from "../../manifest/manifest.js";
+import type { ExternalValidator } from "./kubernetes.js";
+import { kubernetesValidator } from "./kubernetes.js";
+import { loadBuiltinSchemas } from "./builtin.js";
+import { isCrd, schemasFromCrd, type DefinedSchema } from "./crd.js";
+import type { SchemaLocations } from "./locations.js";
+import { isXrd, schemasFromXrd } from "./xrd.js";
+import { gvkKey, gvkLabel, type Gvk, type OpenAPISchema, type SchemaSource } from "./types.js";
+
+export interface SchemaEntry {
+  gvk: Gvk;
+  source: SchemaSource;
+  /** A file, URL or `built-in`, for messages. */
+  origin: string;
+  /** The structural schema (CRD, XRD, built-in or location); absent for Kubernetes core kinds. */
+  schema?: OpenAPISchema;
+  /** Structural (CRD) semantics apply: unknown fields are errors unless preserved. */
+  structural: boolean;
+  external?: ExternalValidator;
+  /** The manifest that defined it (a CRD or XRD in the repo), if any. */
+  definedBy?: Manifest;
+  definedAt?: string;
+}
+
+export interface RegistryNote {
+  message: string;
+  manifest?: Manifest;
+}
+
+/**
+ * Every schema a run knows, keyed by group, version and kind (never by kind alone). Sources in
+ * order, first hit wins: CRDs in the scanned paths then `--crds`, XRD-derived schemas, the
+ * built-in schemas (ours, then Kubernetes core kinds), then schema locations.
+ */
+export class SchemaRegistry {
+  private readonly layers: Record<"crd" | "xrd" | "builtin" | "location", Map<string, SchemaEntry>> = {
+    crd: new Map(),
+    xrd: new Map(),
+    builtin: new Map(),
+    location: new Map(),
+  };
+  private readonly kubernetes = new Map<string, SchemaEntry | null>();
+  private readonly missingFromLocations = new Set<string>();
+  readonly notes: RegistryNote[] = [];
+
+  constructor(private readonly locations?: SchemaLocations) {}
+
+  /**
+   * Registers whatever schemas a manifest defines (CRDs and XRDs); returns how many. A second
+   * definition of a GVK is noted unless `quiet` (CRD libraries given with --crds often overlap).
+   */
+  addDefinitions(manifest: Manifest, options: { quiet?: boolean } = {}): number {
+    if (isCrd(manifest)) return this.addAll("crd", schemasFromCrd(manifest), manifest, options.quiet);
+    if (isXrd(manifest)) return this.addAll("xrd", schemasFromXrd(manifest), manifest, options.quiet);
+    return 0;
+  }
+
+  addBuiltins(dir?: string): void {
+    for (const b of loadBuiltinSchemas(dir)) {
+      this.layers.builtin.set(gvkKey(b.gvk), { gvk: b.gvk, source: "builtin", origin: b.file, schema: b.schema, structural: true });
+    }
+  }
+
+  /** Loads what the synchronous lookup needs: Kubernetes core validators and location schemas. */
+  async prepare(gvks: Iterable<Gvk>): Promise<string[]> {
+    const failures: string[] = [];
+    for (const gvk of gvks) {
+      const key = gvkKey(gvk);
+      if (this.fromLayers(key)) continue;
+      if (!this.kubernetes.has(key)) {
+        const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+        const external = await kubernetesValidator(apiVersion, gvk.kind);
+        this.kubernetes.set(key, external ? { gvk, source: "kubernetes", origin: "kubernetes-models", structural: false, external } : null);
+      }
+      if (this.kubernetes.get(key) || !this.locations || this.layers.location.has(key) || this.missingFromLocations.has(key)) continue;
+      const found = await this.locations.find(gvk);
+      failures.push(...found.failures.map((f) => `schema location for ${gvkLabel(gvk)}: ${f}`));
+      if (found.schema) this.layers.location.set(key, { gvk, source: "location", origin: found.origin!, schema: found.schema, structural: false });
+      else this.missingFromLocations.add(key);
+    }
+    return failures;
+  }
+
+  get(gvk: Gvk): SchemaEntry | undefined {
+    const key = gvkKey(gvk);
+    return this.fromLayers(key) ?? this.kubernetes.get(key) ?? this.layers.location.get(key) ?? undefined;
+  }
+
+  has(gvk: Gvk): boolean {
+    return this.get(gvk) !== undefined;
+  }
+
+  /** All entries that came from definitions in the repo (for rules that cross-reference them). */
+  defined(): SchemaEntry[] {
+    return [...this.layers.crd.values(), ...this.layers.xrd.values()];
+  }
+
+  private fromLayers(key: string): SchemaEntry | undefined {
+    return this.layers.crd.get(key) ?? this.layers.xrd.get(key) ?? this.layers.builtin.get(key);
+  }
+
+  private addAll(layer: "crd" | "xrd", defined: DefinedSchema[], manifest: Manifest, quiet = false): number {
+    const map = this.layers[layer];
+    for (const d of defined) {
+      const key = gvkKey(d.gvk);
+      const existing = map.get(key);
+      if (existing) {
+        if (!quiet && (existing.definedBy?.file !== manifest.file || existing.definedBy?.docIndex !== manifest.docIndex)) {
+          this.notes.push({ manifest, message: `${gvkLabel(d.gvk)} is also defined in ${existing.origin}; the first definition is used` });
+        }
+        continue;
+      }
+      map.set(key, { gvk: d.gvk, source: layer, origin: manifest.file, schema: d.schema, structural: true, definedBy: manifest, definedAt: d.pointer });
+    }
+    return defined.length;
+  }
+}

@@ -1,0 +1,40 @@
+/** A Kubernetes structural schema (the OpenAPI v3 subset CRDs use), as found in CRDs and XRDs. */
+export interface OpenAPISchema {
+  type?: string | string[];
+  properties?: Record<string, OpenAPISchema>;
+  additionalProperties?: OpenAPISchema | boolean;
+  items?: OpenAPISchema | OpenAPISchema[];
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  nullable?: boolean;
+  format?: string;
+  pattern?: string;
+  description?: string;
+  allOf?: OpenAPISchema[];
+  anyOf?: OpenAPISchema[];
+  oneOf?: OpenAPISchema[];
+  not?: OpenAPISchema;
+  "x-kubernetes-preserve-unknown-fields"?: boolean;
+  "x-kubernetes-int-or-string"?: boolean;
+  "x-kubernetes-embedded-resource"?: boolean;
+  "x-kubernetes-list-type"?: "atomic" | "set" | "map";
+  "x-kubernetes-list-map-keys"?: string[];
+  [key: string]: unknown;
+}
+
+export type SchemaSource = "crd" | "xrd" | "builtin" | "kubernetes" | "location";
+
+export interface Gvk {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function gvkKey({ group, version, kind }: Gvk): string {
+  return `${group}/${version}/${kind}`;
+}
+
+export function gvkLabel({ group, version, kind }: Gvk): string {
+  return `${group ? group + "/" : ""}${version} ${kind}`;
+}
