@@ -1,0 +1,54 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { discover } from "../../src/manifest/discover.js";
+import { loadPath } from "../../src/manifest/load.js";
+import type { Manifest } from "../../src/manifest/manifest.js";
+import { ValidatorCompiler } from "../../src/validate/compile.js";
+import { SchemaEngine } from "../../src/validate/engine.js";
+import { loadBuiltinSchemas } from "../../src/validate/schemas/builtin.js";
+import { SchemaRegistry } from "../../src/validate/schemas/registry.js";
+import { gvkKey, gvkLabel } from "../../src/validate/schemas/types.js";
+import { HAS_SHARED, SHARED } from "../helpers.js";
+
+function manifestsUnder(dir: string): Manifest[] {
+  return discover([dir], { root: dir }).flatMap((f) => loadPath(f.abs, f.rel).manifests);
+}
+
+describe.skipIf(!HAS_SHARED)("built-in schemas agree with the upstream CRDs", () => {
+  const upstream = new SchemaRegistry();
+  for (const m of manifestsUnder(path.join(SHARED, "crds"))) upstream.addDefinitions(m, { quiet: true });
+  const corpus = manifestsUnder(path.join(SHARED, "corpus"));
+  const engine = new SchemaEngine(new ValidatorCompiler());
+  const builtins = loadBuiltinSchemas();
+
+  it("covers every kind the issue names", () => {
+    const keys = new Set(builtins.map((b) => gvkKey(b.gvk)));
+    for (const k of [
+      "apiextensions.crossplane.io/v1/Composition",
+      "apiextensions.crossplane.io/v1/CompositeResourceDefinition",
+      "apiextensions.crossplane.io/v2/CompositeResourceDefinition",
+      "pkg.crossplane.io/v1/Function",
+      "pkg.crossplane.io/v1beta1/Function",
+      "meta.pkg.crossplane.io/v1/Configuration",
+      "core.oam.dev/v1alpha2/ApplicationConfiguration",
+      "core.oam.dev/v1beta1/Application",
+      "pt.fn.crossplane.io/v1beta1/Resources",
+      "gotemplating.fn.crossplane.io/v1beta1/GoTemplate",
+      "autoready.fn.crossplane.io/v1beta1/Input",
+    ]) expect(keys.has(k), k).toBe(true);
+  });
+
+  for (const builtin of builtins) {
+    const reference = upstream.get(builtin.gvk);
+    if (!reference) continue; // package metadata has no CRD upstream
+    const ours = { gvk: builtin.gvk, source: "builtin" as const, origin: builtin.file, schema: builtin.schema, structural: true };
+    const samples = corpus.filter((m) => m.group === builtin.gvk.group && m.version === builtin.gvk.version && m.kind === builtin.gvk.kind);
+    it(`${gvkLabel(builtin.gvk)}: same verdict on ${samples.length} corpus manifests`, () => {
+      for (const m of samples) {
+        const theirs = engine.validate(m, reference).map((v) => v.message);
+        const mine = engine.validate(m, ours).map((v) => v.message);
+        expect({ file: m.file, valid: mine.length === 0, mine }).toEqual({ file: m.file, valid: theirs.length === 0, mine: expect.anything() });
+      }
+    });
+  }
+});
