@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { discover } from "../../src/manifest/discover.js";
+import { loadFile, loadPath } from "../../src/manifest/load.js";
+import { HAS_SHARED, SHARED, tempRepo } from "../helpers.js";
+
+const load = (text: string, limits?: { maxFileBytes: number; maxAliasCount: number }) => loadFile("f.yaml", Buffer.from(text), limits);
+
+describe("loading manifests", () => {
+  it("reads multi-document YAML and skips non-manifests and empty documents", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n---\nfoo: bar\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n");
+    expect(r.manifests.map((m) => `${m.kind}/${m.name}/${m.docIndex}`)).toEqual(["ConfigMap/a/0", "Secret/b/3"]);
+    expect(r.findings).toEqual([]);
+  });
+
+  it("splits kind: List into items that keep their own positions", () => {
+    const r = load("apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: x\n");
+    expect(r.manifests).toHaveLength(1);
+    expect(r.manifests[0].locate("/metadata/name")).toEqual({ line: 7, column: 7 });
+  });
+
+  it("locates a JSON pointer at the exact key", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  key.with.dots: v\n");
+    expect(r.manifests[0].locate("/data/key.with.dots")).toEqual({ line: 6, column: 3 });
+    expect(r.manifests[0].locate("/data/absent")).toEqual({ line: 5, column: 1 });
+  });
+
+  it("reports syntax errors with their line, never throwing", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n");
+    expect(r.findings[0]).toMatchObject({ rule: "yaml/syntax", file: "f.yaml", severity: "error" });
+    expect(r.findings[0].line).toBeGreaterThan(1);
+  });
+
+  it("reports duplicate keys with the duplicate's line", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n");
+    expect(r.findings).toMatchObject([{ rule: "yaml/duplicate-key", line: 5, column: 3 }]);
+    expect(r.manifests).toEqual([]);
+  });
+
+  it.skipIf(!HAS_SHARED)("reports the duplicate metadata.name in the Crossplane e2e corpus at line 7", () => {
+    const file = path.join(SHARED, "corpus/crossplane-e2e/apiextensions/composition/legacy-propagate-field-removals/setup/functions.yaml");
+    const r = loadPath(file, "functions.yaml");
+    expect(r.findings).toMatchObject([{ rule: "yaml/duplicate-key", line: 7 }]);
+  });
+
+  it("skips Helm/Go templates with an info finding", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n{{- if .Values.x }}\ndata: {}\n{{- end }}\n");
+    expect(r.findings).toMatchObject([{ rule: "file/templated", severity: "info" }]);
+  });
+
+  it("keeps files whose {{ }} sit inside strings (go-templating inputs)", () => {
+    const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  template: |\n    name: {{ .observed.composite.resource.metadata.name }}\n");
+    expect(r.findings).toEqual([]);
+    expect(r.manifests).toHaveLength(1);
+  });
+
+  it("stops alias bombs", () => {
+    const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 12; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill("*" + String.fromCharCode(96 + i)).join(", ")}]`);
+    const started = Date.now();
+    const r = load(`apiVersion: v1\nkind: ConfigMap\n${lines.join("\n")}\n`);
+    expect(r.findings).toMatchObject([{ rule: "yaml/alias-limit" }]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses files over the size limit and binary files", () => {
+    expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([{ rule: "file/too-large" }]);
+    expect(loadFile("b.yaml", Buffer.from([0x61, 0x00, 0x62])).findings).toMatchObject([{ rule: "file/binary" }]);
+  });
+});
+
+describe("discovering files", () => {
+  it("honours .gitignore files and config ignore globs", () => {
+    const dir = tempRepo({
+      ".gitignore": "build/\n*.generated.yaml\n",
+      "a.yaml": "",
+      "b.yml": "",
+      "c.json": "",
+      "d.txt": "",
+      "x.generated.yaml": "",
+      "build/e.yaml": "",
+      "sub/.gitignore": "secret.yaml\n",
+      "sub/secret.yaml": "",
+      "sub/ok.yaml": "",
+      "vendor/v.yaml": "",
+      "node_modules/m.yaml": "",
+    });
+    fs.mkdirSync(path.join(dir, ".git"));
+    const files = discover(["."], { root: dir, ignore: ["vendor/**"] }).map((f) => f.rel);
+    expect(files).toEqual(["a.yaml", "b.yml", "c.json", "sub/ok.yaml"]);
+  });
+});
