@@ -59,8 +59,11 @@ export function findingsFromKubeconform(output: KubeconformOutput, manifests: Ma
     if (r.status === "statusInvalid") {
       const errors = r.validationErrors?.length ? r.validationErrors : [{ path: "", msg: r.msg ?? "invalid" }];
       for (const e of errors) {
-        const rule = /additional propert/i.test(e.msg) ? "schema/unknown-field" : "schema/kubeconform";
-        findings.push(findingAt(m, normalizePath(e.path), rule, "error", `kubeconform: ${e.msg}`));
+        const unknown = /additional ?propert(?:y|ies) '([^']+)'/i.exec(e.msg);
+        let pointer = normalizePath(e.path);
+        // kubeconform names the unknown field in the message and points at its parent.
+        if (unknown && !pointer.endsWith(`/${unknown[1]}`)) pointer += `/${unknown[1]}`;
+        findings.push(findingAt(m, pointer, unknown ? "schema/unknown-field" : "schema/kubeconform", "error", `kubeconform: ${e.msg}`));
       }
     } else if (r.status === "statusError") {
       const missing = /could not find schema/i.test(r.msg ?? "");
