@@ -1,0 +1,69 @@
+/**
+ * Validation benchmark: the Crossplane e2e corpus replicated 40 times (about 12,600 documents)
+ * with the Crossplane CRDs, validated cold (empty validator cache) and warm (cache filled), each
+ * compared with only parsing the same files with js-yaml, the fastest YAML parser here, measured
+ * in this same run. Prints ratios, not absolute targets: machines differ, ratios travel.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as jsyaml from "js-yaml";
+import { emptyConfig } from "../src/config/config.js";
+import { discover } from "../src/manifest/discover.js";
+import { validateRepo } from "../src/validate/run.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const shared = path.resolve(here, "../../shared");
+const corpus = path.join(shared, "corpus/crossplane-e2e");
+if (!fs.existsSync(corpus)) {
+  console.log(`bench skipped: ${corpus} is absent`);
+  process.exit(0);
+}
+
+const COPIES = Number(process.env.BENCH_COPIES ?? 40);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-"));
+for (let i = 0; i < COPIES; i++) fs.cpSync(corpus, path.join(work, `copy-${i}`), { recursive: true });
+const crds = path.join(shared, "crds/crossplane");
+const files = discover(["."], { root: work }).map((f) => f.abs);
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
+
+function parseOnly(): { ms: number; documents: number } {
+  const start = performance.now();
+  let documents = 0;
+  for (const f of files) {
+    try {
+      documents += jsyaml.loadAll(fs.readFileSync(f, "utf8"), null, { schema: jsyaml.CORE_SCHEMA }).length;
+    } catch {
+      // the corpus has one file with a duplicate key
+    }
+  }
+  return { ms: performance.now() - start, documents };
+}
+
+async function validate(cacheDir: string): Promise<{ ms: number; documents: number; findings: number }> {
+  const start = performance.now();
+  const result = await validateRepo({ root: work, paths: ["."], config: emptyConfig(), crds: [crds], cacheDir });
+  return { ms: performance.now() - start, documents: result.documents, findings: result.findings.length };
+}
+
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-cache-"));
+parseOnly(); // warm the file system cache and the JIT for both sides alike
+const parse = parseOnly();
+const cold = await validate(cacheDir);
+const parse2 = parseOnly();
+const warm = await validate(cacheDir);
+clearInterval(sampler);
+
+const parseMs = Math.min(parse.ms, parse2.ms);
+const row = (name: string, r: { ms: number; documents: number }) =>
+  `${name.padEnd(22)} ${r.ms.toFixed(0).padStart(7)} ms  ${Math.round((r.documents / r.ms) * 1000).toString().padStart(7)} docs/s  ratio ${(r.ms / parseMs).toFixed(2)}`;
+console.log(`corpus: ${files.length} files, ${parse.documents} documents (${COPIES} copies of crossplane-e2e), ${os.cpus().length} cores`);
+console.log(row("parse only (js-yaml)", { ms: parseMs, documents: parse.documents }));
+console.log(row("validate, cold cache", cold));
+console.log(row("validate, warm cache", warm));
+console.log(`findings: ${warm.findings}; peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (target < 400 MiB); target ratio <= 1.3`);
+fs.rmSync(work, { recursive: true, force: true });
+fs.rmSync(cacheDir, { recursive: true, force: true });
