@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { main } from "./main.js";
 
 const code = await main(process.argv.slice(2), {
