@@ -44238,6 +44238,9 @@ function findOnPath(name) {
   return void 0;
 }
 
+// src/validate/run.ts
+import path7 from "node:path";
+
 // src/manifest/discover.ts
 var import_ignore = __toESM(require_ignore(), 1);
 var import_picomatch = __toESM(require_picomatch2(), 1);
@@ -46957,11 +46960,7 @@ function parseCareful(text, limits) {
   const docs = YAML3.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const documents = [];
   const errors = [];
-  const list2 = Array.isArray(docs) ? docs : [];
-  if (!Array.isArray(docs)) {
-    return { documents, errors };
-  }
-  for (const doc of list2) {
+  for (const doc of docs) {
     const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter));
     docErrors.push(...collectionKeyErrors(doc, lineCounter));
     if (docErrors.length > 0) {
@@ -54613,7 +54612,6 @@ var SchemaRegistry = class {
 };
 
 // src/validate/run.ts
-import path7 from "node:path";
 async function validateRepo(options) {
   const { config } = options;
   const limits = { ...DEFAULT_LIMITS, ...config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}, ...options.limits };

@@ -77,12 +77,7 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
   const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const documents: ParsedDocument[] = [];
   const errors: Finding[] = [];
-  const list = Array.isArray(docs) ? docs : [];
-  if (!Array.isArray(docs)) {
-    // An empty stream comes back as an EmptyStream object; nothing to report.
-    return { documents, errors };
-  }
-  for (const doc of list) {
+  for (const doc of docs) {
     const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter));
     docErrors.push(...collectionKeyErrors(doc, lineCounter));
     if (docErrors.length > 0) {

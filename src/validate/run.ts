@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Config, MissingSchemaPolicy } from "../config/config.js";
 import { discover } from "../manifest/discover.js";
 import { DEFAULT_LIMITS, loadPath, type LoadLimits } from "../manifest/load.js";
@@ -11,7 +12,6 @@ import { SchemaRegistry } from "./schemas/registry.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
-import path from "node:path";
 
 export interface ValidateOptions {
   root: string;
