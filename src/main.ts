@@ -1,5 +1,6 @@
 import { checkCommand } from "./commands/check.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
+import { renderCommand } from "./commands/render.js";
 import { validateCommand } from "./commands/validate.js";
 import { TOOL_VERSION } from "./version.js";
 
@@ -10,6 +11,7 @@ Usage: composition-ci <command> [options]
 Commands:
   check [paths...]      the main job (validation now; rendering as it lands)
   validate [paths...]   check every manifest against its schema
+  render ...            render XRs through their function pipelines (like crossplane render)
   help                  this text
   version               the version
 
@@ -26,6 +28,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await checkCommand(rest, io);
       case "validate":
         return await validateCommand(rest, io);
+      case "render":
+        return await renderCommand(rest, io);
       case "version":
       case "--version":
         io.stdout(`${TOOL_VERSION}\n`);

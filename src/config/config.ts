@@ -16,6 +16,18 @@ export interface Config {
   crds: string[];
   missingSchemas?: MissingSchemaPolicy;
   maxFileBytes?: number;
+  /** How functions named here run: a command (process), a JS module, or a built-in. */
+  functions: Record<string, FunctionConfig>;
+  /** 1 keeps Crossplane v1 semantics where v2 removed them (e.g. `mode: Resources`). */
+  crossplaneVersion?: 1 | 2;
+}
+
+export interface FunctionConfig {
+  command?: string[];
+  module?: string;
+  builtin?: string;
+  /** Start-up allowance for a process function, in seconds. */
+  startTimeout?: number;
 }
 
 export const CONFIG_FILE = ".composition-ci.yaml";
@@ -30,10 +42,19 @@ export class ConfigError extends Error {
   }
 }
 
-const KNOWN_KEYS = ["ignore", "rules", "schemaLocations", "crds", "missingSchemas", "maxFileBytes"] as const;
+const KNOWN_KEYS = [
+  "ignore",
+  "rules",
+  "schemaLocations",
+  "crds",
+  "missingSchemas",
+  "maxFileBytes",
+  "functions",
+  "crossplaneVersion",
+] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [] };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -86,11 +107,40 @@ export function parseConfig(text: string, file: string): Config {
         if (!Number.isInteger(value) || value <= 0) fail("must be a positive whole number of bytes");
         config.maxFileBytes = value;
         break;
+      case "functions":
+        config.functions = parseFunctions(value, fail);
+        break;
+      case "crossplaneVersion":
+        if (value !== 1 && value !== 2) fail("must be 1 or 2");
+        config.crossplaneVersion = value;
+        break;
       default:
         throw new ConfigError(`unknown key "${key}" (known keys: ${KNOWN_KEYS.join(", ")})`, file, line);
     }
   }
   return config;
+}
+
+function parseFunctions(value: unknown, fail: (msg: string) => never): Record<string, FunctionConfig> {
+  if (!value || typeof value !== "object" || Array.isArray(value)) fail("must map function names to { command | module | builtin }");
+  const out: Record<string, FunctionConfig> = {};
+  for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
+    const f = (raw ?? {}) as Record<string, unknown>;
+    const unknown = Object.keys(f).filter((k) => !["command", "module", "builtin", "startTimeout"].includes(k));
+    if (unknown.length) fail(`${name}: unknown key "${unknown[0]}" (known: command, module, builtin, startTimeout)`);
+    const ways = ["command", "module", "builtin"].filter((k) => f[k] !== undefined);
+    if (ways.length > 1) fail(`${name}: give only one of command, module and builtin`);
+    if (f.command !== undefined && (!Array.isArray(f.command) || f.command.length === 0 || !f.command.every((c) => typeof c === "string"))) {
+      fail(`${name}: command must be a non-empty list of strings`);
+    }
+    if (f.module !== undefined && typeof f.module !== "string") fail(`${name}: module must be a path`);
+    if (f.builtin !== undefined && typeof f.builtin !== "string") fail(`${name}: builtin must be a built-in function name`);
+    if (f.startTimeout !== undefined && (typeof f.startTimeout !== "number" || f.startTimeout <= 0)) {
+      fail(`${name}: startTimeout must be a positive number of seconds`);
+    }
+    out[name] = f as FunctionConfig;
+  }
+  return out;
 }
 
 function parseRules(value: unknown, fail: (msg: string) => never): Record<string, RuleLevel> {

@@ -1,0 +1,250 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import * as YAML from "yaml";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { discover } from "../manifest/discover.js";
+import { loadPath } from "../manifest/load.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { compareFindings, summarize, type Finding } from "../report/finding.js";
+import { formatReport } from "../report/formats/index.js";
+import { renderComposite } from "../render/crossplane/render.js";
+import { renderRepo } from "../render/crossplane/repo.js";
+import type { JsonObject } from "../render/functions/response.js";
+import { RuntimePool } from "../render/runner/select.js";
+import { functionManifests } from "../render/crossplane/repo.js";
+import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
+import { TOOL_VERSION } from "../version.js";
+import { UsageError, type CommandIO } from "./io.js";
+
+export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> <functions> [options]
+       composition-ci render --all [paths...] [--output-dir DIR]
+
+Renders composite resources through their Composition's function pipeline, with no Docker and no
+cluster, printing the same YAML stream as \`crossplane render\`. Built-in functions
+(function-patch-and-transform, function-auto-ready) run in-process; others run as configured
+under functions: in .composition-ci.yaml, or as Development functions (annotation
+render.crossplane.io/runtime: Development).
+
+Options:
+  --observed-resources PATH     observed composed resources (file or directory)
+  --required-resources PATH     resources functions may require (file or directory)
+  --extra-resources PATH        the same, for functions that still ask for extra resources
+  --context-files KEY=PATH      a JSON file as a context value (repeatable)
+  --context-values KEY=JSON     a JSON value as a context value (repeatable)
+  --function-credentials PATH   Secrets that steps reference as credentials
+  --xrd PATH                    the XRD whose defaults apply to the XR first
+  --include-function-results    print the functions' results as Result documents
+  --include-full-xr             print the whole XR, not only its identity and status
+  --include-context             print the final context as a Context document
+  --timeout D                   per-call timeout, e.g. 60s, 2m, 500ms (default: 60s)
+  --allow-exec                  allow functions that run repository code (process, module)
+  --all                         render every XR and claim example below the paths
+  --output-dir DIR              with --all: one YAML stream per XR in DIR
+  --config FILE                 config file (default: .composition-ci.yaml at the root)
+  --root DIR                    repository root (default: .)
+`;
+
+const OPTIONS = {
+  "observed-resources": { type: "string" },
+  "required-resources": { type: "string" },
+  "extra-resources": { type: "string" },
+  "context-files": { type: "string", multiple: true },
+  "context-values": { type: "string", multiple: true },
+  "function-credentials": { type: "string" },
+  xrd: { type: "string" },
+  "include-function-results": { type: "boolean", short: "r" },
+  "include-full-xr": { type: "boolean", short: "x" },
+  "include-context": { type: "boolean", short: "c" },
+  timeout: { type: "string" },
+  "allow-exec": { type: "boolean" },
+  all: { type: "boolean" },
+  "output-dir": { type: "string" },
+  config: { type: "string" },
+  root: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parse>["values"];
+
+export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parse(argv);
+  if (values.help) {
+    io.stdout(RENDER_HELP);
+    return 0;
+  }
+  const root = path.resolve(io.cwd, values.root ?? ".");
+  let config;
+  try {
+    config = loadConfig(root, values.config);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const runtimeOptions = { functions: config.functions, root, allowExec: Boolean(values["allow-exec"]) };
+  const timeoutMs = parseDuration(values.timeout ?? "60s");
+  if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, { ...runtimeOptions, timeoutMs });
+  if (positionals.length !== 3) throw new UsageError("render needs <xr> <composition> <functions> (or --all); see --help");
+  return renderOne(positionals as [string, string, string], values, io, { ...runtimeOptions, timeoutMs });
+}
+
+async function renderOne(
+  [xrPath, compositionPath, functionsPath]: [string, string, string],
+  values: Values,
+  io: CommandIO,
+  options: { functions: Record<string, never> | object; root: string; allowExec: boolean; timeoutMs: number },
+): Promise<number> {
+  const read = (p: string | undefined) => (p === undefined ? [] : readObjects(p, io.cwd));
+  const xr = single(read(xrPath), xrPath, "XR");
+  const composition = single(read(compositionPath), compositionPath, "Composition");
+  const functions = functionManifests(readManifests(functionsPath, io.cwd));
+  const pool = new RuntimePool(functions, options as never);
+  try {
+    const rendered = await renderComposite({
+      xr,
+      composition,
+      runtime: (name) => pool.get(name),
+      xrSchema: values.xrd ? xrSchemaFrom(readManifests(values.xrd, io.cwd), xr) : undefined,
+      observedResources: read(values["observed-resources"]),
+      requiredResources: [...read(values["required-resources"]), ...read(values["extra-resources"])],
+      context: contextFrom(values, io.cwd),
+      credentials: read(values["function-credentials"]),
+      timeoutMs: options.timeoutMs,
+      includeFullXr: values["include-full-xr"],
+      includeFunctionResults: values["include-function-results"],
+      includeContext: values["include-context"],
+    });
+    for (const p of rendered.problems) {
+      if (p.severity !== "info") io.stderr(`${p.severity}: ${p.rule}: ${p.message}${p.detail ? `\n${p.detail}` : ""}\n`);
+    }
+    if (!rendered.ok) return 1;
+    io.stdout(yamlStream(rendered.documents));
+    return 0;
+  } finally {
+    await pool.close();
+  }
+}
+
+async function renderAll(
+  paths: string[],
+  values: Values,
+  io: CommandIO,
+  root: string,
+  options: { functions: never | object; root: string; allowExec: boolean; timeoutMs: number },
+): Promise<number> {
+  const manifests: Manifest[] = [];
+  const findings: Finding[] = [];
+  const files = discover(paths.map((p) => path.resolve(io.cwd, p)), { root });
+  for (const f of files) {
+    const loaded = loadPath(f.abs, f.rel);
+    manifests.push(...loaded.manifests);
+    findings.push(...loaded.findings.filter((x) => x.severity === "error"));
+  }
+  const sources = await renderRepo(manifests, {
+    ...(options as { functions: never; root: string; allowExec: boolean; timeoutMs: number }),
+    includeFunctionResults: values["include-function-results"],
+    includeFullXr: values["include-full-xr"],
+  });
+  const outDir = values["output-dir"] && path.resolve(io.cwd, values["output-dir"]);
+  if (outDir) fs.mkdirSync(outDir, { recursive: true });
+  for (const s of sources) {
+    findings.push(...s.findings);
+    if (!s.rendered?.ok) continue;
+    const stream = yamlStream(s.rendered.documents);
+    if (outDir) fs.writeFileSync(path.join(outDir, streamFileName(s.source)), stream);
+    else io.stdout(`# ${s.source.kind} ${s.source.name ?? ""} (${s.source.file}) via Composition ${s.composition?.name ?? ""}\n${stream}`);
+  }
+  findings.sort(compareFindings);
+  const summary = summarize(findings, files.length, manifests.length);
+  const shown = findings.filter((f) => f.severity !== "info");
+  if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
+  io.stderr(`rendered ${sources.filter((s) => s.rendered?.ok).length} of ${sources.length} XRs\n`);
+  return findings.some((f) => f.severity === "error") ? 1 : 0;
+}
+
+/** `<kind>-<namespace>-<name>.yaml`, lowercased: deterministic and unique per XR. */
+export function streamFileName(m: Manifest): string {
+  return `${[m.kind, m.namespace, m.name ?? "unnamed"].filter(Boolean).join("-")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_");
+}
+
+export function yamlStream(documents: JsonObject[]): string {
+  return documents.map((d) => `---\n${YAML.stringify(d, { sortMapEntries: true, lineWidth: 0, version: "1.1" })}`).join("");
+}
+
+function readManifests(p: string, cwd: string): Manifest[] {
+  const abs = path.resolve(cwd, p);
+  if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
+  const out: Manifest[] = [];
+  for (const f of discover([abs], { root: cwd })) {
+    const loaded = loadPath(f.abs, f.rel);
+    const bad = loaded.findings.find((x) => x.severity === "error");
+    if (bad) throw new UsageError(`${bad.file}:${bad.line ?? 1}: ${bad.message}`);
+    out.push(...loaded.manifests);
+  }
+  return out;
+}
+
+function readObjects(p: string, cwd: string): JsonObject[] {
+  return readManifests(p, cwd).map((m) => m.object as JsonObject);
+}
+
+function single(objects: JsonObject[], file: string, what: string): JsonObject {
+  if (objects.length !== 1) throw new UsageError(`${file}: expected exactly one ${what}, found ${objects.length} objects`);
+  return objects[0]!;
+}
+
+function xrSchemaFrom(manifests: Manifest[], xr: JsonObject) {
+  for (const xrd of manifests.filter(isXrd)) {
+    for (const s of schemasFromXrd(xrd)) {
+      if (`${s.gvk.group}/${s.gvk.version}` === xr.apiVersion && s.gvk.kind === xr.kind) return s.schema;
+    }
+  }
+  throw new UsageError(`--xrd: no XRD there defines ${String(xr.apiVersion)} ${String(xr.kind)}`);
+}
+
+function contextFrom(values: Values, cwd: string): JsonObject | undefined {
+  const context: JsonObject = {};
+  const pair = (flag: string, s: string) => {
+    const eq = s.indexOf("=");
+    if (eq <= 0) throw new UsageError(`${flag} takes KEY=VALUE (got "${s}")`);
+    return [s.slice(0, eq), s.slice(eq + 1)] as const;
+  };
+  const json = (flag: string, key: string, text: string) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new UsageError(`${flag} ${key}: not JSON: ${(err as Error).message}`);
+    }
+  };
+  for (const s of values["context-files"] ?? []) {
+    const [k, p] = pair("--context-files", s);
+    context[k] = json("--context-files", k, fs.readFileSync(path.resolve(cwd, p), "utf8"));
+  }
+  for (const s of values["context-values"] ?? []) {
+    const [k, v] = pair("--context-values", s);
+    context[k] = json("--context-values", k, v);
+  }
+  return Object.keys(context).length ? context : undefined;
+}
+
+/** Go-style durations: `60s`, `1m30s`, `500ms`, `2h`. */
+export function parseDuration(text: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    total += Number(m[1]) * units[m[2]!]!;
+    consumed = re.lastIndex;
+  }
+  if (consumed !== text.length || consumed === 0 || total <= 0) throw new UsageError(`--timeout: "${text}" is not a duration like 60s, 2m or 500ms`);
+  return total;
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

@@ -1,0 +1,209 @@
+import {
+  Capability,
+  Ready,
+  Severity,
+  type Credentials,
+  type Requirements,
+  type Resource,
+  type Resources,
+  type RunFunctionRequest,
+  type RunFunctionResponse,
+  type State,
+} from "@crossplane-org/function-sdk-typescript";
+import { jsonEqual } from "../fieldpath.js";
+import { cloneJson, type JsonObject } from "../functions/response.js";
+import { FunctionFailure, type FunctionRuntime } from "../runner/runtime.js";
+
+/** What `crossplane render` does with an XR, a Pipeline Composition and its functions. */
+
+export const MAX_REQUIREMENTS_ITERATIONS = 5;
+export const CAPABILITIES = [
+  Capability.CAPABILITY_CAPABILITIES,
+  Capability.CAPABILITY_REQUIRED_RESOURCES,
+  Capability.CAPABILITY_CREDENTIALS,
+  Capability.CAPABILITY_CONDITIONS,
+  Capability.CAPABILITY_REQUIRED_SCHEMAS,
+];
+
+export interface PipelineStep {
+  step: string;
+  functionRef?: { name?: string };
+  input?: JsonObject;
+  credentials?: { name?: string; source?: string; secretRef?: { name?: string; namespace?: string } }[];
+}
+
+export interface PipelineInputs {
+  xr: JsonObject;
+  steps: PipelineStep[];
+  runtime: (functionName: string) => FunctionRuntime;
+  observedResources?: JsonObject[];
+  /** Resources functions may require (required and extra resources). */
+  requiredResources?: JsonObject[];
+  context?: JsonObject;
+  credentials?: JsonObject[];
+  timeoutMs: number;
+}
+
+export interface StepResult {
+  step: string;
+  severity: Severity;
+  message: string;
+  reason?: string;
+}
+
+/** Why a pipeline stopped early; `step` names the step when one is to blame. */
+export class PipelineError extends Error {
+  constructor(
+    message: string,
+    readonly step?: string,
+    readonly functionName?: string,
+    readonly detail?: string,
+    readonly rule = "render/pipeline",
+  ) {
+    super(message);
+  }
+}
+
+export interface PipelineOutput {
+  desired: State;
+  results: StepResult[];
+  conditions: RunFunctionResponse["conditions"];
+  context: JsonObject | undefined;
+}
+
+export const COMPOSITION_RESOURCE_NAME = "crossplane.io/composition-resource-name";
+
+/** Observed composed resources keyed by their composition-resource-name annotation. */
+export function observedState(xr: JsonObject, observed: JsonObject[]): State {
+  const resources: Record<string, Resource> = {};
+  for (const o of observed) {
+    const name = ((o.metadata as JsonObject | undefined)?.annotations as Record<string, string> | undefined)?.[COMPOSITION_RESOURCE_NAME];
+    if (name) resources[name] = { resource: o, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };
+  }
+  return { composite: { resource: xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources };
+}
+
+export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutput> {
+  const observed = observedState(inputs.xr, inputs.observedResources ?? []);
+  let desired: State = { composite: undefined, resources: {} };
+  let context = cloneJson(inputs.context);
+  const results: StepResult[] = [];
+  const conditions: RunFunctionResponse["conditions"] = [];
+  for (const step of inputs.steps) {
+    const fnName = step.functionRef?.name ?? "";
+    const base: RunFunctionRequest = {
+      meta: { tag: "", capabilities: CAPABILITIES },
+      observed: cloneJson(observed),
+      desired: cloneJson(desired),
+      input: step.input,
+      context,
+      extraResources: {},
+      credentials: credentialsFor(step, inputs.credentials ?? []),
+      requiredResources: {},
+      requiredSchemas: {},
+    };
+    const rsp = await runWithRequirements(step, fnName, base, inputs);
+    for (const r of rsp.results) results.push({ step: step.step, severity: r.severity, message: r.message, reason: r.reason });
+    const fatalResult = rsp.results.find((r) => r.severity === Severity.SEVERITY_FATAL);
+    if (fatalResult) {
+      throw new PipelineError(`pipeline step "${step.step}" returned a fatal result: ${fatalResult.message}`, step.step, fnName, undefined, "render/function-fatal");
+    }
+    desired = rsp.desired ?? { composite: undefined, resources: {} };
+    context = rsp.context;
+    conditions.push(...rsp.conditions);
+  }
+  return { desired, results, conditions, context };
+}
+
+async function runWithRequirements(
+  step: PipelineStep,
+  fnName: string,
+  req: RunFunctionRequest,
+  inputs: PipelineInputs,
+): Promise<RunFunctionResponse> {
+  const runtime = inputs.runtime(fnName);
+  let requirements: Requirements | undefined;
+  for (let i = 0; ; i++) {
+    let rsp: RunFunctionResponse;
+    try {
+      rsp = await runtime.run(req, inputs.timeoutMs);
+    } catch (err) {
+      const failure = err instanceof FunctionFailure ? err : new FunctionFailure(String(err));
+      throw new PipelineError(
+        `pipeline step "${step.step}": function ${fnName} failed: ${failure.message}`,
+        step.step,
+        fnName,
+        failure.detail,
+        "render/function-failed",
+      );
+    }
+    const next = normalizeRequirements(rsp.requirements);
+    if (jsonEqual(next, normalizeRequirements(requirements))) return rsp;
+    if (i === MAX_REQUIREMENTS_ITERATIONS) {
+      throw new PipelineError(`pipeline step "${step.step}": requirements didn't stabilize after ${MAX_REQUIREMENTS_ITERATIONS} iterations`, step.step, fnName);
+    }
+    requirements = rsp.requirements;
+    req = { ...req, ...resolveRequirements(requirements, inputs.requiredResources ?? []) };
+  }
+}
+
+function normalizeRequirements(r: Requirements | undefined): unknown {
+  const nonEmpty = (m: object | undefined) => (m && Object.keys(m).length ? m : undefined);
+  return { extra: nonEmpty(r?.extraResources), resources: nonEmpty(r?.resources), schemas: nonEmpty(r?.schemas) };
+}
+
+interface Selector {
+  apiVersion: string;
+  kind: string;
+  matchName?: string;
+  matchLabels?: { labels: Record<string, string> };
+  namespace?: string;
+}
+
+/** Required resources matched by apiVersion and kind, then by name or labels, sorted by name. */
+export function selectResources(selector: Selector, pool: JsonObject[]): Resources {
+  const items = pool
+    .filter((o) => o.apiVersion === selector.apiVersion && o.kind === selector.kind)
+    .filter((o) => {
+      const meta = (o.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string> };
+      if (selector.namespace && meta.namespace !== selector.namespace) return false;
+      if (selector.matchName !== undefined) return meta.name === selector.matchName;
+      const labels = selector.matchLabels?.labels ?? {};
+      return Object.entries(labels).every(([k, v]) => meta.labels?.[k] === v);
+    })
+    .sort((a, b) => String((a.metadata as JsonObject)?.name ?? "").localeCompare(String((b.metadata as JsonObject)?.name ?? "")));
+  return { items: items.map((resource) => ({ resource, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
+}
+
+function resolveRequirements(r: Requirements | undefined, pool: JsonObject[]): Partial<RunFunctionRequest> {
+  const resolve = (m: Record<string, Selector> | undefined) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, pool)]));
+  const requiredSchemas = Object.fromEntries(Object.keys(r?.schemas ?? {}).map((k) => [k, {}]));
+  return { extraResources: resolve(r?.extraResources), requiredResources: resolve(r?.resources), requiredSchemas };
+}
+
+function credentialsFor(step: PipelineStep, secrets: JsonObject[]): Record<string, Credentials> {
+  const out: Record<string, Credentials> = {};
+  for (const c of step.credentials ?? []) {
+    if (c.source !== "Secret" || !c.secretRef) continue;
+    const secret = secrets.find((s) => {
+      const meta = (s.metadata ?? {}) as { name?: string; namespace?: string };
+      return s.kind === "Secret" && meta.name === c.secretRef!.name && (meta.namespace ?? "") === (c.secretRef!.namespace ?? "");
+    });
+    if (!secret) {
+      throw new PipelineError(
+        `pipeline step "${step.step}": cannot get credentials "${c.name}": Secret ${c.secretRef.namespace}/${c.secretRef.name} not found in the function credentials`,
+        step.step,
+      );
+    }
+    out[c.name ?? ""] = { credentialData: { data: secretData(secret) } };
+  }
+  return out;
+}
+
+function secretData(secret: JsonObject): Record<string, Buffer> {
+  const data: Record<string, Buffer> = {};
+  for (const [k, v] of Object.entries((secret.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(String(v), "base64");
+  for (const [k, v] of Object.entries((secret.stringData ?? {}) as Record<string, string>)) data[k] = Buffer.from(String(v), "utf8");
+  return data;
+}

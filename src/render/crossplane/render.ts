@@ -1,0 +1,135 @@
+import { Severity } from "@crossplane-org/function-sdk-typescript";
+import type { Severity as FindingSeverity } from "../../report/finding.js";
+import type { OpenAPISchema } from "../../validate/schemas/types.js";
+import { applyStructural } from "../../validate/structural.js";
+import { cloneJson, type JsonObject } from "../functions/response.js";
+import type { FunctionRuntime } from "../runner/runtime.js";
+import { isLegacyResourcesMode, toPipelineComposition } from "./convert.js";
+import {
+  contextDocument,
+  renderedComposed,
+  renderedComposite,
+  resultDocuments,
+  type OutputOptions,
+} from "./output.js";
+import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineStep, type StepResult } from "./pipeline.js";
+
+export interface RenderRequest extends OutputOptions {
+  xr: JsonObject;
+  composition: JsonObject;
+  runtime: (functionName: string) => FunctionRuntime;
+  /** The XR's schema (from its XRD): its defaults are applied to the XR first. */
+  xrSchema?: OpenAPISchema;
+  observedResources?: JsonObject[];
+  requiredResources?: JsonObject[];
+  context?: JsonObject;
+  credentials?: JsonObject[];
+  timeoutMs: number;
+  /** Crossplane major version whose semantics apply (1 allows `mode: Resources` silently-ish). */
+  crossplaneVersion?: 1 | 2;
+}
+
+/** Something about a render a user should know; the caller places it in a file. */
+export interface RenderProblem {
+  rule: string;
+  severity: FindingSeverity;
+  message: string;
+  step?: string;
+  functionName?: string;
+  detail?: string;
+  /** The composition resource name of the rendered object concerned, if any. */
+  resourceName?: string;
+}
+
+export interface Rendered {
+  /** The stream `crossplane render` prints: XR, composed resources, then results and context if asked. */
+  documents: JsonObject[];
+  xr?: JsonObject;
+  composed: JsonObject[];
+  results: StepResult[];
+  problems: RenderProblem[];
+  /** False when the pipeline could not run to the end (nothing was rendered). */
+  ok: boolean;
+}
+
+const RESULT_SEVERITY: Partial<Record<Severity, FindingSeverity>> = {
+  [Severity.SEVERITY_FATAL]: "error",
+  [Severity.SEVERITY_WARNING]: "warning",
+  [Severity.SEVERITY_NORMAL]: "info",
+};
+
+function refMismatch(xr: JsonObject, composition: JsonObject): string | undefined {
+  const ref = ((composition.spec as JsonObject | undefined)?.compositeTypeRef ?? {}) as { apiVersion?: string; kind?: string };
+  if (ref.apiVersion !== xr.apiVersion || ref.kind !== xr.kind) {
+    return `the Composition's compositeTypeRef (${ref.apiVersion ?? "?"}, ${ref.kind ?? "?"}) does not match the XR (${String(xr.apiVersion)}, ${String(xr.kind)})`;
+  }
+  const spec = (xr.spec ?? {}) as JsonObject;
+  const selector = ((spec.crossplane as JsonObject | undefined)?.compositionSelector ?? spec.compositionSelector) as
+    | { matchLabels?: Record<string, string> }
+    | undefined;
+  const labels = ((composition.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
+  for (const [k, v] of Object.entries(selector?.matchLabels ?? {})) {
+    if (labels[k] !== v) return `the XR's compositionSelector requires label ${k}=${v}, which the Composition does not have`;
+  }
+  return undefined;
+}
+
+/** Renders one XR through its Composition, as `crossplane render` does. Never throws for bad input. */
+export async function renderComposite(req: RenderRequest): Promise<Rendered> {
+  const problems: RenderProblem[] = [];
+  const failed = (problem: RenderProblem): Rendered => ({ documents: [], composed: [], results: [], problems: [...problems, problem], ok: false });
+  const mismatch = refMismatch(req.xr, req.composition);
+  if (mismatch) return failed({ rule: "render/composition-mismatch", severity: "error", message: mismatch });
+
+  let composition = req.composition;
+  if (isLegacyResourcesMode(composition)) {
+    composition = toPipelineComposition(composition);
+    problems.push({
+      rule: "render/legacy-mode",
+      severity: "warning",
+      message:
+        "mode: Resources was removed in Crossplane v2; rendered by converting it to a function-patch-and-transform pipeline " +
+        "(as `crossplane beta convert pipeline-composition` does)",
+    });
+  }
+  const spec = (composition.spec ?? {}) as JsonObject;
+  const steps = (spec.pipeline ?? []) as PipelineStep[];
+  if (spec.mode !== "Pipeline" || steps.length === 0) {
+    return failed({ rule: "render/no-pipeline", severity: "error", message: "the Composition has no pipeline steps to render" });
+  }
+
+  const xr = cloneJson(req.xr);
+  if (req.xrSchema) applyStructural(req.xrSchema, xr);
+  try {
+    const out = await runPipeline({
+      xr,
+      steps,
+      runtime: req.runtime,
+      observedResources: req.observedResources,
+      requiredResources: req.requiredResources,
+      context: req.context,
+      credentials: req.credentials,
+      timeoutMs: req.timeoutMs,
+    });
+    for (const r of out.results) {
+      if (r.severity === Severity.SEVERITY_FATAL) continue;
+      problems.push({ rule: "render/function-result", severity: RESULT_SEVERITY[r.severity] ?? "info", message: `step "${r.step}": ${r.message}`, step: r.step });
+    }
+    const observedByName = new Map(
+      (req.observedResources ?? []).map((o) => [
+        ((o.metadata as JsonObject | undefined)?.annotations as Record<string, string> | undefined)?.[COMPOSITION_RESOURCE_NAME] ?? "",
+        o,
+      ]),
+    );
+    const renderedXr = renderedComposite(xr, out, req);
+    const { objects, problems: nameProblems } = renderedComposed(xr, out, observedByName);
+    for (const p of nameProblems) problems.push({ rule: "render/invalid-name", severity: "error", message: p.message, resourceName: p.resourceName });
+    const documents = [renderedXr, ...objects];
+    if (req.includeFunctionResults) documents.push(...resultDocuments(out.results));
+    if (req.includeContext) documents.push(contextDocument(out.context));
+    return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true };
+  } catch (err) {
+    if (!(err instanceof PipelineError)) throw err;
+    return failed({ rule: err.rule, severity: "error", message: err.message, step: err.step, functionName: err.functionName, detail: err.detail });
+  }
+}

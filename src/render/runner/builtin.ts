@@ -1,0 +1,63 @@
+import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
+import { runAutoReady } from "../functions/auto-ready.js";
+import { runPatchAndTransform } from "../functions/patch-and-transform/function.js";
+import { FunctionFailure, type FunctionRuntime } from "./runtime.js";
+
+export type BuiltinFunction = (req: RunFunctionRequest) => RunFunctionResponse;
+
+/** Built-in functions by package path (registry and tag ignored). */
+const BUILTINS: Record<string, BuiltinFunction> = {
+  "crossplane-contrib/function-patch-and-transform": runPatchAndTransform,
+  "crossplane-contrib/function-auto-ready": runAutoReady,
+};
+
+/**
+ * A package reference without registry, tag or digest:
+ * `xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0` →
+ * `crossplane-contrib/function-patch-and-transform`.
+ */
+export function packagePath(pkg: string): string {
+  let ref = pkg.trim().split("@")[0]!;
+  const lastSlash = ref.lastIndexOf("/");
+  const colon = ref.indexOf(":", lastSlash + 1);
+  if (colon >= 0) ref = ref.slice(0, colon);
+  const parts = ref.split("/");
+  if (parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!)) parts.shift();
+  return parts.join("/");
+}
+
+/** The tag of a package reference, or undefined when it has none (or only a digest). */
+export function packageTag(pkg: string): string | undefined {
+  const ref = pkg.trim().split("@")[0]!;
+  const lastSlash = ref.lastIndexOf("/");
+  const colon = ref.indexOf(":", lastSlash + 1);
+  return colon >= 0 ? ref.slice(colon + 1) : undefined;
+}
+
+export function builtinFor(pkg: string): BuiltinFunction | undefined {
+  return BUILTINS[packagePath(pkg)];
+}
+
+export function builtinNames(): string[] {
+  return Object.keys(BUILTINS).map((p) => p.split("/").pop()!);
+}
+
+export function builtinByName(name: string): BuiltinFunction | undefined {
+  return Object.entries(BUILTINS).find(([p]) => p.split("/").pop() === name)?.[1];
+}
+
+export class BuiltinRuntime implements FunctionRuntime {
+  readonly kind = "builtin";
+
+  constructor(private readonly fn: BuiltinFunction) {}
+
+  async run(req: RunFunctionRequest): Promise<RunFunctionResponse> {
+    try {
+      return this.fn(req);
+    } catch (err) {
+      throw new FunctionFailure(`built-in function crashed: ${(err as Error).stack ?? String(err)}`);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
