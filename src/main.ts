@@ -1,5 +1,6 @@
 import { checkCommand } from "./commands/check.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
+import { functionCommand, readAllStdin } from "./commands/function.js";
 import { renderCommand } from "./commands/render.js";
 import { validateCommand } from "./commands/validate.js";
 import { TOOL_VERSION } from "./version.js";
@@ -12,6 +13,7 @@ Commands:
   check [paths...]      the main job (validation now; rendering as it lands)
   validate [paths...]   check every manifest against its schema
   render ...            render XRs through their function pipelines (like crossplane render)
+  function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
   help                  this text
   version               the version
 
@@ -30,6 +32,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await validateCommand(rest, io);
       case "render":
         return await renderCommand(rest, io);
+      case "function":
+        return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
       case "version":
       case "--version":
         io.stdout(`${TOOL_VERSION}\n`);

@@ -4,6 +4,8 @@ export interface CommandIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTTY: boolean;
+  /** All of stdin (commands that read a request from it); defaults to the process's stdin. */
+  readStdin?: () => Promise<string>;
 }
 
 /** Bad flags, a bad config, a missing tool: exit code 2. */

@@ -1,0 +1,432 @@
+import fs from "node:fs";
+import path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { FunctionRunnerServiceService, type RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as YAML from "yaml";
+import { main } from "../../src/main.js";
+import { renderComposite } from "../../src/render/crossplane/render.js";
+import { renderRepo, type RenderedSource } from "../../src/render/crossplane/repo.js";
+import { runAutoReady } from "../../src/render/functions/auto-ready.js";
+import { runPatchAndTransform } from "../../src/render/functions/patch-and-transform/function.js";
+import type { JsonObject } from "../../src/render/functions/response.js";
+import { BuiltinRuntime, packagePath } from "../../src/render/runner/builtin.js";
+import { GrpcFunctionClient } from "../../src/render/runner/grpc.js";
+import { serveBuiltin } from "../../src/render/runner/serve.js";
+import { loadPath } from "../../src/manifest/load.js";
+import type { Manifest } from "../../src/manifest/manifest.js";
+import { HAS_SHARED, REPO, SHARED, tempRepo } from "../helpers.js";
+
+const FIXTURES = path.join(REPO, "test/fixtures/functions");
+
+function manifestsIn(dir: string): Manifest[] {
+  const out: Manifest[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const abs = path.join(d, e.name);
+      if (e.isDirectory()) walk(abs);
+      else if (/\.ya?ml$/.test(e.name)) out.push(...loadPath(abs, path.relative(dir, abs)).manifests);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function cli(argv: string[], cwd = REPO) {
+  let stdout = "";
+  let stderr = "";
+  return main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false }).then((code) => ({ code, stdout, stderr }));
+}
+
+const byName = (sources: RenderedSource[], name: string) => sources.find((s) => s.source.name === name)!;
+const composedOf = (s: RenderedSource, resourceName: string) =>
+  s.rendered!.composed.find((o) => (o.metadata as any).annotations["crossplane.io/composition-resource-name"] === resourceName) as any;
+
+const XRD = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: { name: xbuckets.example.org }
+spec:
+  group: example.org
+  names: { kind: XBucket, plural: xbuckets }
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              location: { type: string, default: EU }
+              size: { type: integer }
+`;
+
+const ptStep = (resources: string) => `  - step: pt
+    functionRef: { name: function-patch-and-transform }
+    input:
+      apiVersion: pt.fn.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+${resources}`;
+
+const BUCKET_RESOURCE = `      - name: bucket
+        base: { apiVersion: s3.aws.upbound.io/v1beta1, kind: Bucket, spec: { forProvider: {} } }
+        patches:
+        - fromFieldPath: spec.location
+          toFieldPath: spec.forProvider.region
+          transforms: [{ type: map, map: { EU: eu-north-1, US: us-east-2 } }]
+        - type: CombineFromComposite
+          combine:
+            variables: [{ fromFieldPath: metadata.name }, { fromFieldPath: spec.location }]
+            strategy: string
+            string: { fmt: "%s-%s" }
+          toFieldPath: metadata.labels[example.org/id]
+`;
+
+const composition = (steps: string, name = "buckets") => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: { name: ${name} }
+spec:
+  compositeTypeRef: { apiVersion: example.org/v1, kind: XBucket }
+  mode: Pipeline
+  pipeline:
+${steps}`;
+
+const FUNCTIONS = `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata: { name: function-patch-and-transform }
+spec: { package: xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0 }
+---
+apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata: { name: function-auto-ready }
+spec: { package: xpkg.upbound.io/crossplane-contrib/function-auto-ready:v0.5.0 }
+`;
+
+const xr = (name: string, extra = "") => `apiVersion: example.org/v1
+kind: XBucket
+metadata: { name: ${name}, namespace: team-a }
+spec: { size: 3${extra} }
+`;
+
+describe("package references", () => {
+  it("ignores registry, tag and digest", () => {
+    expect(packagePath("xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0")).toBe(
+      "crossplane-contrib/function-patch-and-transform",
+    );
+    expect(packagePath("localhost:5000/crossplane-contrib/function-auto-ready@sha256:abcd")).toBe("crossplane-contrib/function-auto-ready");
+    expect(packagePath("crossplane-contrib/function-auto-ready")).toBe("crossplane-contrib/function-auto-ready");
+  });
+});
+
+describe("render with built-in functions", () => {
+  it("renders a P&T + auto-ready pipeline with XRD defaults, names, labels, owner and readiness", async () => {
+    const dir = tempRepo({
+      "xrd.yaml": XRD,
+      "composition.yaml": composition(
+        `${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`,
+      ),
+      "functions.yaml": FUNCTIONS,
+      "xr.yaml": xr("photos"),
+    });
+    const [s] = await renderRepo(manifestsIn(dir), { functions: {}, root: dir, allowExec: false, timeoutMs: 5000 });
+    expect(s!.findings).toEqual([]);
+    const bucket = composedOf(s!, "bucket");
+    expect(bucket.spec.forProvider.region).toBe("eu-north-1"); // from the XRD default location: EU
+    expect(bucket.metadata.labels).toEqual({ "crossplane.io/composite": "photos", "example.org/id": "photos-EU" });
+    expect(bucket.metadata.generateName).toBe("photos-");
+    expect(bucket.metadata.namespace).toBe("team-a");
+    expect(bucket.metadata.ownerReferences).toEqual([
+      { apiVersion: "example.org/v1", blockOwnerDeletion: true, controller: true, kind: "XBucket", name: "photos", uid: "" },
+    ]);
+    const ready = (s!.rendered!.xr!.status as any).conditions[0];
+    expect(ready).toMatchObject({ type: "Ready", status: "False", reason: "Creating", message: "Unready resources: bucket" });
+  });
+
+  it("takes names and readiness from observed resources", async () => {
+    const observed = {
+      apiVersion: "s3.aws.upbound.io/v1beta1",
+      kind: "Bucket",
+      metadata: { name: "photos-x7k2p", annotations: { "crossplane.io/composition-resource-name": "bucket" } },
+      status: { conditions: [{ type: "Ready", status: "True" }] },
+    };
+    const comp = YAML.parse(composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`));
+    const rendered = await renderComposite({
+      xr: YAML.parse(xr("photos", ", location: US")),
+      composition: comp,
+      runtime: (n) => new BuiltinRuntime(n === "function-auto-ready" ? runAutoReady : runPatchAndTransform),
+      observedResources: [observed],
+      timeoutMs: 1000,
+      includeFunctionResults: true,
+    });
+    expect(rendered.ok).toBe(true);
+    const bucket = rendered.composed[0] as any;
+    expect(bucket.metadata.name).toBe("photos-x7k2p");
+    expect(bucket.spec.forProvider.region).toBe("us-east-2");
+    expect((rendered.xr!.status as any).conditions[0]).toMatchObject({ status: "True", reason: "Available" });
+  });
+
+  it("refuses a Composition for another type, and converts mode: Resources with a warning", async () => {
+    const runtime = () => new BuiltinRuntime(runPatchAndTransform);
+    const other = YAML.parse(composition(ptStep(BUCKET_RESOURCE)).replace("kind: XBucket", "kind: XQueue"));
+    const mismatch = await renderComposite({ xr: YAML.parse(xr("a", ", location: EU")), composition: other, runtime, timeoutMs: 1000 });
+    expect(mismatch.ok).toBe(false);
+    expect(mismatch.problems[0]!.rule).toBe("render/composition-mismatch");
+
+    const legacy = {
+      apiVersion: "apiextensions.crossplane.io/v1",
+      kind: "Composition",
+      metadata: { name: "legacy" },
+      spec: {
+        compositeTypeRef: { apiVersion: "example.org/v1", kind: "XBucket" },
+        resources: [{ name: "bucket", base: { apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket" }, patches: [{ fromFieldPath: "spec.location", toFieldPath: "spec.forProvider.region" }] }],
+      },
+    };
+    const converted = await renderComposite({ xr: YAML.parse(xr("a", ", location: EU")), composition: legacy, runtime, timeoutMs: 1000 });
+    expect(converted.ok).toBe(true);
+    expect(converted.problems.map((p) => p.rule)).toContain("render/legacy-mode");
+    expect((converted.composed[0] as any).spec.forProvider.region).toBe("EU");
+  });
+
+  it("reports a fatal function result with the step, and a patch error as P&T words it", async () => {
+    const bad = `      - name: bucket
+        base: { apiVersion: s3.aws.upbound.io/v1beta1, kind: Bucket }
+        patches:
+        - fromFieldPath: spec.location
+          toFieldPath: spec.forProvider.region
+          transforms: [{ type: math, math: { type: Multiply, multiply: 2 } }]
+`;
+    const rendered = await renderComposite({
+      xr: YAML.parse(xr("a", ", location: EU")),
+      composition: YAML.parse(composition(ptStep(bad))),
+      runtime: () => new BuiltinRuntime(runPatchAndTransform),
+      timeoutMs: 1000,
+    });
+    expect(rendered.ok).toBe(false);
+    expect(rendered.problems[0]).toMatchObject({ rule: "render/function-fatal", step: "pt" });
+    expect(rendered.problems[0]!.message).toBe(
+      'pipeline step "pt" returned a fatal result: cannot render composed resource "bucket" "FromCompositeFieldPath" patch at index 0: transform at index 0 returned error: math transform could not resolve: input is required to be a number for math transformer, got string',
+    );
+  });
+
+  it("prints the crossplane render stream from the CLI, with results", async () => {
+    const dir = tempRepo({
+      "composition.yaml": composition(ptStep(BUCKET_RESOURCE)),
+      "functions.yaml": FUNCTIONS,
+      "xr.yaml": xr("photos", ", location: US"),
+    });
+    const { code, stdout } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-r"], dir);
+    expect(code).toBe(0);
+    const docs = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(docs.map((d) => d.kind)).toEqual(["XBucket", "Bucket"]);
+    expect(docs[0].metadata).toEqual({ name: "photos", namespace: "team-a" });
+    expect(docs[1].spec.forProvider.region).toBe("us-east-2");
+  });
+});
+
+describe.skipIf(!HAS_SHARED)("render the shared corpus examples", () => {
+  const corpus = path.join(SHARED, "corpus");
+
+  it("patch-and-transform-examples: the bucket's region is patched through the map", async () => {
+    const dir = path.join(corpus, "patch-and-transform-examples");
+    const { code, stdout } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
+    expect(code).toBe(0);
+    const [xrDoc, bucket] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(xrDoc.metadata.name).toBe("example-xr");
+    expect(bucket).toMatchObject({
+      apiVersion: "s3.aws.upbound.io/v1beta1",
+      kind: "Bucket",
+      metadata: {
+        annotations: { "crossplane.io/composition-resource-name": "bucket" },
+        generateName: "example-xr-",
+        labels: { "crossplane.io/composite": "example-xr" },
+      },
+      spec: { forProvider: { region: "us-east-2" } },
+    });
+  });
+
+  it("multistep (needs function-go-templating, not built in): a clear finding, not a crash", async () => {
+    const dir = path.join(corpus, "patch-and-transform-examples/multistep");
+    const { code, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/render\/function-failed: .*function-go-templating.*(refused unless --allow-exec|no Docker engine)/);
+  });
+
+  it("auto-ready examples end in a clear finding for their go-templating step", async () => {
+    for (const example of ["basic", "cel-healthcheck"]) {
+      const dir = path.join(corpus, "auto-ready-examples", example);
+      const composition = example === "basic" ? "composition-k8s.yaml" : "composition.yaml";
+      const { code, stderr } = await cli(["render", "xr.yaml", composition, "functions.yaml"], dir);
+      expect(code).toBe(1);
+      expect(stderr).toContain("render/function-failed");
+    }
+  });
+});
+
+describe("function runtimes", () => {
+  let devServer: grpc.Server;
+  let devPort = 0;
+  let beta: grpc.Server;
+  let betaPort = 0;
+
+  beforeAll(async () => {
+    ({ server: devServer, port: devPort } = await serveBuiltin(runAutoReady, "127.0.0.1:0"));
+    beta = new grpc.Server();
+    const v1 = FunctionRunnerServiceService.runFunction;
+    beta.addService({ runFunction: { ...v1, path: v1.path.replace(".v1.", ".v1beta1.") } } as any, {
+      runFunction: (call: grpc.ServerUnaryCall<RunFunctionRequest, unknown>, cb: grpc.sendUnaryData<unknown>) =>
+        cb(null, { ...runAutoReady(call.request), results: [{ severity: 3, message: "served by v1beta1" }] }),
+    });
+    betaPort = await new Promise((resolve, reject) =>
+      beta.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+  });
+
+  afterAll(() => {
+    devServer.forceShutdown();
+    beta.forceShutdown();
+  });
+
+  it("falls back to v1beta1 when the server does not implement v1", async () => {
+    const client = new GrpcFunctionClient(`127.0.0.1:${betaPort}`);
+    const rsp = await client.runFunction({ meta: { tag: "", capabilities: [] }, observed: undefined, desired: undefined, extraResources: {}, credentials: {}, requiredResources: {}, requiredSchemas: {} }, 2000);
+    client.close();
+    expect(rsp.results[0]!.message).toBe("served by v1beta1");
+  });
+
+  const config = (functions: string) => `functions:\n${functions}`;
+  const labelFn = `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata: { name: add-label }
+spec: { package: example.org/add-label:v1.0.0 }
+`;
+
+  function repoWith(extraFunctions: string, steps: string, configText: string, xrs = xr("one")) {
+    return tempRepo({
+      "xrd.yaml": XRD,
+      "composition.yaml": composition(steps),
+      "functions.yaml": FUNCTIONS + "---\n" + extraFunctions,
+      "xrs.yaml": xrs,
+      ".composition-ci.yaml": configText,
+    });
+  }
+
+  const labelStep = "  - step: label\n    functionRef: { name: add-label }\n";
+
+  it("runs an SDK function as a process, in one pipeline with the built-in P&T", async () => {
+    const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`), xr("one") + "---\n" + xr("two"));
+    const { code, stdout, stderr } = await cli(["render", "--all", ".", "--allow-exec"], dir);
+    expect(stderr).toContain("rendered 2 of 2 XRs");
+    expect(code).toBe(0);
+    const buckets = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).filter((d) => d.kind === "Bucket");
+    expect(buckets).toHaveLength(2);
+    for (const b of buckets) expect(b.metadata.labels).toMatchObject({ "rendered-by": "sdk-function", "example.org/id": expect.stringMatching(/-EU$/) });
+  });
+
+  it("refuses repository code without --allow-exec, with a finding that says so", async () => {
+    const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`));
+    const sources = await renderRepo(manifestsIn(dir), { functions: { "add-label": { command: ["node", "x.mjs"] } }, root: dir, allowExec: false, timeoutMs: 2000 });
+    expect(sources[0]!.findings[0]!.rule).toBe("render/function-failed");
+    expect(sources[0]!.findings[0]!.message).toContain("refused unless --allow-exec");
+    expect(sources[0]!.findings[0]!.file).toBe("composition.yaml");
+  });
+
+  it("turns a crashing and a hanging function into findings and goes on", async () => {
+    const crashFn = labelFn.replace("add-label", "crash");
+    const hangFn = labelFn.replace("add-label", "hang");
+    const dir = tempRepo({
+      "xrd.yaml": XRD,
+      "functions.yaml": FUNCTIONS + "---\n" + crashFn + "---\n" + hangFn,
+    });
+    const xrs = ["a", "b", "c"].map((n) => ({ n, comp: n === "a" ? "crash" : n === "b" ? "hang" : "ok" }));
+    const compositions = {
+      crash: YAML.parse(composition("  - step: boom\n    functionRef: { name: crash }\n", "crash")),
+      hang: YAML.parse(composition("  - step: wait\n    functionRef: { name: hang }\n", "hang")),
+      ok: YAML.parse(composition(ptStep(BUCKET_RESOURCE), "ok")),
+    };
+    const { RuntimePool } = await import("../../src/render/runner/select.js");
+    const { functionManifests } = await import("../../src/render/crossplane/repo.js");
+    const pool = new RuntimePool(functionManifests(manifestsIn(dir)), {
+      root: dir,
+      allowExec: true,
+      functions: {
+        crash: { command: ["node", path.join(FIXTURES, "crash-function.mjs")] },
+        hang: { command: ["node", path.join(FIXTURES, "label-function.mjs")] },
+      },
+    });
+    process.env.FIXTURE_MODE = "hang";
+    try {
+      const results = [];
+      for (const { n, comp } of xrs) {
+        results.push(
+          await renderComposite({
+            xr: YAML.parse(xr(n, ", location: EU")),
+            composition: compositions[comp as keyof typeof compositions],
+            runtime: (name) => pool.get(name),
+            timeoutMs: 700,
+          }),
+        );
+      }
+      expect(results[0]!.problems[0]).toMatchObject({ rule: "render/function-failed", step: "boom", functionName: "crash" });
+      expect(results[0]!.problems[0]!.message).toContain("exited with code 3");
+      expect(results[0]!.problems[0]!.detail).toContain("panic: cannot load config: boom");
+      expect(results[1]!.problems[0]).toMatchObject({ rule: "render/function-failed", step: "wait" });
+      expect(results[1]!.problems[0]!.message).toContain("timeout");
+      expect(results[2]!.ok).toBe(true);
+    } finally {
+      delete process.env.FIXTURE_MODE;
+      await pool.close();
+    }
+  }, 20_000);
+
+  it("uses a Development function at its annotated target (our own `function serve`)", async () => {
+    const dev = FUNCTIONS.replace(
+      "metadata: { name: function-auto-ready }",
+      `metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development\n    render.crossplane.io/runtime-development-target: 127.0.0.1:${devPort}`,
+    );
+    const dir = tempRepo({
+      "composition.yaml": composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`),
+      "functions.yaml": dev,
+      "xr.yaml": xr("photos", ", location: US"),
+      "observed.yaml": `apiVersion: s3.aws.upbound.io/v1beta1
+kind: Bucket
+metadata: { name: photos-abc, annotations: { crossplane.io/composition-resource-name: bucket } }
+status: { conditions: [{ type: Ready, status: "True" }] }
+`,
+    });
+    const { code, stdout, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--observed-resources", "observed.yaml"], dir);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const [xrDoc] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(xrDoc.status.conditions[0]).toMatchObject({ type: "Ready", status: "True", reason: "Available" });
+  });
+
+  it("runs a module function in-process with --allow-exec", async () => {
+    const dir = repoWith(labelFn.replace("add-label", "configmap"), "  - step: cm\n    functionRef: { name: configmap }\n", config(`  configmap: { module: ${path.join(FIXTURES, "module-function.mjs")} }\n`));
+    const { code, stdout } = await cli(["render", "--all", ".", "--allow-exec"], dir);
+    expect(code).toBe(0);
+    const cm = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    expect(cm.data).toEqual({ owner: "one" });
+  });
+
+  it("`function run` answers a RunFunctionRequest in protobuf JSON", async () => {
+    const request = {
+      observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XBucket", metadata: { name: "x" }, spec: { location: "EU" } } } },
+      input: YAML.parse(BUCKET_RESOURCE.replace(/^ {6}/gm, "").replace(/^/, "resources:\n").replace(/\n(?=.)/g, "\n  ")),
+    };
+    let stdout = "";
+    const code = await main(["function", "run", "function-patch-and-transform"], {
+      cwd: REPO,
+      stdout: (t) => (stdout += t),
+      stderr: () => {},
+      isTTY: false,
+      readStdin: async () => JSON.stringify(request),
+    });
+    expect(code).toBe(0);
+    const rsp = JSON.parse(stdout) as JsonObject & { desired: any };
+    expect(rsp.desired.resources.bucket.resource.spec.forProvider.region).toBe("eu-north-1");
+  });
+});
