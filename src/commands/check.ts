@@ -1,16 +1,61 @@
+import type { Finding } from "../report/finding.js";
+import { renderRepo } from "../render/crossplane/repo.js";
+import { applyPolicy, ignoredRules } from "../validate/findings.js";
+import { validateRendered } from "../render/validate-rendered.js";
+import { parseDuration } from "./render.js";
+import { UsageError, type CommandIO } from "./io.js";
 import { validateCommand } from "./validate.js";
-import type { CommandIO } from "./io.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
-The main job: validates every manifest below the paths (the same options as validate).
-Rendering and rendered-object checks join it as they land.
+The main job: validates every manifest below the paths, renders every XR and claim example
+through its Composition's pipeline, and validates the rendered objects (render/schema).
+
+Options: those of validate, and
+  --allow-exec      allow functions that run repository code (process, module)
+  --timeout D       per function call (default: 60s)
+  --no-render       validation only
 `;
+
+/** Splits check's own flags from those it hands to validate. */
+function ownFlags(argv: string[]) {
+  const rest: string[] = [];
+  const own = { allowExec: false, render: true, timeout: "60s" };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--allow-exec") own.allowExec = true;
+    else if (a === "--no-render") own.render = false;
+    else if (a === "--timeout") {
+      if (argv[i + 1] === undefined) throw new UsageError("--timeout needs a duration");
+      own.timeout = argv[++i]!;
+    } else if (a.startsWith("--timeout=")) own.timeout = a.slice("--timeout=".length);
+    else rest.push(a);
+  }
+  return { own, rest };
+}
 
 export async function checkCommand(argv: string[], io: CommandIO): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout(CHECK_HELP);
     return 0;
   }
-  return validateCommand(argv, io);
+  const { own, rest } = ownFlags(argv);
+  const timeoutMs = parseDuration(own.timeout);
+  if (!own.render) return validateCommand(rest, io);
+  return validateCommand(rest, io, async (result, root) => {
+    const sources = await renderRepo(result.manifests, {
+      functions: result.config.functions,
+      root,
+      allowExec: own.allowExec,
+      timeoutMs,
+    });
+    const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
+    const bySource = new Map(sources.map((s) => [s.source.file, s.source]));
+    const suppressions = new Map<Finding, string[]>();
+    for (const f of findings) {
+      const ignore = f.file ? ignoredRules(bySource.get(f.file) ?? result.manifests.find((m) => m.file === f.file)!) : [];
+      if (ignore.length) suppressions.set(f, ignore);
+    }
+    return applyPolicy(findings, result.config.rules, suppressions);
+  });
 }

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type MissingSchemaPolicy } from "../config/config.js";
-import { failsAt, summarize, type FailOn } from "../report/finding.js";
+import { compareFindings, failsAt, summarize, type FailOn, type Finding } from "../report/finding.js";
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/formats/index.js";
 import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
-import { validateRepo } from "../validate/run.js";
+import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
 
@@ -49,7 +49,10 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-export async function validateCommand(argv: string[], io: CommandIO): Promise<number> {
+/** More findings from a finished validation (check adds rendering); they go through the same report. */
+export type ValidationExtension = (result: ValidateResult, root: string) => Promise<Finding[]>;
+
+export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension): Promise<number> {
   const { values, positionals } = parse(argv);
   if (values.help) {
     io.stdout(VALIDATE_HELP);
@@ -81,6 +84,10 @@ export async function validateCommand(argv: string[], io: CommandIO): Promise<nu
     if (err instanceof ConfigError || err instanceof KubeconformUnavailable) throw new UsageError(err.message);
     if (err instanceof Error && err.message.startsWith("path not found")) throw new UsageError(err.message);
     throw err;
+  }
+  if (extend) {
+    result.findings.push(...(await extend(result, root)));
+    result.findings.sort(compareFindings);
   }
   const summary = summarize(result.findings, result.files, result.documents);
   const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY });

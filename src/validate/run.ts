@@ -36,6 +36,9 @@ export interface ValidateResult {
   documents: number;
   manifests: Manifest[];
   registry: SchemaRegistry;
+  /** The engine that validated them, reusable for rendered objects. */
+  engine: SchemaEngine;
+  config: Config;
 }
 
 /** Reads every manifest below the paths and checks each against the schema registry. */
@@ -89,6 +92,8 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     documents: scanned.documents,
     manifests: scanned.manifests,
     registry,
+    engine: schemaEngine,
+    config,
   };
 }
 

@@ -430,3 +430,33 @@ status: { conditions: [{ type: Ready, status: "True" }] }
     expect(rsp.desired.resources.bucket.resource.spec.forProvider.region).toBe("eu-north-1");
   });
 });
+
+describe("check renders and validates the rendered objects", () => {
+  it("reports a rendered Deployment that breaks its schema on the XR, and honours --no-render", async () => {
+    const deployment = `      - name: app
+        base:
+          apiVersion: apps/v1
+          kind: Deployment
+          spec:
+            selector: { matchLabels: { app: x } }
+            template: { metadata: { labels: { app: x } }, spec: { containers: [{ name: x, image: nginx:1.27 }] } }
+        patches:
+        - fromFieldPath: spec.location
+          toFieldPath: spec.replicas
+`;
+    const dir = tempRepo({
+      "xrd.yaml": XRD,
+      "composition.yaml": composition(ptStep(deployment)),
+      "functions.yaml": FUNCTIONS,
+      "xr.yaml": xr("web"),
+    });
+    const { code, stdout } = await cli(["check", ".", "--format", "json", "--no-cache"], dir);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    const f = report.findings.find((x: any) => x.rule === "render/schema");
+    expect(f).toMatchObject({ file: "xr.yaml", line: 1, severity: "error", path: "spec.replicas" });
+    expect(f.message).toContain('rendered Deployment "app" (Composition buckets)');
+    const plain = await cli(["check", ".", "--format", "json", "--no-cache", "--no-render"], dir);
+    expect(plain.code).toBe(0);
+  });
+});

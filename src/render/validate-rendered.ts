@@ -1,0 +1,36 @@
+import * as YAML from "yaml";
+import { Manifest, SourceFile, type KubeObject } from "../manifest/manifest.js";
+import { pointerToFieldPath } from "../manifest/pointer.js";
+import type { Finding } from "../report/finding.js";
+import type { SchemaEngine } from "../validate/engine.js";
+import { findingAt } from "../validate/findings.js";
+import type { SchemaRegistry } from "../validate/schemas/registry.js";
+import { groupOf, versionOf } from "../manifest/manifest.js";
+import { COMPOSITION_RESOURCE_NAME } from "./crossplane/pipeline.js";
+import type { RenderedSource } from "./crossplane/repo.js";
+
+/**
+ * Rendered composed resources are more manifests to check: each is validated against the schema
+ * registry, and a violation becomes a `render/schema` finding on the XR that produced it, naming
+ * the composed resource, the field and the Composition. Kinds with no known schema are skipped
+ * (managed resources of providers whose CRDs are not in the repo are the common case).
+ */
+export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine): Promise<Finding[]> {
+  const objects = sources.flatMap((s) => (s.rendered?.ok ? s.rendered.composed.map((o) => ({ s, o: o as KubeObject })) : []));
+  await registry.prepare(objects.map(({ o }) => ({ group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind })));
+  const findings: Finding[] = [];
+  for (const { s, o } of objects) {
+    const entry = registry.get({ group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind });
+    if (!entry) continue;
+    const manifest = new Manifest(o, new SourceFile(s.source.file, YAML.stringify(o)), 0);
+    const resourceName = o.metadata?.annotations?.[COMPOSITION_RESOURCE_NAME] ?? "";
+    for (const v of engine.validate(manifest, entry)) {
+      const field = pointerToFieldPath(v.pointer) || "(root)";
+      const message = `rendered ${o.kind} "${resourceName}" (Composition ${s.composition?.name ?? "?"}) at ${field}: ${v.message}`;
+      const finding = findingAt(s.source, "", "render/schema", "error", message);
+      finding.path = field;
+      findings.push(finding);
+    }
+  }
+  return findings;
+}
