@@ -50,10 +50,12 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
       timeoutMs,
     });
     const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
-    const bySource = new Map(sources.map((s) => [s.source.file, s.source]));
+    // A render finding sits on an XR or a Composition: that object's ignore annotation applies.
+    const byObject = new Map(result.manifests.map((m) => [`${m.file}|${m.kind}|${m.name}`, m]));
     const suppressions = new Map<Finding, string[]>();
     for (const f of findings) {
-      const ignore = f.file ? ignoredRules(bySource.get(f.file) ?? result.manifests.find((m) => m.file === f.file)!) : [];
+      const on = byObject.get(`${f.file}|${f.kind}|${f.name}`);
+      const ignore = on ? ignoredRules(on) : [];
       if (ignore.length) suppressions.set(f, ignore);
     }
     return applyPolicy(findings, result.config.rules, suppressions);

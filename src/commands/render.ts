@@ -3,16 +3,14 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import * as YAML from "yaml";
 import { ConfigError, loadConfig } from "../config/config.js";
-import { discover } from "../manifest/discover.js";
-import { loadPath } from "../manifest/load.js";
+import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
-import { renderRepo } from "../render/crossplane/repo.js";
+import { functionManifests, renderRepo } from "../render/crossplane/repo.js";
 import type { JsonObject } from "../render/functions/response.js";
-import { RuntimePool } from "../render/runner/select.js";
-import { functionManifests } from "../render/crossplane/repo.js";
+import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -66,6 +64,7 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parse>["values"];
+type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number };
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -92,19 +91,19 @@ async function renderOne(
   [xrPath, compositionPath, functionsPath]: [string, string, string],
   values: Values,
   io: CommandIO,
-  options: { functions: Record<string, never> | object; root: string; allowExec: boolean; timeoutMs: number },
+  options: CommandRuntimeOptions,
 ): Promise<number> {
   const read = (p: string | undefined) => (p === undefined ? [] : readObjects(p, io.cwd));
   const xr = single(read(xrPath), xrPath, "XR");
   const composition = single(read(compositionPath), compositionPath, "Composition");
-  const functions = functionManifests(readManifests(functionsPath, io.cwd));
-  const pool = new RuntimePool(functions, options as never);
+  const functions = functionManifests(readInputs(functionsPath, io.cwd));
+  const pool = new RuntimePool(functions, options);
   try {
     const rendered = await renderComposite({
       xr,
       composition,
       runtime: (name) => pool.get(name),
-      xrSchema: values.xrd ? xrSchemaFrom(readManifests(values.xrd, io.cwd), xr) : undefined,
+      xrSchema: values.xrd ? xrSchemaFrom(readInputs(values.xrd, io.cwd), xr) : undefined,
       observedResources: read(values["observed-resources"]),
       requiredResources: [...read(values["required-resources"]), ...read(values["extra-resources"])],
       context: contextFrom(values, io.cwd),
@@ -130,18 +129,13 @@ async function renderAll(
   values: Values,
   io: CommandIO,
   root: string,
-  options: { functions: never | object; root: string; allowExec: boolean; timeoutMs: number },
+  options: CommandRuntimeOptions,
 ): Promise<number> {
-  const manifests: Manifest[] = [];
-  const findings: Finding[] = [];
-  const files = discover(paths.map((p) => path.resolve(io.cwd, p)), { root });
-  for (const f of files) {
-    const loaded = loadPath(f.abs, f.rel);
-    manifests.push(...loaded.manifests);
-    findings.push(...loaded.findings.filter((x) => x.severity === "error"));
-  }
+  const read = readManifests(paths.map((p) => path.resolve(io.cwd, p)), root);
+  const manifests = read.manifests;
+  const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
   const sources = await renderRepo(manifests, {
-    ...(options as { functions: never; root: string; allowExec: boolean; timeoutMs: number }),
+    ...options,
     includeFunctionResults: values["include-function-results"],
     includeFullXr: values["include-full-xr"],
   });
@@ -155,7 +149,7 @@ async function renderAll(
     else io.stdout(`# ${s.source.kind} ${s.source.name ?? ""} (${s.source.file}) via Composition ${s.composition?.name ?? ""}\n${stream}`);
   }
   findings.sort(compareFindings);
-  const summary = summarize(findings, files.length, manifests.length);
+  const summary = summarize(findings, read.files, read.documents);
   const shown = findings.filter((f) => f.severity !== "info");
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
   io.stderr(`rendered ${sources.filter((s) => s.rendered?.ok).length} of ${sources.length} XRs\n`);
@@ -171,21 +165,18 @@ export function yamlStream(documents: JsonObject[]): string {
   return documents.map((d) => `---\n${YAML.stringify(d, { sortMapEntries: true, lineWidth: 0, version: "1.1" })}`).join("");
 }
 
-function readManifests(p: string, cwd: string): Manifest[] {
+/** The manifests of a file or directory given on the command line; bad YAML is a usage error. */
+function readInputs(p: string, cwd: string): Manifest[] {
   const abs = path.resolve(cwd, p);
   if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
-  const out: Manifest[] = [];
-  for (const f of discover([abs], { root: cwd })) {
-    const loaded = loadPath(f.abs, f.rel);
-    const bad = loaded.findings.find((x) => x.severity === "error");
-    if (bad) throw new UsageError(`${bad.file}:${bad.line ?? 1}: ${bad.message}`);
-    out.push(...loaded.manifests);
-  }
-  return out;
+  const read = readManifests([abs], cwd);
+  const bad = read.findings.find((x) => x.severity === "error");
+  if (bad) throw new UsageError(`${bad.file}:${bad.line ?? 1}: ${bad.message}`);
+  return read.manifests;
 }
 
 function readObjects(p: string, cwd: string): JsonObject[] {
-  return readManifests(p, cwd).map((m) => m.object as JsonObject);
+  return readInputs(p, cwd).map((m) => m.object as JsonObject);
 }
 
 function single(objects: JsonObject[], file: string, what: string): JsonObject {

@@ -1,4 +1,3 @@
-import * as YAML from "yaml";
 import { Manifest, SourceFile, type KubeObject } from "../manifest/manifest.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
 import type { Finding } from "../report/finding.js";
@@ -22,7 +21,8 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
   for (const { s, o } of objects) {
     const entry = registry.get({ group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind });
     if (!entry) continue;
-    const manifest = new Manifest(o, new SourceFile(s.source.file, YAML.stringify(o)), 0);
+    // Findings go on the XR, so the rendered object needs no text of its own to locate fields in.
+    const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
     const resourceName = o.metadata?.annotations?.[COMPOSITION_RESOURCE_NAME] ?? "";
     for (const v of engine.validate(manifest, entry)) {
       const field = pointerToFieldPath(v.pointer) || "(root)";

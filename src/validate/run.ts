@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Config, MissingSchemaPolicy } from "../config/config.js";
-import { discover } from "../manifest/discover.js";
-import { DEFAULT_LIMITS, loadPath, type LoadLimits } from "../manifest/load.js";
+import { DEFAULT_LIMITS, type LoadLimits } from "../manifest/load.js";
+import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../report/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
@@ -118,25 +118,6 @@ function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding
     }
   }
   return out;
-}
-
-interface ReadResult {
-  manifests: Manifest[];
-  findings: Finding[];
-  files: number;
-  documents: number;
-}
-
-function readManifests(paths: string[], root: string, ignore: string[], limits: LoadLimits): ReadResult {
-  const files = discover(paths, { root, ignore });
-  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
-  for (const f of files) {
-    const loaded = loadPath(f.abs, f.rel, limits);
-    result.manifests.push(...loaded.manifests);
-    result.findings.push(...loaded.findings);
-    result.documents += loaded.documents;
-  }
-  return result;
 }
 
 function distinctGvks(manifests: Manifest[]): Gvk[] {

@@ -163,10 +163,8 @@ function goExponent(s: string): string {
 function shortestG(abs: number, threshold: number): string {
   if (abs === 0) return "0";
   if (!Number.isFinite(abs)) return abs === Infinity ? "+Inf" : "NaN";
-  const exp = Math.floor(Math.log10(abs));
   const exponential = abs.toExponential();
-  const realExp = Number(exponential.split("e")[1]);
-  const e = Number.isFinite(realExp) ? realExp : exp;
+  const e = Number(exponential.split("e")[1]);
   if (e < -4 || e >= threshold) return goExponent(exponential);
   return String(abs).includes("e") ? abs.toFixed(Math.max(0, -e + 20)).replace(/\.?0+$/, "") : String(abs);
 }

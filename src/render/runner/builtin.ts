@@ -26,14 +26,6 @@ export function packagePath(pkg: string): string {
   return parts.join("/");
 }
 
-/** The tag of a package reference, or undefined when it has none (or only a digest). */
-export function packageTag(pkg: string): string | undefined {
-  const ref = pkg.trim().split("@")[0]!;
-  const lastSlash = ref.lastIndexOf("/");
-  const colon = ref.indexOf(":", lastSlash + 1);
-  return colon >= 0 ? ref.slice(colon + 1) : undefined;
-}
-
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
   return BUILTINS[packagePath(pkg)];
 }

@@ -98,10 +98,6 @@ export class RuntimePool {
     return runtime;
   }
 
-  has(name: string): boolean {
-    return this.manifests.has(name) || name in this.options.functions;
-  }
-
   async close(): Promise<void> {
     await Promise.all([...this.runtimes.values()].map((r) => r.close()));
     this.runtimes.clear();

@@ -75,24 +75,15 @@ export function getConnectionSecretRef(xr: JsonObject, input: WriteConnectionSec
 
 function applyConnectionSecretPatch(p: NonNullable<WriteConnectionSecretToRef["patches"]>[number], i: number, xr: JsonObject, target: JsonObject) {
   const type = patchType(p);
-  const wrapped = (fn: () => void) => {
-    try {
-      fn();
-    } catch (err) {
-      throw wrapError(err, `cannot apply patch type ${type} at index ${i}`);
-    }
-  };
-  if (type === "FromCompositeFieldPath") {
-    try {
-      applyFromFieldPathPatch(p, xr, target);
-    } catch (err) {
-      if (fromFieldPathPolicy(p) === "Optional") return;
-      throw wrapError(err, `cannot apply patch type ${type} at index ${i}`);
-    }
-  } else if (type === "CombineFromComposite") {
-    wrapped(() => applyCombineFromVariablesPatch(p, xr, target));
-  } else {
+  if (type !== "FromCompositeFieldPath" && type !== "CombineFromComposite") {
     throw new Error(`unsupported patch type ${type} at index ${i}`);
+  }
+  try {
+    if (type === "FromCompositeFieldPath") applyFromFieldPathPatch(p, xr, target);
+    else applyCombineFromVariablesPatch(p, xr, target);
+  } catch (err) {
+    if (type === "FromCompositeFieldPath" && fromFieldPathPolicy(p) === "Optional") return;
+    throw wrapError(err, `cannot apply patch type ${type} at index ${i}`);
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type JsonObject,
 } from "../response.js";
 import { extractConnectionDetails, getConnectionSecretRef, supportsConnectionDetails } from "./connection.js";
-import { applyComposedPatch, applyEnvironmentPatch, composedTemplates } from "./patches.js";
+import { applyComposedPatch, applyEnvironmentPatch, composedTemplates, toComposedResource } from "./patches.js";
 import { isReady } from "./ready.js";
 import type { ComposedTemplate, Patch, Resources } from "./types.js";
 import { fromFieldPathPolicy, patchType, validateResources } from "./validate.js";
@@ -173,8 +173,7 @@ function applyTemplatePatch(
       return "fatal";
     }
     if (fromFieldPathPolicy(p) !== "Required") return "ok";
-    const toComposed = ["FromCompositeFieldPath", "CombineFromComposite", "FromEnvironmentFieldPath", "CombineFromEnvironment"];
-    if (toComposed.includes(patchType(p)) && !exists) {
+    if (toComposedResource(p) && !exists) {
       warning(
         rsp,
         `not adding new composed resource ${quote(name)} to desired state because ${type} patch at index ${i} has 'policy.fromFieldPath: Required': ${errorMessage(err)}`,
