@@ -1,6 +1,5 @@
-import type { Finding } from "../report/finding.js";
 import { renderRepo } from "../render/crossplane/repo.js";
-import { applyPolicy, ignoredRules } from "../validate/findings.js";
+import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -51,13 +50,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
     });
     const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
     // A render finding sits on an XR or a Composition: that object's ignore annotation applies.
-    const byObject = new Map(result.manifests.map((m) => [`${m.file}|${m.kind}|${m.name}`, m]));
-    const suppressions = new Map<Finding, string[]>();
-    for (const f of findings) {
-      const on = byObject.get(`${f.file}|${f.kind}|${f.name}`);
-      const ignore = on ? ignoredRules(on) : [];
-      if (ignore.length) suppressions.set(f, ignore);
-    }
+    const suppressions = objectSuppressions(findings, result.manifests);
     return applyPolicy(findings, result.config.rules, suppressions);
   });
 }

@@ -86,7 +86,8 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     throw err;
   }
   if (extend) {
-    result.findings.push(...(await extend(result, root)));
+    const seen = new Set(result.findings.map(findingKey));
+    result.findings.push(...(await extend(result, root)).filter((f) => !seen.has(findingKey(f))));
     result.findings.sort(compareFindings);
   }
   const summary = summarize(result.findings, result.files, result.documents);
@@ -96,6 +97,11 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     fs.writeFileSync(path.resolve(io.cwd, values.output), text);
   } else io.stdout(text);
   return result.findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
+}
+
+/** Rendering re-derives some validation findings (a missing Composition): each is reported once. */
+function findingKey(f: Finding): string {
+  return `${f.rule}|${f.file}|${f.line}|${f.column}|${f.message}`;
 }
 
 function parse(argv: string[]) {

@@ -20,6 +20,10 @@ export interface Config {
   functions: Record<string, FunctionConfig>;
   /** 1 keeps Crossplane v1 semantics where v2 removed them (e.g. `mode: Resources`). */
   crossplaneVersion?: 1 | 2;
+  /** OAM / KubeVela definitions installed in the cluster rather than kept in the repository. */
+  clusterDefinitions: string[];
+  /** JSON schemas of KubeVela definitions' parameters, by definition name (paths from the root). */
+  parameterSchemas: Record<string, string>;
 }
 
 export interface FunctionConfig {
@@ -51,10 +55,12 @@ const KNOWN_KEYS = [
   "maxFileBytes",
   "functions",
   "crossplaneVersion",
+  "clusterDefinitions",
+  "parameterSchemas",
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {} };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -93,8 +99,15 @@ export function parseConfig(text: string, file: string): Config {
       case "ignore":
       case "schemaLocations":
       case "crds":
+      case "clusterDefinitions":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) fail("must be a list of strings");
         config[key as "ignore"] = value;
+        break;
+      case "parameterSchemas":
+        if (!value || typeof value !== "object" || Array.isArray(value) || !Object.values(value).every((v) => typeof v === "string")) {
+          fail("must map definition names to JSON schema files");
+        }
+        config.parameterSchemas = value;
         break;
       case "rules":
         config.rules = parseRules(value, fail);

@@ -21,8 +21,13 @@ export class SchemaEngine {
   constructor(private readonly compiler: ValidatorCompiler) {}
 
   validate(manifest: Manifest, entry: SchemaEntry): Violation[] {
+    return this.validateObject(manifest.object, entry);
+  }
+
+  /** The same for an object embedded in a manifest (a function's input, say). */
+  validateObject(value: unknown, entry: SchemaEntry): Violation[] {
     const prepared = this.prepare(entry);
-    const object = cloneJson(manifest.object);
+    const object = cloneJson(value);
     const violations: Violation[] = [];
     if (entry.schema && entry.structural) violations.push(...applyStructural(entry.schema, object));
     violations.push(...violationsFromAjv(prepared.validator(object), prepared.json, object));

@@ -42,3 +42,15 @@ export function applyPolicy(findings: Finding[], rules: Record<string, RuleLevel
   }
   return out;
 }
+
+/** The ignore annotations that apply to findings placed on repository objects (by file, kind and name). */
+export function objectSuppressions(findings: Finding[], manifests: Manifest[]): Map<Finding, string[]> {
+  const byObject = new Map(manifests.map((m) => [`${m.file}|${m.kind}|${m.name}`, m]));
+  const out = new Map<Finding, string[]>();
+  for (const f of findings) {
+    const on = byObject.get(`${f.file}|${f.kind}|${f.name}`);
+    const ignore = on ? ignoredRules(on) : [];
+    if (ignore.length) out.set(f, ignore);
+  }
+  return out;
+}

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { Config, MissingSchemaPolicy } from "../config/config.js";
 import { DEFAULT_LIMITS, type LoadLimits } from "../manifest/load.js";
@@ -6,7 +7,10 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../report/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
-import { applyPolicy, findingAt, ignoredRules } from "./findings.js";
+import { applyPolicy, findingAt, ignoredRules, objectSuppressions } from "./findings.js";
+import { RepoIndex } from "./repo-index.js";
+import { dropSuperseded, runRules } from "./rules/index.js";
+import { isCrd } from "./schemas/crd.js";
 import { SchemaLocations } from "./schemas/locations.js";
 import { SchemaRegistry } from "./schemas/registry.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
@@ -84,10 +88,14 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     }
   }
   findings.push(...schemaProblems(registry, schemaEngine));
+  const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
+  const ruleFindings = runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") });
+  for (const [f, ignore] of objectSuppressions(ruleFindings, scanned.manifests)) suppressions.set(f, ignore);
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
 
+  const all = [...dropSuperseded(findings, ruleFindings), ...ruleFindings];
   return {
-    findings: applyPolicy(findings, config.rules, suppressions).sort(compareFindings),
+    findings: applyPolicy(all, config.rules, suppressions).sort(compareFindings),
     files: scanned.files,
     documents: scanned.documents,
     manifests: scanned.manifests,

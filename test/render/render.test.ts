@@ -10,7 +10,8 @@ import { renderRepo, type RenderedSource } from "../../src/render/crossplane/rep
 import { runAutoReady } from "../../src/render/functions/auto-ready.js";
 import { runPatchAndTransform } from "../../src/render/functions/patch-and-transform/function.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
-import { BuiltinRuntime, packagePath } from "../../src/render/runner/builtin.js";
+import { BuiltinRuntime } from "../../src/render/runner/builtin.js";
+import { packagePath } from "../../src/manifest/package-ref.js";
 import { GrpcFunctionClient } from "../../src/render/runner/grpc.js";
 import { serveBuiltin } from "../../src/render/runner/serve.js";
 import { loadPath } from "../../src/manifest/load.js";

@@ -10,7 +10,7 @@ import {
   type RunFunctionResponse,
   type State,
 } from "@crossplane-org/function-sdk-typescript";
-import { jsonEqual } from "../fieldpath.js";
+import { jsonEqual } from "../../manifest/fieldpath.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { FunctionFailure, type FunctionRuntime } from "../runner/runtime.js";
 

@@ -1,6 +1,7 @@
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { runAutoReady } from "../functions/auto-ready.js";
 import { runPatchAndTransform } from "../functions/patch-and-transform/function.js";
+import { packagePath } from "../../manifest/package-ref.js";
 import { FunctionFailure, type FunctionRuntime } from "./runtime.js";
 
 export type BuiltinFunction = (req: RunFunctionRequest) => RunFunctionResponse;
@@ -10,21 +11,6 @@ const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-patch-and-transform": runPatchAndTransform,
   "crossplane-contrib/function-auto-ready": runAutoReady,
 };
-
-/**
- * A package reference without registry, tag or digest:
- * `xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0` →
- * `crossplane-contrib/function-patch-and-transform`.
- */
-export function packagePath(pkg: string): string {
-  let ref = pkg.trim().split("@")[0]!;
-  const lastSlash = ref.lastIndexOf("/");
-  const colon = ref.indexOf(":", lastSlash + 1);
-  if (colon >= 0) ref = ref.slice(0, colon);
-  const parts = ref.split("/");
-  if (parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!)) parts.shift();
-  return parts.join("/");
-}
 
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
   return BUILTINS[packagePath(pkg)];

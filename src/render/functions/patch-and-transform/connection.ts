@@ -1,4 +1,4 @@
-import { getString, getValue } from "../../fieldpath.js";
+import { getString, getValue } from "../../../manifest/fieldpath.js";
 import { goJsonMarshal } from "../gotypes.js";
 import { wrapError } from "./errors.js";
 import { applyCombineFromVariablesPatch, applyFromFieldPathPatch, type JsonObject } from "./patches.js";

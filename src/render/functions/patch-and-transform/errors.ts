@@ -1,4 +1,4 @@
-import { NotFoundError, isNotFound } from "../../fieldpath.js";
+import { NotFoundError, isNotFound } from "../../../manifest/fieldpath.js";
 
 /**
  * Wraps an error as Go's errors.Wrap does (`outer: inner`), keeping whether it is a

@@ -1,5 +1,5 @@
 import { Ready, type Resource, type RunFunctionRequest, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { isNotFound } from "../../fieldpath.js";
+import { isNotFound } from "../../../manifest/fieldpath.js";
 import {
   ENVIRONMENT_KEY,
   cloneJson,

@@ -1,4 +1,4 @@
-import { expandWildcards, getValue, mergeValue, type MergeOptions } from "../../fieldpath.js";
+import { expandWildcards, getValue, mergeValue, type MergeOptions } from "../../../manifest/fieldpath.js";
 import { goSprintf } from "../gofmt.js";
 import { toPlainJson } from "../gotypes.js";
 import { wrapping } from "./errors.js";

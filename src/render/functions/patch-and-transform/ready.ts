@@ -1,4 +1,4 @@
-import { getBool, getInteger, getString, getValue, isNotFound } from "../../fieldpath.js";
+import { getBool, getInteger, getString, getValue, isNotFound } from "../../../manifest/fieldpath.js";
 import { wrapError } from "./errors.js";
 import type { ReadinessCheck } from "./types.js";
 import { validateReadinessCheck } from "./validate.js";

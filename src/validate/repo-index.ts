@@ -1,0 +1,162 @@
+import { groupOf, type Manifest } from "../manifest/manifest.js";
+import { isCrd } from "./schemas/crd.js";
+import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
+import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
+import { isPlainObject } from "./structural.js";
+
+/**
+ * Everything the semantic rules and the renderer look things up by, built once from the
+ * manifests already read: no rule reads a file or parses YAML again.
+ */
+
+export interface CrdInfo {
+  manifest: Manifest;
+  /** `<plural>.<group>`, as the CRD's metadata.name must be. */
+  name: string;
+  group: string;
+  kind: string;
+  plural: string;
+  /** Version names in order (`spec.versions[].name`, or the v1beta1 `spec.version`). */
+  versions: string[];
+}
+
+export interface XrType {
+  xrd: Manifest;
+  xrKind: string;
+  /** True for the claim kind a (legacy) XRD offers. */
+  claim: boolean;
+  /** The XR schema, for the XR kind. */
+  schema?: OpenAPISchema;
+}
+
+const OAM_GROUP = "core.oam.dev";
+
+export class RepoIndex {
+  readonly crds: CrdInfo[] = [];
+  readonly xrds: Manifest[] = [];
+  readonly xrTypes = new Map<string, XrType>();
+  readonly compositions: Manifest[] = [];
+  /** `pkg.crossplane.io` Functions by name. */
+  readonly functions = new Map<string, Manifest>();
+  /** OAM v1alpha2 and KubeVela v1beta1 objects (both `core.oam.dev`). */
+  readonly components = new Map<string, Manifest[]>();
+  readonly appConfigs: Manifest[] = [];
+  readonly applications: Manifest[] = [];
+  readonly workloadDefinitions = new Map<string, Manifest>();
+  readonly traitDefinitions = new Map<string, Manifest>();
+  readonly componentDefinitions = new Map<string, Manifest>();
+  /** ConfigMaps holding a KubeVela definition's parameter schema, by definition name. */
+  readonly parameterSchemas = new Map<string, Manifest>();
+  private readonly crdByName = new Map<string, CrdInfo>();
+  private readonly crdByGroupKind = new Map<string, CrdInfo>();
+
+  constructor(readonly manifests: Manifest[]) {
+    for (const m of manifests) this.add(m);
+  }
+
+  crdNamed(name: string): CrdInfo | undefined {
+    return this.crdByName.get(name);
+  }
+
+  crdFor(apiVersion: string, kind: string): CrdInfo | undefined {
+    return this.crdByGroupKind.get(`${groupOf(apiVersion)}/${kind}`);
+  }
+
+  /** The resource name (`<plural>.<group>`) of a kind, from its CRD or by Kubernetes' plural guess. */
+  resourceName(apiVersion: string, kind: string, guess = true): string | undefined {
+    const crd = this.crdFor(apiVersion, kind);
+    if (crd) return crd.name;
+    if (!guess) return undefined;
+    const group = groupOf(apiVersion);
+    const plural = guessPlural(kind);
+    return group ? `${plural}.${group}` : plural;
+  }
+
+  /** A Component by name, preferring one next to the object that refers to it. */
+  component(name: string, near: Manifest): Manifest | undefined {
+    const found = this.components.get(name);
+    if (!found || found.length === 1) return found?.[0];
+    const dir = near.file.slice(0, near.file.lastIndexOf("/") + 1);
+    return found.find((c) => c.file.startsWith(dir)) ?? found[0];
+  }
+
+  private add(m: Manifest): void {
+    if (isCrd(m)) this.addCrd(m);
+    else if (isXrd(m)) this.addXrd(m);
+    else if (m.group === "apiextensions.crossplane.io" && m.kind === "Composition") this.compositions.push(m);
+    else if (m.group === "pkg.crossplane.io" && m.kind === "Function" && m.name) this.functions.set(m.name, m);
+    else if (m.group === OAM_GROUP) this.addOam(m);
+    else if (m.apiVersion === "v1" && m.kind === "ConfigMap") this.addParameterSchema(m);
+  }
+
+  private addCrd(m: Manifest): void {
+    const spec = m.object.spec;
+    if (!isPlainObject(spec) || typeof spec.group !== "string" || !isPlainObject(spec.names)) return;
+    const { kind, plural } = spec.names as { kind?: unknown; plural?: unknown };
+    if (typeof kind !== "string") return;
+    const versions = Array.isArray(spec.versions)
+      ? spec.versions.flatMap((v) => (isPlainObject(v) && typeof v.name === "string" ? [v.name] : []))
+      : typeof spec.version === "string" ? [spec.version] : [];
+    const pluralName = typeof plural === "string" ? plural : guessPlural(kind);
+    const info: CrdInfo = { manifest: m, name: m.name ?? `${pluralName}.${spec.group}`, group: spec.group, kind, plural: pluralName, versions };
+    this.crds.push(info);
+    if (!this.crdByName.has(info.name)) this.crdByName.set(info.name, info);
+    const key = `${info.group}/${kind}`;
+    if (!this.crdByGroupKind.has(key)) this.crdByGroupKind.set(key, info);
+  }
+
+  private addXrd(xrd: Manifest): void {
+    this.xrds.push(xrd);
+    const spec = xrd.object.spec as Record<string, unknown>;
+    const xrKind = (spec.names as { kind?: string } | undefined)?.kind ?? "";
+    const claimKind = (spec.claimNames as { kind?: string } | undefined)?.kind;
+    for (const s of schemasFromXrd(xrd)) {
+      const key = gvkKey(s.gvk);
+      if (this.xrTypes.has(key)) continue;
+      const isXr = s.gvk.kind === xrKind;
+      this.xrTypes.set(key, { xrd, xrKind, claim: s.gvk.kind === claimKind && !isXr, schema: isXr ? s.schema : undefined });
+    }
+  }
+
+  private addOam(m: Manifest): void {
+    const named = (map: Map<string, Manifest>) => {
+      if (m.name && !map.has(m.name)) map.set(m.name, m);
+    };
+    switch (m.kind) {
+      case "Component":
+        if (m.name) this.components.set(m.name, [...(this.components.get(m.name) ?? []), m]);
+        break;
+      case "ApplicationConfiguration":
+        this.appConfigs.push(m);
+        break;
+      case "Application":
+        this.applications.push(m);
+        break;
+      case "WorkloadDefinition":
+        named(this.workloadDefinitions);
+        break;
+      case "TraitDefinition":
+        named(this.traitDefinitions);
+        break;
+      case "ComponentDefinition":
+        named(this.componentDefinitions);
+        break;
+    }
+  }
+
+  private addParameterSchema(m: Manifest): void {
+    const labels = m.object.metadata?.labels ?? {};
+    const data = m.object.data;
+    if (!isPlainObject(data) || typeof data["openapi-v3-json-schema"] !== "string") return;
+    const name = labels["definition.oam.dev/name"] ?? (m.name?.startsWith("schema-") ? m.name.slice("schema-".length) : undefined);
+    if (name && !this.parameterSchemas.has(name)) this.parameterSchemas.set(name, m);
+  }
+}
+
+/** Kubernetes' guess of a resource name from a kind (apimachinery's UnsafeGuessKindToResource). */
+export function guessPlural(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower.endsWith("s")) return `${lower}es`;
+  if (lower.endsWith("y")) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}

@@ -1,0 +1,136 @@
+import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import type { Finding } from "../../report/finding.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+
+/** composition/*: a Composition fits its XRD and its pipeline is well-formed. */
+
+/** Schema findings at the same spot that a composition/pipeline finding says better. */
+export const PIPELINE_SUPERSEDES = ["schema/duplicate", "schema/required", "schema/limit"];
+
+export function compositionRules(ctx: RuleContext): Finding[] {
+  const sink = new FindingSink();
+  for (const composition of ctx.index.compositions) {
+    checkTypeRef(composition, ctx, sink);
+    if (isResourcesMode(composition)) checkMode(composition, ctx, sink);
+    else checkPipeline(composition, ctx, sink);
+  }
+  return sink.findings;
+}
+
+export function isResourcesMode(composition: Manifest): boolean {
+  const spec = asObject(composition.object.spec) ?? {};
+  return spec.mode === "Resources" || (spec.mode === undefined && Array.isArray(spec.resources));
+}
+
+function checkTypeRef(composition: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const ref = asObject(asObject(composition.object.spec)?.compositeTypeRef);
+  const apiVersion = asString(ref?.apiVersion);
+  const kind = asString(ref?.kind);
+  if (!apiVersion || !kind) return;
+  const group = groupOf(apiVersion);
+  const at = "/spec/compositeTypeRef";
+  const xrds = ctx.index.xrds;
+  const xrd = closestXrd(composition, versionOf(apiVersion), xrds.filter((x) => xrdGroup(x) === group && xrdNames(x, "names")?.kind === kind));
+  if (!xrd) {
+    const claimOf = xrds.find((x) => xrdGroup(x) === group && xrdNames(x, "claimNames")?.kind === kind);
+    const hint = claimOf
+      ? `; ${kind} is the claim kind of XRD ${claimOf.name ?? ""}: a Composition names the XR kind (${xrdNames(claimOf, "names")?.kind ?? "?"})`
+      : "";
+    const severity = xrds.length === 0 ? "warning" : "error";
+    sink.add(composition, at, "composition/xrd-missing", severity, `no CompositeResourceDefinition in the repository defines ${apiVersion} ${kind}${hint}`);
+    return;
+  }
+  checkVersion(composition, xrd, versionOf(apiVersion), sink);
+}
+
+function checkVersion(composition: Manifest, xrd: Manifest, version: string, sink: FindingSink): void {
+  const versions = asArray(asObject(xrd.object.spec)?.versions).map((v) => asObject(v) ?? {});
+  const names = versions.map((v) => String(v.name));
+  const v = versions.find((x) => x.name === version);
+  const at = "/spec/compositeTypeRef/apiVersion";
+  const say = (message: string) => sink.add(composition, at, "composition/xrd-version", "error", `${message} (XRD ${xrd.name ?? ""} in ${xrd.file})`);
+  if (!v) return say(`XRD has no version ${version} (versions: ${names.join(", ") || "none"})`);
+  if (v.served === false) return say(`version ${version} is not served`);
+  if (xrd.apiVersion === "apiextensions.crossplane.io/v1" && v.referenceable !== true) {
+    const referenceable = versions.filter((x) => x.referenceable === true).map((x) => String(x.name));
+    say(`version ${version} is not the referenceable version (${referenceable.join(", ") || "none is marked referenceable"}); Compositions must target it`);
+  }
+}
+
+function checkMode(composition: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const spec = asObject(composition.object.spec) ?? {};
+  const at = spec.mode !== undefined ? "/spec/mode" : "/spec/resources";
+  const v1 = ctx.config.crossplaneVersion === 1;
+  sink.add(
+    composition,
+    at,
+    "composition/mode-resources",
+    v1 ? "warning" : "error",
+    "mode: Resources was removed in Crossplane v2; convert this Composition to a function pipeline with " +
+      "`crossplane beta convert pipeline-composition` (composition-ci renders it through the same conversion)" +
+      (v1 ? "" : "; set crossplaneVersion: 1 in .composition-ci.yaml while you still run Crossplane v1"),
+  );
+}
+
+function checkPipeline(composition: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const spec = asObject(composition.object.spec) ?? {};
+  const add = (pointer: string, message: string) => sink.add(composition, pointer, "composition/pipeline", "error", message);
+  if (!Array.isArray(spec.pipeline) || spec.pipeline.length === 0) {
+    add(Array.isArray(spec.pipeline) ? "/spec/pipeline" : "/spec", "a Pipeline Composition needs at least one step in spec.pipeline");
+    return;
+  }
+  const firstIndex = new Map<string, number>();
+  spec.pipeline.forEach((raw, i) => {
+    const step = asObject(raw) ?? {};
+    const at = ptr("spec", "pipeline", i);
+    const name = asString(step.step);
+    if (!name) add(at, `pipeline step ${i} has no name (step)`);
+    else if (firstIndex.has(name)) add(at, `step name "${name}" is used twice (also step ${firstIndex.get(name)}); step names must be unique`);
+    else firstIndex.set(name, i);
+    const label = name ? `step "${name}"` : `step ${i}`;
+    const fn = asString(asObject(step.functionRef)?.name);
+    if (!fn) add(at, `${label} has no functionRef.name: it does not say which Function runs`);
+    else checkFunctionKnown(composition, fn, at + "/functionRef/name", label, ctx, sink);
+    if (step.input !== undefined) {
+      const input = asObject(step.input);
+      if (!input || !asString(input.apiVersion) || !asString(input.kind)) {
+        add(at + "/input", `the input of ${label} must be an object with apiVersion and kind (the function's input type)`);
+      }
+    }
+  });
+}
+
+function checkFunctionKnown(composition: Manifest, fn: string, at: string, label: string, ctx: RuleContext, sink: FindingSink): void {
+  if (ctx.index.functions.has(fn) || fn in ctx.config.functions) return;
+  const none = ctx.index.functions.size === 0;
+  sink.add(
+    composition,
+    at,
+    "composition/function-missing",
+    none ? "warning" : "error",
+    `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml`,
+  );
+}
+
+/** Of the XRDs for a type, one that has the version, then the one nearest the Composition's directory. */
+function closestXrd(composition: Manifest, version: string, xrds: Manifest[]): Manifest | undefined {
+  const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
+  const candidates = xrds.some(hasVersion) ? xrds.filter(hasVersion) : xrds;
+  return candidates.reduce<Manifest | undefined>((best, x) => (!best || sharedPrefix(x.file, composition.file) > sharedPrefix(best.file, composition.file) ? x : best), undefined);
+}
+
+function sharedPrefix(a: string, b: string): number {
+  const pa = a.split("/");
+  const pb = b.split("/");
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  return i;
+}
+
+function xrdGroup(xrd: Manifest): string | undefined {
+  return asString(asObject(xrd.object.spec)?.group);
+}
+
+function xrdNames(xrd: Manifest, key: "names" | "claimNames"): { kind?: string; plural?: string } | undefined {
+  return asObject(asObject(xrd.object.spec)?.[key]) as { kind?: string; plural?: string } | undefined;
+}

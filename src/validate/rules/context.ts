@@ -1,0 +1,50 @@
+import type { Config } from "../../config/config.js";
+import type { Manifest } from "../../manifest/manifest.js";
+import type { Finding, Severity } from "../../report/finding.js";
+import type { SchemaEngine } from "../engine.js";
+import { findingAt } from "../findings.js";
+import type { RepoIndex } from "../repo-index.js";
+import type { SchemaRegistry } from "../schemas/registry.js";
+
+/** What every semantic rule reads: the index built once, the schemas, the config. */
+export interface RuleContext {
+  index: RepoIndex;
+  registry: SchemaRegistry;
+  engine: SchemaEngine;
+  config: Config;
+  /** Reads a file below the repository root (config-named schema files). */
+  readFile?: (relativePath: string) => string;
+}
+
+/** A family of rules: `composition/*`, `pt/*`, ... */
+export type RuleFamily = (ctx: RuleContext) => Finding[];
+
+/** Collects findings for one manifest, dropping exact repeats (a patch set used by two resources). */
+export class FindingSink {
+  readonly findings: Finding[] = [];
+  private readonly seen = new Set<string>();
+
+  add(manifest: Manifest, pointer: string, rule: string, severity: Severity, message: string): void {
+    const key = `${manifest.file}|${manifest.docIndex}|${pointer}|${rule}|${message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.findings.push(findingAt(manifest, pointer, rule, severity, message));
+  }
+}
+
+/** A JSON pointer token (RFC 6901). */
+export function ptr(...tokens: (string | number)[]): string {
+  return tokens.map((t) => "/" + String(t).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+export function asObject(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function asString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}

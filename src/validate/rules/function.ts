@@ -1,0 +1,74 @@
+import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import { packagePath, packageVersion } from "../../manifest/package-ref.js";
+import type { Finding } from "../../report/finding.js";
+import { isResourcesMode } from "./composition.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+
+/** function/*: Function packages are pinned, and each step's input fits its function. */
+
+interface InputType {
+  group: string;
+  kind: string;
+}
+
+/** The input types of the functions composition-ci knows, by package name (registry, org and tag ignored). */
+const KNOWN_INPUTS: Record<string, InputType> = {
+  "function-patch-and-transform": { group: "pt.fn.crossplane.io", kind: "Resources" },
+  "function-go-templating": { group: "gotemplating.fn.crossplane.io", kind: "GoTemplate" },
+  "function-auto-ready": { group: "autoready.fn.crossplane.io", kind: "Input" },
+};
+
+const SEMVER = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+export function functionRules(ctx: RuleContext): Finding[] {
+  const sink = new FindingSink();
+  for (const fn of ctx.index.functions.values()) checkPackage(fn, sink);
+  for (const composition of ctx.index.compositions) {
+    if (isResourcesMode(composition)) continue;
+    asArray(asObject(composition.object.spec)?.pipeline).forEach((raw, i) => {
+      const step = asObject(raw);
+      if (step && asObject(step.input)) checkInput(composition, step, i, ctx, sink);
+    });
+  }
+  return sink.findings;
+}
+
+function checkPackage(fn: Manifest, sink: FindingSink): void {
+  const pkg = asString(asObject(fn.object.spec)?.package);
+  if (!pkg) return;
+  const { tag, digest } = packageVersion(pkg);
+  if (digest) return;
+  const say = (why: string) =>
+    sink.add(fn, "/spec/package", "function/package-unpinned", "warning", `${pkg} ${why}; pin a version tag (v1.2.3) or a digest (@sha256:…) so every install runs the same code`);
+  if (!tag) say("has no tag, so it resolves to whatever the registry calls latest");
+  else if (tag === "latest") say("uses the tag latest");
+  else if (!SEMVER.test(tag)) say(`uses the floating tag ${tag}`);
+}
+
+/** The package name a function step runs, from its Function manifest or the config's builtin. */
+function functionPackage(name: string, ctx: RuleContext): string | undefined {
+  const pkg = asString(asObject(ctx.index.functions.get(name)?.object.spec)?.package);
+  if (pkg) return packagePath(pkg).split("/").pop();
+  return ctx.config.functions[name]?.builtin;
+}
+
+function checkInput(composition: Manifest, step: Record<string, unknown>, i: number, ctx: RuleContext, sink: FindingSink): void {
+  const input = asObject(step.input)!;
+  const apiVersion = asString(input.apiVersion);
+  const kind = asString(input.kind);
+  if (!apiVersion || !kind) return; // composition/pipeline says so
+  const at = ptr("spec", "pipeline", i, "input");
+  const fnName = asString(asObject(step.functionRef)?.name) ?? "";
+  const label = `input of step "${asString(step.step) ?? i}"`;
+  const pkg = functionPackage(fnName, ctx);
+  const expected = pkg ? KNOWN_INPUTS[pkg] : undefined;
+  if (expected && (groupOf(apiVersion) !== expected.group || kind !== expected.kind)) {
+    sink.add(composition, at + "/kind", "function/input-invalid", "error", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}`);
+    return;
+  }
+  const entry = ctx.registry.get({ group: groupOf(apiVersion), version: versionOf(apiVersion), kind });
+  if (!entry?.schema) return;
+  for (const v of ctx.engine.validateObject(input, entry)) {
+    sink.add(composition, at + v.pointer, "function/input-invalid", "error", `${label} (${apiVersion} ${kind}): ${v.message}`);
+  }
+}

@@ -1,0 +1,31 @@
+import type { Finding } from "../../report/finding.js";
+import { compositionRules, PIPELINE_SUPERSEDES } from "./composition.js";
+import type { RuleContext, RuleFamily } from "./context.js";
+import { functionRules } from "./function.js";
+import { oamRules } from "./oam.js";
+import { ptRules } from "./pt.js";
+import { velaRules } from "./vela.js";
+import { xrRules } from "./xr.js";
+import { xrdRules } from "./xrd.js";
+
+export type { RuleContext } from "./context.js";
+
+const FAMILIES: RuleFamily[] = [compositionRules, functionRules, ptRules, xrdRules, xrRules, oamRules, velaRules];
+
+/** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
+const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
+
+/** Runs every semantic rule once over the index. */
+export function runRules(ctx: RuleContext): Finding[] {
+  return FAMILIES.flatMap((family) => family(ctx));
+}
+
+/** Drops the schema findings that a semantic finding at the same file, line and column supersedes. */
+export function dropSuperseded(schemaFindings: Finding[], ruleFindings: Finding[]): Finding[] {
+  const covered = new Set<string>();
+  for (const f of ruleFindings) {
+    for (const rule of SUPERSEDES[f.rule] ?? []) covered.add(`${f.file}:${f.line}:${f.column}:${rule}`);
+  }
+  if (covered.size === 0) return schemaFindings;
+  return schemaFindings.filter((f) => !covered.has(`${f.file}:${f.line}:${f.column}:${f.rule}`));
+}

@@ -1,0 +1,248 @@
+import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import type { Finding } from "../../report/finding.js";
+import { schemaAtPath } from "../schema-path.js";
+import type { OpenAPISchema } from "../schemas/types.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+import { appliesTo, definitionGroup, dataDependencyCycles } from "./oam-semantics.js";
+
+/**
+ * oam/*: OAM v1alpha2 ApplicationConfigurations checked the way crossplane/oam-kubernetes-runtime
+ * admits and runs them: components exist, parameters fit, traits apply to their workloads,
+ * data dependencies resolve and do not loop.
+ */
+
+interface Kind {
+  apiVersion: string;
+  kind: string;
+}
+
+/** A workload or trait and the definition that describes it. */
+interface Resolved {
+  gvk?: Kind;
+  /** The definition's name, or the name the runtime would look it up by. */
+  definitionName?: string;
+  definition?: Manifest;
+  /** `definitionRef.name` of the definition (a CRD name, `<plural>.<group>`). */
+  definitionRef?: string;
+}
+
+const WORKLOAD_TYPE_LABEL = "workload.oam.dev/type";
+const TRAIT_TYPE_LABEL = "trait.oam.dev/type";
+
+export function oamRules(ctx: RuleContext): Finding[] {
+  const sink = new FindingSink();
+  for (const components of ctx.index.components.values()) {
+    for (const component of components) {
+      if (component.version === "v1alpha2") checkComponent(component, ctx, sink);
+    }
+  }
+  for (const ac of ctx.index.appConfigs) {
+    if (ac.version === "v1alpha2") checkAppConfig(ac, ctx, sink);
+  }
+  return sink.findings;
+}
+
+function installed(name: string | undefined, ctx: RuleContext): boolean {
+  return name !== undefined && ctx.config.clusterDefinitions.includes(name);
+}
+
+function definitionRefName(definition: Manifest | undefined): string | undefined {
+  return asString(asObject(asObject(definition?.object.spec)?.definitionRef)?.name);
+}
+
+/** The GVK a definition stands for, from the CRD its definitionRef names (first version, as the webhook does). */
+function gvkOfDefinition(definition: Manifest | undefined, ctx: RuleContext): Kind | undefined {
+  const crd = ctx.index.crdNamed(definitionRefName(definition) ?? "");
+  if (!crd || crd.versions.length === 0) return undefined;
+  return { apiVersion: `${crd.group}/${crd.versions[0]}`, kind: crd.kind };
+}
+
+function resolveWorkload(component: Manifest, ctx: RuleContext): Resolved | undefined {
+  const workload = asObject(asObject(component.object.spec)?.workload);
+  if (!workload) return undefined;
+  const type = asString(workload.type);
+  const label = asObject(asObject(workload.metadata)?.labels)?.[WORKLOAD_TYPE_LABEL];
+  const apiVersion = asString(workload.apiVersion);
+  const kind = asString(workload.kind);
+  const gvk = apiVersion && kind ? { apiVersion, kind } : undefined;
+  const name = type ?? asString(label) ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
+  const definition = name ? ctx.index.workloadDefinitions.get(name) : undefined;
+  return {
+    gvk: type ? gvkOfDefinition(definition, ctx) : gvk,
+    definitionName: name,
+    definition,
+    definitionRef: definitionRefName(definition) ?? (type ? undefined : name),
+  };
+}
+
+function resolveTrait(trait: Record<string, unknown>, ctx: RuleContext): Resolved {
+  const type = asString(trait.name);
+  const label = asObject(asObject(trait.metadata)?.labels)?.[TRAIT_TYPE_LABEL];
+  const apiVersion = asString(trait.apiVersion);
+  const kind = asString(trait.kind);
+  const gvk = apiVersion && kind ? { apiVersion, kind } : undefined;
+  const name = type ?? asString(label) ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
+  const definition = name ? ctx.index.traitDefinitions.get(name) : undefined;
+  return { gvk: type ? gvkOfDefinition(definition, ctx) : gvk, definitionName: name, definition, definitionRef: definitionRefName(definition) };
+}
+
+function schemaOf(gvk: Kind | undefined, ctx: RuleContext): OpenAPISchema | undefined {
+  if (!gvk) return undefined;
+  return ctx.registry.get({ group: groupOf(gvk.apiVersion), version: versionOf(gvk.apiVersion), kind: gvk.kind })?.schema;
+}
+
+function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const workload = asObject(asObject(component.object.spec)?.workload);
+  if (!workload) return;
+  const resolved = resolveWorkload(component, ctx)!;
+  const typed = asString(workload.type);
+  if (!typed && (!asString(workload.apiVersion) || !asString(workload.kind))) {
+    sink.add(component, "/spec/workload", "oam/definition-missing", "error", "the workload has neither apiVersion and kind nor a type naming a WorkloadDefinition");
+    return;
+  }
+  if (!resolved.definition && !installed(resolved.definitionName, ctx)) {
+    if (typed) {
+      sink.add(component, "/spec/workload/type", "oam/definition-missing", "error", `no WorkloadDefinition "${typed}" in the repository: the admission webhook cannot turn this workload type into a kind`);
+    } else {
+      sink.add(component, "/spec/workload/kind", "oam/definition-missing", "warning", `no WorkloadDefinition "${resolved.definitionName ?? ""}" for ${String(workload.apiVersion)} ${String(workload.kind)} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
+    }
+  }
+  const schema = schemaOf(resolved.gvk, ctx);
+  if (!schema) return;
+  asArray(asObject(component.object.spec)?.parameters).forEach((raw, i) => {
+    const parameter = asObject(raw) ?? {};
+    asArray(parameter.fieldPaths).forEach((fp, j) => {
+      if (typeof fp !== "string") return;
+      const result = schemaAtPath(schema, fp);
+      if (result.status !== "missing" && result.status !== "invalid") return;
+      sink.add(component, ptr("spec", "parameters", i, "fieldPaths", j), "oam/parameter-field-path", "error", `parameter "${String(parameter.name)}" sets ${fp}, which the schema of ${resolved.gvk!.apiVersion} ${resolved.gvk!.kind} does not have: ${result.message}`);
+    });
+  });
+}
+
+function checkAppConfig(ac: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const entries = asArray(asObject(ac.object.spec)?.components).map((c) => asObject(c) ?? {});
+  entries.forEach((entry, i) => checkEntry(ac, entry, i, ctx, sink));
+  checkDataDependencies(ac, entries, sink);
+}
+
+function checkEntry(ac: Manifest, entry: Record<string, unknown>, i: number, ctx: RuleContext, sink: FindingSink): void {
+  const at = ptr("spec", "components", i);
+  const componentName = asString(entry.componentName);
+  const revisionName = asString(entry.revisionName);
+  if (componentName && revisionName) {
+    sink.add(ac, at, "oam/component-missing", "error", "componentName and revisionName are mutually exclusive, you can only specify one of them");
+  }
+  const name = componentName ?? revisionName?.replace(/-v\d+$/, "");
+  if (!name) return;
+  const component = ctx.index.component(name, ac);
+  if (!component) {
+    const field = componentName ? "componentName" : "revisionName";
+    sink.add(ac, `${at}/${field}`, "oam/component-missing", "error", `Component "${name}" is not in the repository`);
+  } else checkParameters(ac, entry, at, component, sink);
+  const workload = component ? resolveWorkload(component, ctx) : undefined;
+  checkTraits(ac, entry, at, name, workload, ctx, sink);
+}
+
+function checkParameters(ac: Manifest, entry: Record<string, unknown>, at: string, component: Manifest, sink: FindingSink): void {
+  const declared = asArray(asObject(component.object.spec)?.parameters).map((p) => asObject(p) ?? {});
+  const names = new Set(declared.map((p) => asString(p.name)));
+  const given = new Set<string>();
+  asArray(entry.parameterValues).forEach((raw, j) => {
+    const name = asString(asObject(raw)?.name);
+    if (name === undefined) return;
+    given.add(name);
+    if (!names.has(name)) sink.add(ac, `${at}/parameterValues/${j}/name`, "oam/parameter-undeclared", "error", `unsupported parameter "${name}"`);
+  });
+  for (const p of declared) {
+    const name = asString(p.name);
+    if (name && p.required === true && !given.has(name)) sink.add(ac, at, "oam/parameter-required", "error", `required parameter "${name}" not specified`);
+  }
+}
+
+function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, componentName: string, workload: Resolved | undefined, ctx: RuleContext, sink: FindingSink): void {
+  const seen = new Map<string, number>();
+  asArray(entry.traits).forEach((raw, j) => {
+    const trait = asObject(asObject(raw)?.trait);
+    if (!trait) return;
+    const tAt = `${at}/traits/${j}/trait`;
+    const resolved = resolveTrait(trait, ctx);
+    const key = asString(trait.name) ?? (resolved.gvk ? `${groupOf(resolved.gvk.apiVersion)}/${resolved.gvk.kind}` : undefined);
+    if (!key) {
+      sink.add(ac, tAt, "oam/definition-missing", "error", "the trait has neither apiVersion and kind nor a name naming a TraitDefinition");
+      return;
+    }
+    if (seen.has(key)) {
+      sink.add(ac, tAt, "oam/duplicate-trait", "error", `component "${componentName}" has two ${resolved.gvk?.kind ?? key} traits (traits[${seen.get(key)}] and traits[${j}])`);
+    } else seen.set(key, j);
+    if (!resolved.definition) {
+      if (!installed(resolved.definitionName, ctx)) traitDefinitionMissing(ac, tAt, trait, resolved, sink);
+      return;
+    }
+    checkApplicable(ac, tAt, componentName, resolved, workload, sink);
+    checkWorkloadRef(ac, tAt, trait, resolved, ctx, sink);
+  });
+}
+
+function traitDefinitionMissing(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, sink: FindingSink): void {
+  if (typeof trait.name === "string") {
+    sink.add(ac, `${at}/name`, "oam/definition-missing", "error", `no TraitDefinition "${trait.name}" in the repository: the admission webhook cannot turn this trait name into a kind`);
+  } else {
+    sink.add(ac, `${at}/kind`, "oam/definition-missing", "warning", `no TraitDefinition "${resolved.definitionName ?? ""}" for ${resolved.gvk?.apiVersion ?? ""} ${resolved.gvk?.kind ?? ""} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
+  }
+}
+
+function checkApplicable(ac: Manifest, at: string, componentName: string, trait: Resolved, workload: Resolved | undefined, sink: FindingSink): void {
+  const appliable = asArray(asObject(trait.definition!.object.spec)?.appliesToWorkloads).filter((s): s is string => typeof s === "string");
+  if (!workload?.definitionRef && !workload?.definition) return;
+  const names = [workload.definitionRef, workload.definition?.name].filter((n): n is string => !!n);
+  if (appliesTo(appliable, names, definitionGroup(workload.definitionRef))) return;
+  const w = workload.definition?.name ?? workload.definitionRef ?? "";
+  sink.add(ac, at, "oam/trait-not-applicable", "error", `the trait "${trait.definition!.name ?? ""}" cannot apply to workload "${w}" of component "${componentName}" (appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}])`);
+}
+
+function checkWorkloadRef(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, ctx: RuleContext, sink: FindingSink): void {
+  if (asObject(trait.spec)?.workloadRef === undefined) return;
+  if (asString(asObject(resolved.definition?.object.spec)?.workloadRefPath)) return;
+  const schema = schemaOf(resolved.gvk, ctx);
+  if (!schema) return;
+  const result = schemaAtPath(schema, "spec.workloadRef");
+  if (result.status !== "missing") return;
+  sink.add(ac, `${at}/spec/workloadRef`, "oam/workload-ref-path", "error", `the trait sets spec.workloadRef, but TraitDefinition "${resolved.definition?.name ?? ""}" has no workloadRefPath and the schema of ${resolved.gvk!.kind} has no such field: the API server would reject it`);
+}
+
+function checkDataDependencies(ac: Manifest, entries: Record<string, unknown>[], sink: FindingSink): void {
+  const producers = new Map<string, string>();
+  const holders: { node: string; holder: Record<string, unknown>; at: string }[] = [];
+  entries.forEach((entry, i) => {
+    const name = asString(entry.componentName) ?? asString(entry.revisionName) ?? `components[${i}]`;
+    holders.push({ node: `component "${name}"`, holder: entry, at: ptr("spec", "components", i) });
+    asArray(entry.traits).forEach((t, j) => {
+      holders.push({ node: `trait ${j} of component "${name}"`, holder: asObject(t) ?? {}, at: ptr("spec", "components", i, "traits", j) });
+    });
+  });
+  for (const { node, holder } of holders) {
+    for (const out of asArray(holder.dataOutputs)) {
+      const name = asString(asObject(out)?.name);
+      if (name && !producers.has(name)) producers.set(name, node);
+    }
+  }
+  const edges = new Map<string, string[]>();
+  const nodeAt = new Map<string, string>();
+  for (const { node, holder, at } of holders) {
+    nodeAt.set(node, at);
+    asArray(holder.dataInputs).forEach((input, k) => {
+      const name = asString(asObject(asObject(input)?.valueFrom)?.dataOutputName);
+      if (name === undefined) return;
+      const producer = producers.get(name);
+      if (!producer) {
+        sink.add(ac, `${at}/dataInputs/${k}/valueFrom/dataOutputName`, "oam/data-dependency", "error", `dataOutputName "${name}" names no dataOutputs in this ApplicationConfiguration`);
+        return;
+      }
+      edges.set(node, [...(edges.get(node) ?? []), producer]);
+    });
+  }
+  for (const cycle of dataDependencyCycles(edges)) {
+    sink.add(ac, nodeAt.get(cycle[0]!) ?? "", "oam/data-dependency", "error", `data dependencies form a cycle: ${[...cycle, cycle[0]].join(" → ")}; none of them can ever start`);
+  }
+}

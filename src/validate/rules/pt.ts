@@ -1,0 +1,256 @@
+import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import type { Finding } from "../../report/finding.js";
+import { getConversionFunc } from "../../render/functions/patch-and-transform/transforms.js";
+import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "../../render/functions/patch-and-transform/types.js";
+import { re2Error } from "../re2.js";
+import { schemaAtPath, schemaValueType } from "../schema-path.js";
+import { gvkLabel, type OpenAPISchema } from "../schemas/types.js";
+import { isResourcesMode } from "./composition.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+
+/**
+ * pt/*: function-patch-and-transform inputs (and `mode: Resources` Compositions) checked
+ * against the schemas they patch: field paths exist, transforms fit the values they get,
+ * patch sets exist, resource names are unique.
+ */
+
+interface Target {
+  schema: OpenAPISchema;
+  label: string;
+}
+
+interface Scope {
+  composition: Manifest;
+  sink: FindingSink;
+  xr?: Target;
+}
+
+export function ptRules(ctx: RuleContext): Finding[] {
+  const sink = new FindingSink();
+  for (const composition of ctx.index.compositions) {
+    const spec = asObject(composition.object.spec) ?? {};
+    const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx) };
+    if (isResourcesMode(composition)) {
+      checkInput(scope, { resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment } as Resources, "/spec", ctx);
+      continue;
+    }
+    asArray(spec.pipeline).forEach((raw, i) => {
+      const input = asObject(asObject(raw)?.input);
+      if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") {
+        checkInput(scope, input as Resources, ptr("spec", "pipeline", i, "input"), ctx);
+      }
+    });
+  }
+  return sink.findings;
+}
+
+function xrTarget(spec: Record<string, unknown>, ctx: RuleContext): Target | undefined {
+  const ref = asObject(spec.compositeTypeRef);
+  return targetFor(asString(ref?.apiVersion), asString(ref?.kind), ctx);
+}
+
+function targetFor(apiVersion: string | undefined, kind: string | undefined, ctx: RuleContext): Target | undefined {
+  if (!apiVersion || !kind) return undefined;
+  const gvk = { group: groupOf(apiVersion), version: versionOf(apiVersion), kind };
+  const entry = ctx.registry.get(gvk);
+  return entry?.schema ? { schema: entry.schema, label: gvkLabel(gvk) } : undefined;
+}
+
+function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleContext): void {
+  const patchSets = new Map<string, number>();
+  asArray(input.patchSets).forEach((ps, k) => {
+    const name = asString(asObject(ps)?.name);
+    if (name) patchSets.set(name, k);
+  });
+  const names = new Map<string, number>();
+  asArray(input.resources).forEach((raw, i) => {
+    const resource = (asObject(raw) ?? {}) as ComposedTemplate;
+    const at = `${base}/resources/${i}`;
+    if (typeof resource.name === "string") {
+      if (names.has(resource.name)) {
+        scope.sink.add(scope.composition, `${at}/name`, "pt/duplicate-resource", "error", `resource name "${resource.name}" is used twice (also resources[${names.get(resource.name)}]); names must be unique in one input`);
+      } else names.set(resource.name, i);
+    }
+    const base_ = asObject(resource.base);
+    const composed = targetFor(asString(base_?.apiVersion), asString(base_?.kind), ctx);
+    asArray(resource.patches).forEach((p, j) => {
+      const patch = (asObject(p) ?? {}) as Patch;
+      const pAt = `${at}/patches/${j}`;
+      if (patch.type !== "PatchSet") return checkPatch(scope, patch, pAt, composed);
+      const k = patchSets.get(patch.patchSetName ?? "");
+      if (k === undefined) {
+        const known = [...patchSets.keys()];
+        scope.sink.add(scope.composition, `${pAt}/patchSetName`, "pt/patchset-missing", "error", `patch set "${patch.patchSetName ?? ""}" is not defined in this input (patch sets: ${known.join(", ") || "none"})`);
+        return;
+      }
+      asArray(asObject(asArray(input.patchSets)[k])?.patches).forEach((sp, m) => {
+        checkPatch(scope, (asObject(sp) ?? {}) as Patch, `${base}/patchSets/${k}/patches/${m}`, composed);
+      });
+    });
+    asArray(resource.readinessChecks).forEach((rc, k) => checkReadiness(scope, (asObject(rc) ?? {}) as unknown as ReadinessCheck, `${at}/readinessChecks/${k}`, composed));
+  });
+  asArray(input.environment?.patches).forEach((p, j) => checkEnvironmentPatch(scope, (asObject(p) ?? {}) as Patch, `${base}/environment/patches/${j}`));
+}
+
+/** A patch between the XR (or environment) and one composed resource. */
+function checkPatch(scope: Scope, patch: Patch, at: string, composed: Target | undefined): void {
+  const type = patch.type ?? "FromCompositeFieldPath";
+  let fromType: string | undefined;
+  let transformsApply = true;
+  switch (type) {
+    case "FromCompositeFieldPath":
+      fromType = checkPath(scope, patch.fromFieldPath, `${at}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
+      checkPath(scope, patch.toFieldPath ?? patch.fromFieldPath, `${at}/toFieldPath`, composed, "pt/to-field-path", "toFieldPath");
+      break;
+    case "CombineFromComposite":
+      checkCombineVariables(scope, patch, at);
+      checkPath(scope, patch.toFieldPath, `${at}/toFieldPath`, composed, "pt/to-field-path", "toFieldPath");
+      fromType = "string";
+      break;
+    case "FromEnvironmentFieldPath":
+    case "CombineFromEnvironment":
+      checkPath(scope, patch.toFieldPath, `${at}/toFieldPath`, composed, "pt/to-field-path", "toFieldPath");
+      break;
+    case "ToCompositeFieldPath":
+      fromType = knownType(patch.fromFieldPath, composed);
+      checkPath(scope, patch.toFieldPath ?? patch.fromFieldPath, `${at}/toFieldPath`, scope.xr, "pt/to-field-path", "toFieldPath");
+      break;
+    case "CombineToComposite":
+      checkPath(scope, patch.toFieldPath, `${at}/toFieldPath`, scope.xr, "pt/to-field-path", "toFieldPath");
+      fromType = "string";
+      break;
+    default:
+      transformsApply = type === "ToEnvironmentFieldPath" || type === "CombineToEnvironment";
+  }
+  if (type.startsWith("Combine")) fromType = combineResultType(patch);
+  if (transformsApply) checkTransforms(scope, asArray(patch.transforms), at, fromType, patch.fromFieldPath);
+}
+
+/** A patch between the XR and the environment (`environment.patches`). */
+function checkEnvironmentPatch(scope: Scope, patch: Patch, at: string): void {
+  const type = patch.type ?? "FromCompositeFieldPath";
+  let fromType: string | undefined;
+  if (type === "FromCompositeFieldPath") fromType = checkPath(scope, patch.fromFieldPath, `${at}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
+  if (type === "CombineFromComposite") checkCombineVariables(scope, patch, at);
+  if (type === "ToCompositeFieldPath" || type === "CombineToComposite") {
+    checkPath(scope, patch.toFieldPath ?? patch.fromFieldPath, `${at}/toFieldPath`, scope.xr, "pt/to-field-path", "toFieldPath");
+  }
+  if (type.startsWith("Combine")) fromType = combineResultType(patch);
+  checkTransforms(scope, asArray(patch.transforms), at, fromType, patch.fromFieldPath);
+}
+
+function checkCombineVariables(scope: Scope, patch: Patch, at: string): void {
+  asArray(patch.combine?.variables).forEach((v, k) => {
+    const from = asString(asObject(v)?.fromFieldPath);
+    checkPath(scope, from, `${at}/combine/variables/${k}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
+  });
+}
+
+/** A combine's string strategy yields a string; nothing else is known. */
+function combineResultType(patch: Patch): string | undefined {
+  return patch.combine?.strategy === "string" ? "string" : undefined;
+}
+
+/** Reports a path the target's schema cannot hold; returns the value type when the schema says. */
+function checkPath(scope: Scope, path: string | undefined, at: string, target: Target | undefined, rule: string, what: string): string | undefined {
+  if (!path || !target) return undefined;
+  const result = schemaAtPath(target.schema, path);
+  if (result.status === "found") return schemaValueType(result.schema);
+  if (result.status === "missing" || result.status === "invalid") {
+    scope.sink.add(scope.composition, at, rule, "error", `${what} "${path}" does not exist in the schema of ${target.label}: ${result.message}`);
+  }
+  return undefined;
+}
+
+function knownType(path: string | undefined, target: Target | undefined): string | undefined {
+  if (!path || !target) return undefined;
+  const result = schemaAtPath(target.schema, path);
+  return result.status === "found" ? schemaValueType(result.schema) : undefined;
+}
+
+function checkReadiness(scope: Scope, check: ReadinessCheck, at: string, composed: Target | undefined): void {
+  const needsPath = ["NonEmpty", "MatchString", "MatchInteger", "MatchTrue", "MatchFalse"].includes(check.type);
+  if (!needsPath) return;
+  const add = (pointer: string, message: string) => scope.sink.add(scope.composition, pointer, "pt/readiness-field-path", "error", message);
+  if (!check.fieldPath) return add(at, `a ${check.type} readiness check needs a fieldPath`);
+  const type = checkPath(scope, check.fieldPath, `${at}/fieldPath`, composed, "pt/readiness-field-path", "fieldPath");
+  const wants: Record<string, string> = { MatchString: "string", MatchInteger: "integer", MatchTrue: "boolean", MatchFalse: "boolean" };
+  const want = wants[check.type];
+  if (type && want && type !== want && !(want === "integer" && type === "number")) {
+    add(`${at}/type`, `a ${check.type} readiness check on ${check.fieldPath} can never pass: the schema makes it a ${type}`);
+  }
+}
+
+/** Follows the value type through the transforms, reporting a transform that cannot take its input. */
+function checkTransforms(scope: Scope, transforms: unknown[], at: string, inputType: string | undefined, from: string | undefined): void {
+  let type = inputType;
+  let source = from ? `fromFieldPath "${from}"` : "the combined value";
+  transforms.forEach((raw, k) => {
+    const t = (asObject(raw) ?? {}) as Transform;
+    const tAt = `${at}/transforms/${k}`;
+    const add = (pointer: string, message: string) => scope.sink.add(scope.composition, pointer, "pt/transform", "error", message);
+    const needs = (want: string[], what: string) => {
+      if (type && !want.includes(type)) add(tAt, `a ${what} transform cannot take ${source}: it is a ${type}, and ${what} needs a ${want.join(" or ")}`);
+    };
+    type = transformOutput(t, type, tAt, needs, add);
+    source = `the output of transforms[${k}] (${t.type ?? "?"})`;
+  });
+}
+
+type Needs = (want: string[], what: string) => void;
+type Add = (pointer: string, message: string) => void;
+
+function transformOutput(t: Transform, type: string | undefined, at: string, needs: Needs, add: Add): string | undefined {
+  switch (t.type) {
+    case "math":
+      needs(["integer", "number"], "math");
+      return type === "integer" || type === "number" ? type : undefined;
+    case "map": {
+      const pairs = asObject(t.map);
+      if (!pairs || Object.keys(pairs).length === 0) add(`${at}/map`, "a map transform with no pairs maps nothing: every input fails with \"key not found\"");
+      needs(["string"], "map");
+      return undefined;
+    }
+    case "match":
+      asArray(t.match?.patterns).forEach((p, i) => {
+        const regexp = asString(asObject(p)?.regexp);
+        const err = asObject(p)?.type === "regexp" && regexp !== undefined ? re2Error(regexp) : undefined;
+        if (err) add(`${at}/match/patterns/${i}/regexp`, `invalid RE2 regexp ${JSON.stringify(regexp)}: ${err}`);
+      });
+      needs(["string"], "match");
+      return undefined;
+    case "string":
+      return stringOutput(t, at, needs, add);
+    case "convert":
+      return convertOutput(t, type, at, add);
+    default:
+      return undefined;
+  }
+}
+
+function stringOutput(t: Transform, at: string, needs: Needs, add: Add): string {
+  const s = t.string ?? {};
+  if (s.type === "Regexp") {
+    const err = s.regexp?.match !== undefined ? re2Error(s.regexp.match) : undefined;
+    if (err) add(`${at}/string/regexp/match`, `invalid RE2 regexp ${JSON.stringify(s.regexp?.match)}: ${err}`);
+  }
+  if (s.type === "Join") needs(["array"], "string Join");
+  return "string";
+}
+
+const GO_TYPES: Record<string, string> = { string: "string", integer: "int64", boolean: "bool", object: "object", array: "array" };
+const JSON_TYPES: Record<string, string> = { string: "string", int: "integer", int64: "integer", float64: "number", bool: "boolean", object: "object", array: "array" };
+
+function convertOutput(t: Transform, type: string | undefined, at: string, add: Add): string | undefined {
+  const toType = t.convert?.toType;
+  if (!toType) return undefined;
+  const from = type ? GO_TYPES[type] : undefined;
+  if (from) {
+    try {
+      getConversionFunc(t.convert!, from);
+    } catch (err) {
+      add(`${at}/convert`, `a convert transform cannot take a ${type}: ${(err as Error).message}`);
+    }
+  }
+  return JSON_TYPES[toType];
+}

@@ -1,0 +1,185 @@
+import type { Manifest } from "../../manifest/manifest.js";
+import type { Finding } from "../../report/finding.js";
+import { isKubernetesCoreKind } from "../schemas/kubernetes.js";
+import type { SchemaEntry } from "../schemas/registry.js";
+import type { OpenAPISchema } from "../schemas/types.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+import { appliesTo, definitionGroup } from "./oam-semantics.js";
+
+/**
+ * vela/*: KubeVela (core.oam.dev/v1beta1) Applications: component and trait types have
+ * definitions, traits apply to their component's workload and do not conflict, and properties
+ * fit the definitions' parameter schemas.
+ */
+
+/** Definitions every KubeVela installation has (`vela install`); the config's clusterDefinitions add more. */
+export const KUBEVELA_BUILTIN_DEFINITIONS = [
+  // component types
+  "webservice", "worker", "task", "daemon", "cron-task", "statefulset", "k8s-objects", "ref-objects", "raw",
+  // traits
+  "scaler", "gateway", "expose", "labels", "annotations", "env", "sidecar", "init-container", "storage", "affinity",
+  "hostalias", "cpuscaler", "hpa", "json-patch", "json-merge-patch", "command", "container-image", "container-ports",
+  "resource", "startup-probe", "service-binding", "securitycontext", "podsecuritycontext", "topologyspreadconstraints",
+  "k8s-update-strategy", "lifecycle", "node-affinity", "service-account", "pure-ingress", "ingress", "ingress-1-20",
+];
+
+interface Workload {
+  /** `<plural>.<group>` of the workload kind, when known. */
+  resource?: string;
+  /** The ComponentDefinition's name. */
+  definition: string;
+}
+
+interface AppTrait {
+  type: string;
+  index: number;
+  definition?: Manifest;
+}
+
+export function velaRules(ctx: RuleContext): Finding[] {
+  const sink = new FindingSink();
+  const schemas = new ParameterSchemas(ctx, sink);
+  for (const app of ctx.index.applications) {
+    if (app.version !== "v1beta1") continue;
+    asArray(asObject(app.object.spec)?.components).forEach((raw, i) => {
+      const component = asObject(raw);
+      if (component) checkComponent(app, component, ptr("spec", "components", i), ctx, schemas, sink);
+    });
+  }
+  return sink.findings;
+}
+
+function known(name: string, ctx: RuleContext): boolean {
+  return KUBEVELA_BUILTIN_DEFINITIONS.includes(name) || ctx.config.clusterDefinitions.includes(name);
+}
+
+function checkComponent(app: Manifest, component: Record<string, unknown>, at: string, ctx: RuleContext, schemas: ParameterSchemas, sink: FindingSink): void {
+  const type = asString(component.type);
+  const name = asString(component.name) ?? "";
+  if (!type) return;
+  const definition = ctx.index.componentDefinitions.get(type);
+  if (!definition && !known(type, ctx)) {
+    sink.add(app, `${at}/type`, "vela/definition-missing", "warning", `no ComponentDefinition "${type}" in the repository (list it under clusterDefinitions if the cluster has it)`);
+  }
+  schemas.check(app, type, component.properties, `${at}/properties`, `component "${name}"`);
+  const workload = definition ? workloadOf(definition, ctx) : undefined;
+  const traits: AppTrait[] = [];
+  asArray(component.traits).forEach((raw, j) => {
+    const trait = asObject(raw) ?? {};
+    const traitType = asString(trait.type);
+    if (!traitType) return;
+    const tAt = `${at}/traits/${j}`;
+    const traitDefinition = ctx.index.traitDefinitions.get(traitType);
+    if (!traitDefinition && !known(traitType, ctx)) {
+      sink.add(app, `${tAt}/type`, "vela/definition-missing", "warning", `no TraitDefinition "${traitType}" in the repository (list it under clusterDefinitions if the cluster has it)`);
+    }
+    schemas.check(app, traitType, trait.properties, `${tAt}/properties`, `trait "${traitType}" of component "${name}"`);
+    if (traitDefinition && workload) checkApplicable(app, tAt, traitType, traitDefinition, name, type, workload, sink);
+    traits.push({ type: traitType, index: j, definition: traitDefinition });
+  });
+  checkConflicts(app, at, name, traits, sink);
+}
+
+/** The workload a ComponentDefinition makes: `spec.workload.type`, or its `definition` kind as `<plural>.<group>`. */
+function workloadOf(definition: Manifest, ctx: RuleContext): Workload | undefined {
+  const workload = asObject(asObject(definition.object.spec)?.workload) ?? {};
+  const type = asString(workload.type);
+  if (type === "autodetects.core.oam.dev") return undefined;
+  if (type) return { resource: type, definition: definition.name ?? "" };
+  const def = asObject(workload.definition);
+  const apiVersion = asString(def?.apiVersion);
+  const kind = asString(def?.kind);
+  if (!apiVersion || !kind) return { definition: definition.name ?? "" };
+  const resource = ctx.index.resourceName(apiVersion, kind, isKubernetesCoreKind(apiVersion, kind));
+  return { resource, definition: definition.name ?? "" };
+}
+
+function checkApplicable(app: Manifest, at: string, traitType: string, traitDefinition: Manifest, componentName: string, componentType: string, workload: Workload, sink: FindingSink): void {
+  const appliable = asArray(asObject(traitDefinition.object.spec)?.appliesToWorkloads).filter((s): s is string => typeof s === "string");
+  const names = [workload.resource, workload.definition].filter((n): n is string => !!n);
+  if (appliesTo(appliable, names, definitionGroup(workload.resource))) return;
+  sink.add(
+    app,
+    `${at}/type`,
+    "vela/trait-not-applicable",
+    "error",
+    `the trait "${traitType}" cannot apply to component "${componentName}" of type "${componentType}" (workload ${workload.resource ?? "unknown"}; appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}])`,
+  );
+}
+
+function checkConflicts(app: Manifest, at: string, componentName: string, traits: AppTrait[], sink: FindingSink): void {
+  for (const a of traits) {
+    const conflicts = asArray(asObject(a.definition?.object.spec)?.conflictsWith).filter((s): s is string => typeof s === "string");
+    if (conflicts.length === 0) continue;
+    for (const b of traits) {
+      if (b === a) continue;
+      const entry = conflicts.find((c) => conflictMatches(c, b));
+      if (!entry) continue;
+      const [first, second] = a.index < b.index ? [a, b] : [b, a];
+      sink.add(
+        app,
+        `${at}/traits/${second.index}`,
+        "vela/trait-conflict",
+        "error",
+        `traits "${first.type}" and "${second.type}" of component "${componentName}" conflict: TraitDefinition "${a.type}" lists "${entry}" in conflictsWith`,
+      );
+    }
+  }
+}
+
+/** One conflictsWith entry against a trait: its definition name, its CRD name, `*.group` or `labelSelector:k=v,...`. */
+function conflictMatches(entry: string, trait: AppTrait): boolean {
+  const crd = asString(asObject(asObject(trait.definition?.object.spec)?.definitionRef)?.name);
+  if (entry.startsWith("labelSelector:")) {
+    const labels = trait.definition?.object.metadata?.labels ?? {};
+    const wanted = entry.slice("labelSelector:".length).split(",").map((s) => s.trim()).filter(Boolean);
+    return wanted.length > 0 && wanted.every((kv) => {
+      const [k, v] = kv.split("=");
+      return k !== undefined && labels[k.trim()] === (v ?? "").trim();
+    });
+  }
+  if (entry.startsWith("*.")) return crd !== undefined && definitionGroup(crd) === entry.slice(2);
+  return entry === trait.type || (crd !== undefined && entry === crd);
+}
+
+/** Parameter schemas of definitions, from the config or the ConfigMaps KubeVela generates. */
+class ParameterSchemas {
+  private readonly entries = new Map<string, SchemaEntry | null>();
+
+  constructor(
+    private readonly ctx: RuleContext,
+    private readonly sink: FindingSink,
+  ) {}
+
+  check(on: Manifest, definition: string, properties: unknown, at: string, label: string): void {
+    const entry = this.entry(definition);
+    if (!entry) return;
+    for (const v of this.ctx.engine.validateObject(properties ?? {}, entry)) {
+      this.sink.add(on, at + v.pointer, "vela/properties", "error", `properties of ${label} (${definition}): ${v.message}`);
+    }
+  }
+
+  private entry(definition: string): SchemaEntry | undefined {
+    if (!this.entries.has(definition)) this.entries.set(definition, this.load(definition));
+    return this.entries.get(definition) ?? undefined;
+  }
+
+  private load(definition: string): SchemaEntry | null {
+    const file = this.ctx.config.parameterSchemas[definition];
+    const configMap = this.ctx.index.parameterSchemas.get(definition);
+    const origin = file ?? configMap?.file;
+    let text: string | undefined;
+    try {
+      if (file) text = this.ctx.readFile?.(file);
+      else if (configMap) text = asString(asObject(configMap.object.data)?.["openapi-v3-json-schema"]);
+      if (text === undefined) return null;
+      const schema = JSON.parse(text) as OpenAPISchema;
+      return { gvk: { group: "", version: "", kind: definition }, source: "location", origin: origin!, schema, structural: false };
+    } catch (err) {
+      const message = `the parameter schema of ${definition} (${origin}) cannot be read: ${(err as Error).message}`;
+      if (configMap && !file) this.sink.add(configMap, "/data", "vela/properties", "warning", message);
+      else this.sink.findings.push({ rule: "vela/properties", severity: "warning", message, file });
+      return null;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { Manifest } from "../../manifest/manifest.js";
+import type { Finding } from "../../report/finding.js";
+import { findingAt } from "../findings.js";
+import { cloneJson } from "../structural.js";
+import type { RuleContext } from "./context.js";
+
+/** xr/*: every XR and claim example in the repository has a Composition to render it. */
+
+type JsonObject = Record<string, unknown>;
+
+export function xrRules(ctx: RuleContext): Finding[] {
+  const out: Finding[] = [];
+  for (const source of ctx.index.manifests) {
+    const type = ctx.index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`);
+    if (!type) continue;
+    const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
+    const picked = pickComposition(xr, source, ctx.index.compositions, type.xrd);
+    if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(picked);
+  }
+  return out;
+}
+
+/** The XR a claim stands for, as the claim reconciler would create it. */
+export function xrFromClaim(claim: JsonObject, xrKind: string): JsonObject {
+  const meta = (claim.metadata ?? {}) as JsonObject;
+  const spec = cloneJson((claim.spec ?? {}) as JsonObject);
+  delete spec.resourceRef;
+  delete spec.writeConnectionSecretToRef;
+  const labels = {
+    ...((meta.labels ?? {}) as Record<string, string>),
+    "crossplane.io/claim-name": String(meta.name ?? ""),
+    "crossplane.io/claim-namespace": String(meta.namespace ?? "default"),
+  };
+  return { apiVersion: claim.apiVersion, kind: xrKind, metadata: { name: meta.name, labels }, spec };
+}
+
+function selection(xr: JsonObject): { ref?: string; labels?: Record<string, string> } {
+  const spec = (xr.spec ?? {}) as JsonObject;
+  const holder = (spec.crossplane ?? spec) as JsonObject;
+  return {
+    ref: (holder.compositionRef as { name?: string } | undefined)?.name,
+    labels: (holder.compositionSelector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels,
+  };
+}
+
+/** The Composition an XR uses, or a finding saying why there is none. */
+export function pickComposition(
+  xr: JsonObject,
+  source: Manifest,
+  compositions: Manifest[],
+  xrd: Manifest | undefined,
+): Manifest | Finding {
+  const forType = compositions.filter((c) => {
+    const ref = ((c.object.spec as JsonObject | undefined)?.compositeTypeRef ?? {}) as { apiVersion?: string; kind?: string };
+    return ref.apiVersion === xr.apiVersion && ref.kind === xr.kind;
+  });
+  const { ref, labels } = selection(xr);
+  const missing = (message: string) => findingAt(source, "", "xr/composition-missing", "error", message);
+  if (ref) return compositions.find((c) => c.name === ref) ?? missing(`compositionRef names Composition "${ref}", which is not in the repository`);
+  let candidates = forType;
+  if (labels) {
+    candidates = forType.filter((c) => Object.entries(labels).every(([k, v]) => c.object.metadata?.labels?.[k] === v));
+  }
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 0) {
+    return missing(`no Composition in the repository is for ${String(xr.apiVersion)} ${String(xr.kind)}${labels ? " with the selected labels" : ""}`);
+  }
+  const fallback = ((xrd?.object.spec as JsonObject | undefined)?.defaultCompositionRef as { name?: string } | undefined)?.name;
+  const chosen = fallback ? candidates.find((c) => c.name === fallback) : undefined;
+  if (chosen) return chosen;
+  return findingAt(
+    source,
+    "",
+    "render/composition-ambiguous",
+    "error",
+    `${candidates.length} Compositions could render this XR (${candidates.map((c) => c.name).join(", ")}); set compositionRef or compositionSelector`,
+  );
+}
+
