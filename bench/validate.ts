@@ -43,9 +43,9 @@ function parseOnly(): { ms: number; documents: number } {
   return { ms: performance.now() - start, documents };
 }
 
-async function validate(cacheDir: string): Promise<{ ms: number; documents: number; findings: number }> {
+async function validate(cacheDir: string, semanticRules = true): Promise<{ ms: number; documents: number; findings: number }> {
   const start = performance.now();
-  const result = await validateRepo({ root: work, paths: ["."], config: emptyConfig(), crds: [crds], cacheDir });
+  const result = await validateRepo({ root: work, paths: ["."], config: emptyConfig(), crds: [crds], cacheDir, semanticRules });
   return { ms: performance.now() - start, documents: result.documents, findings: result.findings.length };
 }
 
@@ -55,7 +55,11 @@ const parse = parseOnly();
 const cold = await validate(cacheDir);
 const parse2 = parseOnly();
 const warm = await validate(cacheDir);
+// What the semantic rules cost: warm runs with and without them, alternated, best of two each.
+const schemaOnly = [await validate(cacheDir, false), await validate(cacheDir, false)];
+const withRules = [warm, await validate(cacheDir)];
 clearInterval(sampler);
+const best = (runs: { ms: number }[]) => Math.min(...runs.map((r) => r.ms));
 
 const parseMs = Math.min(parse.ms, parse2.ms);
 const row = (name: string, r: { ms: number; documents: number }) =>
@@ -64,6 +68,7 @@ console.log(`corpus: ${files.length} files, ${parse.documents} documents (${COPI
 console.log(row("parse only (js-yaml)", { ms: parseMs, documents: parse.documents }));
 console.log(row("validate, cold cache", cold));
 console.log(row("validate, warm cache", warm));
+console.log(`semantic rules: ${best(withRules).toFixed(0)} ms with, ${best(schemaOnly).toFixed(0)} ms without, ratio ${(best(withRules) / best(schemaOnly)).toFixed(2)} (target <= 1.20)`);
 console.log(`findings: ${warm.findings}; peak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (target < 400 MiB); target ratio <= 1.3`);
 fs.rmSync(work, { recursive: true, force: true });
 fs.rmSync(cacheDir, { recursive: true, force: true });

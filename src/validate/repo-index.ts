@@ -47,11 +47,28 @@ export class RepoIndex {
   readonly componentDefinitions = new Map<string, Manifest>();
   /** ConfigMaps holding a KubeVela definition's parameter schema, by definition name. */
   readonly parameterSchemas = new Map<string, Manifest>();
+  private readonly compositionsByType = new Map<string, Manifest[]>();
+  private readonly compositionsByName = new Map<string, Manifest>();
+  private readonly xrdsByType = new Map<string, Manifest[]>();
   private readonly crdByName = new Map<string, CrdInfo>();
   private readonly crdByGroupKind = new Map<string, CrdInfo>();
 
   constructor(readonly manifests: Manifest[]) {
     for (const m of manifests) this.add(m);
+  }
+
+  /** Compositions whose compositeTypeRef is this apiVersion and kind. */
+  compositionsFor(apiVersion: string, kind: string): Manifest[] {
+    return this.compositionsByType.get(`${apiVersion}|${kind}`) ?? [];
+  }
+
+  compositionNamed(name: string): Manifest | undefined {
+    return this.compositionsByName.get(name);
+  }
+
+  /** XRDs defining this group and XR kind (any version). */
+  xrdsFor(group: string, kind: string): Manifest[] {
+    return this.xrdsByType.get(`${group}|${kind}`) ?? [];
   }
 
   crdNamed(name: string): CrdInfo | undefined {
@@ -83,7 +100,7 @@ export class RepoIndex {
   private add(m: Manifest): void {
     if (isCrd(m)) this.addCrd(m);
     else if (isXrd(m)) this.addXrd(m);
-    else if (m.group === "apiextensions.crossplane.io" && m.kind === "Composition") this.compositions.push(m);
+    else if (m.group === "apiextensions.crossplane.io" && m.kind === "Composition") this.addComposition(m);
     else if (m.group === "pkg.crossplane.io" && m.kind === "Function" && m.name) this.functions.set(m.name, m);
     else if (m.group === OAM_GROUP) this.addOam(m);
     else if (m.apiVersion === "v1" && m.kind === "ConfigMap") this.addParameterSchema(m);
@@ -105,10 +122,20 @@ export class RepoIndex {
     if (!this.crdByGroupKind.has(key)) this.crdByGroupKind.set(key, info);
   }
 
+  private addComposition(m: Manifest): void {
+    this.compositions.push(m);
+    if (m.name && !this.compositionsByName.has(m.name)) this.compositionsByName.set(m.name, m);
+    const ref = isPlainObject(m.object.spec) && isPlainObject(m.object.spec.compositeTypeRef) ? m.object.spec.compositeTypeRef : {};
+    const key = `${String(ref.apiVersion)}|${String(ref.kind)}`;
+    this.compositionsByType.set(key, [...(this.compositionsByType.get(key) ?? []), m]);
+  }
+
   private addXrd(xrd: Manifest): void {
     this.xrds.push(xrd);
     const spec = xrd.object.spec as Record<string, unknown>;
     const xrKind = (spec.names as { kind?: string } | undefined)?.kind ?? "";
+    const typeKey = `${String(spec.group)}|${xrKind}`;
+    this.xrdsByType.set(typeKey, [...(this.xrdsByType.get(typeKey) ?? []), xrd]);
     const claimKind = (spec.claimNames as { kind?: string } | undefined)?.kind;
     for (const s of schemasFromXrd(xrd)) {
       const key = gvkKey(s.gvk);

@@ -61,7 +61,7 @@ export async function renderRepo(manifests: Manifest[], options: RepoRenderOptio
     for (const source of manifests) {
       const type = types.get(`${source.group}/${source.version}/${source.kind}`);
       if (!type) continue;
-      out.push(await renderSource(source, type, types, compositions, pool, options));
+      out.push(await renderSource(source, type, index, pool, options));
     }
   } finally {
     await pool.close();
@@ -72,15 +72,14 @@ export async function renderRepo(manifests: Manifest[], options: RepoRenderOptio
 async function renderSource(
   source: Manifest,
   type: XrType,
-  types: Map<string, XrType>,
-  compositions: Manifest[],
+  index: RepoIndex,
   pool: RuntimePool,
   options: RepoRenderOptions,
 ): Promise<RenderedSource> {
   const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : cloneJson(source.object as JsonObject);
-  const picked = pickComposition(xr, source, compositions, type.xrd);
+  const picked = pickComposition(xr, source, index, type.xrd);
   if (!("object" in picked)) return { source, findings: [picked] };
-  const schema = type.claim ? types.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
+  const schema = type.claim ? index.xrTypes.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
   const rendered = await renderComposite({
     xr,
     composition: picked.object as JsonObject,

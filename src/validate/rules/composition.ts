@@ -30,7 +30,7 @@ function checkTypeRef(composition: Manifest, ctx: RuleContext, sink: FindingSink
   const group = groupOf(apiVersion);
   const at = "/spec/compositeTypeRef";
   const xrds = ctx.index.xrds;
-  const xrd = closestXrd(composition, versionOf(apiVersion), xrds.filter((x) => xrdGroup(x) === group && xrdNames(x, "names")?.kind === kind));
+  const xrd = closestXrd(composition, versionOf(apiVersion), ctx.index.xrdsFor(group, kind));
   if (!xrd) {
     const claimOf = xrds.find((x) => xrdGroup(x) === group && xrdNames(x, "claimNames")?.kind === kind);
     const hint = claimOf

@@ -2,6 +2,7 @@ import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../findings.js";
 import { cloneJson } from "../structural.js";
+import type { RepoIndex } from "../repo-index.js";
 import type { RuleContext } from "./context.js";
 
 /** xr/*: every XR and claim example in the repository has a Composition to render it. */
@@ -14,7 +15,7 @@ export function xrRules(ctx: RuleContext): Finding[] {
     const type = ctx.index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`);
     if (!type) continue;
     const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
-    const picked = pickComposition(xr, source, ctx.index.compositions, type.xrd);
+    const picked = pickComposition(xr, source, ctx.index, type.xrd);
     if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(picked);
   }
   return out;
@@ -47,16 +48,13 @@ function selection(xr: JsonObject): { ref?: string; labels?: Record<string, stri
 export function pickComposition(
   xr: JsonObject,
   source: Manifest,
-  compositions: Manifest[],
+  index: RepoIndex,
   xrd: Manifest | undefined,
 ): Manifest | Finding {
-  const forType = compositions.filter((c) => {
-    const ref = ((c.object.spec as JsonObject | undefined)?.compositeTypeRef ?? {}) as { apiVersion?: string; kind?: string };
-    return ref.apiVersion === xr.apiVersion && ref.kind === xr.kind;
-  });
+  const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind));
   const { ref, labels } = selection(xr);
   const missing = (message: string) => findingAt(source, "", "xr/composition-missing", "error", message);
-  if (ref) return compositions.find((c) => c.name === ref) ?? missing(`compositionRef names Composition "${ref}", which is not in the repository`);
+  if (ref) return index.compositionNamed(ref) ?? missing(`compositionRef names Composition "${ref}", which is not in the repository`);
   let candidates = forType;
   if (labels) {
     candidates = forType.filter((c) => Object.entries(labels).every(([k, v]) => c.object.metadata?.labels?.[k] === v));

@@ -1,0 +1,111 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { emptyConfig, parseConfig } from "../../src/config/config.js";
+import { main } from "../../src/main.js";
+import { validateRepo } from "../../src/validate/run.js";
+import { HAS_SHARED, REPO, SHARED, tempRepo } from "../helpers.js";
+
+const FIXTURES = path.join(REPO, "test/fixtures/rules");
+const fixture = (rel: string) => fs.readFileSync(path.join(FIXTURES, rel), "utf8");
+
+/** A repo with the shared Bucket context and one fixture's composition, plus files. */
+function bucketRepo(composition: string, files: Record<string, string> = {}): string {
+  return tempRepo({ "context.yaml": fixture("_shared/bucket.yaml"), "composition.yaml": composition, ...files });
+}
+
+async function run(argv: string[], cwd: string) {
+  let stdout = "";
+  const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false });
+  return { code, report: JSON.parse(stdout) as { findings: { rule: string; severity: string; suppressed?: boolean }[]; summary: Record<string, number> } };
+}
+
+describe("rule severities and suppression", () => {
+  const bad = fixture("pt/from-field-path/fail.yaml");
+
+  it("an ignore annotation with a family pattern suppresses the rule on that object: counted, not failing", async () => {
+    const annotated = bad.replace("  name: buckets\n", "  name: buckets\n  annotations:\n    composition-ci.dev/ignore: \"composition/pipeline, pt/*\"\n");
+    const { code, report } = await run(["validate", ".", "--format", "json"], bucketRepo(annotated));
+    const pt = report.findings.filter((f) => f.rule.startsWith("pt/"));
+    expect(pt.length).toBe(2);
+    expect(pt.every((f) => f.suppressed)).toBe(true);
+    expect(report.summary.suppressed).toBe(2);
+    expect(code).toBe(0);
+  });
+
+  it("without the annotation the same findings fail the run", async () => {
+    const { code, report } = await run(["validate", ".", "--format", "json"], bucketRepo(bad));
+    expect(report.findings.filter((f) => f.rule === "pt/from-field-path" && !f.suppressed)).toHaveLength(2);
+    expect(code).toBe(1);
+  });
+
+  it("config rules: levels by id or family, off drops; --fail-on applies after", async () => {
+    const repo = bucketRepo(bad, { ".composition-ci.yaml": "rules:\n  pt/*: warning\n" });
+    const warned = await run(["validate", ".", "--format", "json"], repo);
+    expect(warned.report.findings.filter((f) => f.rule === "pt/from-field-path").map((f) => f.severity)).toEqual(["warning", "warning"]);
+    expect(warned.code).toBe(0);
+    expect((await run(["validate", ".", "--format", "json", "--fail-on", "warning"], repo)).code).toBe(1);
+    const off = bucketRepo(bad, { ".composition-ci.yaml": "rules:\n  pt/from-field-path: off\n" });
+    const dropped = await run(["validate", ".", "--format", "json", "--fail-on", "warning"], off);
+    expect(dropped.report.findings.filter((f) => f.rule.startsWith("pt/"))).toEqual([]);
+    expect(dropped.code).toBe(0);
+  });
+
+  it("crossplaneVersion: 1 makes mode: Resources a warning", async () => {
+    const legacy = fixture("composition/mode-resources/fail.yaml");
+    const v2 = await validateRepo({ root: bucketRepo(legacy), paths: ["."], config: emptyConfig(), cacheDir: null });
+    expect(v2.findings.find((f) => f.rule === "composition/mode-resources")?.severity).toBe("error");
+    const config = parseConfig("crossplaneVersion: 1\n", ".composition-ci.yaml");
+    const v1 = await validateRepo({ root: bucketRepo(legacy), paths: ["."], config, cacheDir: null });
+    expect(v1.findings.find((f) => f.rule === "composition/mode-resources")?.severity).toBe("warning");
+  });
+
+  it("clusterDefinitions silence definition-missing for definitions installed in the cluster", async () => {
+    const app = fixture("vela/definition-missing/fail.yaml");
+    const repo = tempRepo({ "ctx.yaml": fixture("_shared/vela.yaml"), "app.yaml": app });
+    const before = await validateRepo({ root: repo, paths: ["."], config: emptyConfig(), cacheDir: null });
+    expect(before.findings.filter((f) => f.rule === "vela/definition-missing")).toHaveLength(2);
+    const config = parseConfig("clusterDefinitions: [nighty, scaling]\n", ".composition-ci.yaml");
+    const after = await validateRepo({ root: repo, paths: ["."], config, cacheDir: null });
+    expect(after.findings.filter((f) => f.rule === "vela/definition-missing")).toEqual([]);
+  });
+
+  it("parameterSchemas: a config-provided JSON schema validates properties", async () => {
+    const app = fixture("vela/properties/pass.yaml").replace("type: nightly", "type: cron").replace("image: shop/report:2.0.0", "image: 42");
+    const repo = tempRepo({ "ctx.yaml": fixture("_shared/vela.yaml"), "app.yaml": app, "cron.json": '{"type":"object","properties":{"image":{"type":"string"}}}' });
+    const config = parseConfig("clusterDefinitions: [cron]\nparameterSchemas: {cron: cron.json}\n", ".composition-ci.yaml");
+    const result = await validateRepo({ root: repo, paths: ["."], config, cacheDir: null });
+    expect(result.findings.filter((f) => f.rule === "vela/properties").map((f) => f.message)).toEqual([
+      'properties of component "report" (cron): `image` must be a string, not an integer (42)',
+    ]);
+  });
+});
+
+describe.skipIf(!HAS_SHARED)("rules on the shared corpus", () => {
+  /** Rule findings by rule id, with the files they are in (relative to the corpus directory). */
+  async function ruleFindings(dir: string) {
+    const root = path.join(SHARED, "corpus", dir);
+    const result = await validateRepo({ root, paths: ["."], config: emptyConfig(), cacheDir: null });
+    return result.findings.filter((f) => !f.rule.startsWith("schema/") && !f.rule.startsWith("yaml/")).map((f) => `${f.rule} ${f.file}:${f.line}`);
+  }
+
+  it("oam-runtime-examples: only the findings the issue note justifies", async () => {
+    const found = await ruleFindings("oam-runtime-examples");
+    expect(found.filter((f) => f.startsWith("oam/trait-not-applicable"))).toEqual(["oam/trait-not-applicable component-versioning/versioning-demo-app.yaml:9"]);
+    // ContainerizedWorkload and ManualScalerTrait definitions ship with the runtime's install, not these examples.
+    expect(found.filter((f) => !f.startsWith("oam/trait-not-applicable")).every((f) => f.startsWith("oam/definition-missing"))).toBe(true);
+    expect(found).toHaveLength(16);
+  });
+
+  it("crossplane-e2e: only the findings the issue note justifies", async () => {
+    const found = await ruleFindings("crossplane-e2e");
+    const rules = [...new Set(found.map((f) => f.split(" ")[0]))].sort();
+    expect(rules).toEqual(["composition/function-missing", "composition/mode-resources", "composition/pipeline", "xrd/names"]);
+    expect(found.filter((f) => f.startsWith("composition/pipeline")).map((f) => f.split(" ")[1]!.split("/").pop())).toEqual([
+      "composition-invalid-duplicate-pipeline-steps.yaml:14",
+      "composition-invalid-empty-pipeline.yaml:10",
+      "composition-invalid-missing-pipeline.yaml:5",
+    ]);
+    expect(found).toHaveLength(17);
+  });
+});
