@@ -42,7 +42,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const timeoutMs = parseDuration(own.timeout);
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
-    const sources = await renderRepo(result.manifests, {
+    const sources = await renderRepo(result.index, {
       functions: result.config.functions,
       root,
       allowExec: own.allowExec,

@@ -42,6 +42,8 @@ export interface ValidateResult {
   documents: number;
   manifests: Manifest[];
   registry: SchemaRegistry;
+  /** The index the semantic rules used, reusable for rendering. */
+  index: RepoIndex;
   /** The engine that validated them, reusable for rendered objects. */
   engine: SchemaEngine;
   config: Config;
@@ -102,6 +104,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     documents: scanned.documents,
     manifests: scanned.manifests,
     registry,
+    index,
     engine: schemaEngine,
     config,
   };

@@ -46,8 +46,8 @@ function problemFinding(p: RenderProblem, source: Manifest, composition: Manifes
 }
 
 /** Renders every XR and claim example found among `manifests`. Never throws for bad input. */
-export async function renderRepo(manifests: Manifest[], options: RepoRenderOptions): Promise<RenderedSource[]> {
-  const index = new RepoIndex(manifests);
+export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedSource[]> {
+  const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
   const types = index.xrTypes;
   const compositions = index.compositions;
   const functions = functionManifests(index);
@@ -58,7 +58,7 @@ export async function renderRepo(manifests: Manifest[], options: RepoRenderOptio
   });
   const out: RenderedSource[] = [];
   try {
-    for (const source of manifests) {
+    for (const source of index.manifests) {
       const type = types.get(`${source.group}/${source.version}/${source.kind}`);
       if (!type) continue;
       out.push(await renderSource(source, type, index, pool, options));

@@ -59,31 +59,31 @@ function gvkOfDefinition(definition: Manifest | undefined, ctx: RuleContext): Ki
 
 function resolveWorkload(component: Manifest, ctx: RuleContext): Resolved | undefined {
   const workload = asObject(asObject(component.object.spec)?.workload);
-  if (!workload) return undefined;
-  const type = asString(workload.type);
-  const label = asObject(asObject(workload.metadata)?.labels)?.[WORKLOAD_TYPE_LABEL];
-  const apiVersion = asString(workload.apiVersion);
-  const kind = asString(workload.kind);
+  return workload && resolve(workload, "type", WORKLOAD_TYPE_LABEL, ctx.index.workloadDefinitions, ctx);
+}
+
+function resolveTrait(trait: Record<string, unknown>, ctx: RuleContext): Resolved {
+  return resolve(trait, "name", TRAIT_TYPE_LABEL, ctx.index.traitDefinitions, ctx);
+}
+
+/**
+ * Finds the definition of a workload or trait as the runtime does: by its typed-form field
+ * (`type` / `name`, resolved by the mutating webhook), its type label, or `<plural>.<group>`.
+ */
+function resolve(object: Record<string, unknown>, typeField: string, typeLabel: string, definitions: Map<string, Manifest>, ctx: RuleContext): Resolved {
+  const type = asString(object[typeField]);
+  const label = asString(asObject(asObject(object.metadata)?.labels)?.[typeLabel]);
+  const apiVersion = asString(object.apiVersion);
+  const kind = asString(object.kind);
   const gvk = apiVersion && kind ? { apiVersion, kind } : undefined;
-  const name = type ?? asString(label) ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
-  const definition = name ? ctx.index.workloadDefinitions.get(name) : undefined;
+  const name = type ?? label ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
+  const definition = name ? definitions.get(name) : undefined;
   return {
     gvk: type ? gvkOfDefinition(definition, ctx) : gvk,
     definitionName: name,
     definition,
     definitionRef: definitionRefName(definition) ?? (type ? undefined : name),
   };
-}
-
-function resolveTrait(trait: Record<string, unknown>, ctx: RuleContext): Resolved {
-  const type = asString(trait.name);
-  const label = asObject(asObject(trait.metadata)?.labels)?.[TRAIT_TYPE_LABEL];
-  const apiVersion = asString(trait.apiVersion);
-  const kind = asString(trait.kind);
-  const gvk = apiVersion && kind ? { apiVersion, kind } : undefined;
-  const name = type ?? asString(label) ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
-  const definition = name ? ctx.index.traitDefinitions.get(name) : undefined;
-  return { gvk: type ? gvkOfDefinition(definition, ctx) : gvk, definitionName: name, definition, definitionRef: definitionRefName(definition) };
 }
 
 function schemaOf(gvk: Kind | undefined, ctx: RuleContext): OpenAPISchema | undefined {
