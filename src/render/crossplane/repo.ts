@@ -2,7 +2,7 @@ import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../../validate/findings.js";
 import { RepoIndex, type XrType } from "../../validate/repo-index.js";
-import { pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
+import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
 import { LEGACY_PT_FUNCTION, isLegacyResourcesMode } from "./convert.js";
@@ -77,8 +77,8 @@ async function renderSource(
   options: RepoRenderOptions,
 ): Promise<RenderedSource> {
   const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : cloneJson(source.object as JsonObject);
-  const picked = pickComposition(xr, source, index, type.xrd);
-  if (!("object" in picked)) return { source, findings: [picked] };
+  const picked = pickComposition(xr, index, type.xrd);
+  if (!("object" in picked)) return { source, findings: [noCompositionFinding(source, picked)] };
   const schema = type.claim ? index.xrTypes.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
   const rendered = await renderComposite({
     xr,

@@ -112,19 +112,26 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   );
 }
 
-/** Of the XRDs for a type, one that has the version, then the one nearest the Composition's directory. */
+/** Of the XRDs for a type, one that has the version, then the one nearest the Composition's file. */
 function closestXrd(composition: Manifest, version: string, xrds: Manifest[]): Manifest | undefined {
+  if (xrds.length <= 1) return xrds[0];
   const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
-  const candidates = xrds.some(hasVersion) ? xrds.filter(hasVersion) : xrds;
-  return candidates.reduce<Manifest | undefined>((best, x) => (!best || sharedPrefix(x.file, composition.file) > sharedPrefix(best.file, composition.file) ? x : best), undefined);
+  const withVersion = xrds.filter(hasVersion);
+  const candidates = withVersion.length ? withVersion : xrds;
+  let best = candidates[0]!;
+  let bestShared = commonPrefixLength(best.file, composition.file);
+  for (const x of candidates.slice(1)) {
+    const shared = commonPrefixLength(x.file, composition.file);
+    if (shared > bestShared) [best, bestShared] = [x, shared];
+  }
+  return best;
 }
 
-function sharedPrefix(a: string, b: string): number {
-  const pa = a.split("/");
-  const pb = b.split("/");
+/** The length of the directories two paths share (`a/b/x.yaml`, `a/b/c/y.yaml` → `a/b/`). */
+function commonPrefixLength(a: string, b: string): number {
   let i = 0;
-  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
-  return i;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return a.lastIndexOf("/", i - 1) + 1;
 }
 
 function xrdGroup(xrd: Manifest): string | undefined {

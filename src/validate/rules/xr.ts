@@ -15,8 +15,8 @@ export function xrRules(ctx: RuleContext): Finding[] {
     const type = ctx.index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`);
     if (!type) continue;
     const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
-    const picked = pickComposition(xr, source, ctx.index, type.xrd);
-    if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(picked);
+    const picked = pickComposition(xr, ctx.index, type.xrd);
+    if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(noCompositionFinding(source, picked));
   }
   return out;
 }
@@ -44,16 +44,21 @@ function selection(xr: JsonObject): { ref?: string; labels?: Record<string, stri
   };
 }
 
-/** The Composition an XR uses, or a finding saying why there is none. */
-export function pickComposition(
-  xr: JsonObject,
-  source: Manifest,
-  index: RepoIndex,
-  xrd: Manifest | undefined,
-): Manifest | Finding {
+/** Why an XR has no Composition: a rule and a message, made into a finding (with a position) only when reported. */
+export interface NoComposition {
+  rule: "xr/composition-missing" | "render/composition-ambiguous";
+  message: string;
+}
+
+export function noCompositionFinding(source: Manifest, why: NoComposition): Finding {
+  return findingAt(source, "", why.rule, "error", why.message);
+}
+
+/** The Composition an XR uses, or why there is none. */
+export function pickComposition(xr: JsonObject, index: RepoIndex, xrd: Manifest | undefined): Manifest | NoComposition {
   const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind));
   const { ref, labels } = selection(xr);
-  const missing = (message: string) => findingAt(source, "", "xr/composition-missing", "error", message);
+  const missing = (message: string): NoComposition => ({ rule: "xr/composition-missing", message });
   if (ref) return index.compositionNamed(ref) ?? missing(`compositionRef names Composition "${ref}", which is not in the repository`);
   let candidates = forType;
   if (labels) {
@@ -66,12 +71,9 @@ export function pickComposition(
   const fallback = ((xrd?.object.spec as JsonObject | undefined)?.defaultCompositionRef as { name?: string } | undefined)?.name;
   const chosen = fallback ? candidates.find((c) => c.name === fallback) : undefined;
   if (chosen) return chosen;
-  return findingAt(
-    source,
-    "",
-    "render/composition-ambiguous",
-    "error",
-    `${candidates.length} Compositions could render this XR (${candidates.map((c) => c.name).join(", ")}); set compositionRef or compositionSelector`,
-  );
+  return {
+    rule: "render/composition-ambiguous",
+    message: `${candidates.length} Compositions could render this XR (${candidates.map((c) => c.name).join(", ")}); set compositionRef or compositionSelector`,
+  };
 }
 
