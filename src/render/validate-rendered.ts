@@ -4,7 +4,7 @@ import type { Finding } from "../report/finding.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
-import { groupOf, versionOf } from "../manifest/manifest.js";
+import { gvkOf } from "../validate/schemas/types.js";
 import { COMPOSITION_RESOURCE_NAME } from "./crossplane/pipeline.js";
 import type { RenderedSource } from "./crossplane/repo.js";
 
@@ -16,10 +16,10 @@ import type { RenderedSource } from "./crossplane/repo.js";
  */
 export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine): Promise<Finding[]> {
   const objects = sources.flatMap((s) => (s.rendered?.ok ? s.rendered.composed.map((o) => ({ s, o: o as KubeObject })) : []));
-  await registry.prepare(objects.map(({ o }) => ({ group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind })));
+  await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
   const findings: Finding[] = [];
   for (const { s, o } of objects) {
-    const entry = registry.get({ group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind });
+    const entry = registry.get(gvkOf(o.apiVersion, o.kind));
     if (!entry) continue;
     // Findings go on the XR, so the rendered object needs no text of its own to locate fields in.
     const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);

@@ -7,7 +7,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../report/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
-import { applyPolicy, findingAt, ignoredRules, objectSuppressions } from "./findings.js";
+import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
@@ -78,26 +78,20 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const engine = options.engine ?? "builtin";
   const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
   const schemaEngine = new SchemaEngine(compiler);
-  const suppressions = new Map<Finding, string[]>();
   const coreForKubeconform: Manifest[] = [];
   for (const m of scanned.manifests) {
-    const own: Finding[] = [];
     const core = isKubernetesCoreKind(m.apiVersion, m.kind);
     if (core && engine !== "builtin") coreForKubeconform.push(m);
-    if (!(core && engine === "kubeconform")) own.push(...checkManifest(m, registry, schemaEngine, policy));
-    const ignore = ignoredRules(m);
-    for (const f of own) {
-      if (ignore.length) suppressions.set(f, ignore);
-      findings.push(f);
-    }
+    if (!(core && engine === "kubeconform")) findings.push(...checkManifest(m, registry, schemaEngine, policy));
   }
   findings.push(...schemaProblems(registry, schemaEngine));
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
   const ruleFindings = options.semanticRules === false ? [] : runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") });
-  for (const [f, ignore] of objectSuppressions(ruleFindings, scanned.manifests)) suppressions.set(f, ignore);
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
 
   const all = [...dropSuperseded(findings, ruleFindings), ...ruleFindings];
+  // Every finding placed on a repository object gets that object's ignore annotation.
+  const suppressions = objectSuppressions(all, scanned.manifests);
   return {
     findings: applyPolicy(all, config.rules, suppressions).sort(compareFindings),
     files: scanned.files,

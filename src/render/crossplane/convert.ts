@@ -2,12 +2,6 @@ import type { JsonObject } from "../functions/response.js";
 
 export const LEGACY_PT_FUNCTION = "function-patch-and-transform";
 
-/** Whether a Composition uses the legacy `mode: Resources` (explicitly, or by having spec.resources). */
-export function isLegacyResourcesMode(composition: JsonObject): boolean {
-  const spec = (composition.spec ?? {}) as JsonObject;
-  return spec.mode === "Resources" || (spec.mode === undefined && Array.isArray(spec.resources));
-}
-
 /**
  * Converts a `mode: Resources` Composition into a one-step Pipeline running
  * function-patch-and-transform, as `crossplane beta convert pipeline-composition` does.

@@ -4,7 +4,8 @@ import type { OpenAPISchema } from "../../validate/schemas/types.js";
 import { applyStructural } from "../../validate/structural.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import type { FunctionRuntime } from "../runner/runtime.js";
-import { isLegacyResourcesMode, toPipelineComposition } from "./convert.js";
+import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
+import { toPipelineComposition } from "./convert.js";
 import {
   contextDocument,
   renderedComposed,

@@ -5,7 +5,8 @@ import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
-import { LEGACY_PT_FUNCTION, isLegacyResourcesMode } from "./convert.js";
+import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
+import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */

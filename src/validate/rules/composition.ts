@@ -11,14 +11,15 @@ export function compositionRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
   for (const composition of ctx.index.compositions) {
     checkTypeRef(composition, ctx, sink);
-    if (isResourcesMode(composition)) checkMode(composition, ctx, sink);
+    if (isLegacyResourcesMode(composition.object)) checkMode(composition, ctx, sink);
     else checkPipeline(composition, ctx, sink);
   }
   return sink.findings;
 }
 
-export function isResourcesMode(composition: Manifest): boolean {
-  const spec = asObject(composition.object.spec) ?? {};
+/** Whether a Composition uses the legacy `mode: Resources` (explicitly, or by having spec.resources). */
+export function isLegacyResourcesMode(composition: Record<string, unknown>): boolean {
+  const spec = asObject(composition.spec) ?? {};
   return spec.mode === "Resources" || (spec.mode === undefined && Array.isArray(spec.resources));
 }
 

@@ -25,7 +25,7 @@ export class FindingSink {
   private readonly seen = new Set<string>();
 
   add(manifest: Manifest, pointer: string, rule: string, severity: Severity, message: string): void {
-    const key = `${manifest.file}|${manifest.docIndex}|${pointer}|${rule}|${message}`;
+    const key = `${manifest.file}|${manifest.docIndex}|${manifest.pointerPrefix}${pointer}|${rule}|${message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.findings.push(findingAt(manifest, pointer, rule, severity, message));

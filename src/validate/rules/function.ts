@@ -1,7 +1,8 @@
-import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import { groupOf, type Manifest } from "../../manifest/manifest.js";
 import { packagePath, packageVersion } from "../../manifest/package-ref.js";
 import type { Finding } from "../../report/finding.js";
-import { isResourcesMode } from "./composition.js";
+import { gvkOf } from "../schemas/types.js";
+import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 
 /** function/*: Function packages are pinned, and each step's input fits its function. */
@@ -24,7 +25,7 @@ export function functionRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
   for (const fn of ctx.index.functions.values()) checkPackage(fn, sink);
   for (const composition of ctx.index.compositions) {
-    if (isResourcesMode(composition)) continue;
+    if (isLegacyResourcesMode(composition.object)) continue;
     asArray(asObject(composition.object.spec)?.pipeline).forEach((raw, i) => {
       const step = asObject(raw);
       if (step && asObject(step.input)) checkInput(composition, step, i, ctx, sink);
@@ -66,7 +67,7 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
     sink.add(composition, at + "/kind", "function/input-invalid", "error", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}`);
     return;
   }
-  const entry = ctx.registry.get({ group: groupOf(apiVersion), version: versionOf(apiVersion), kind });
+  const entry = ctx.registry.get(gvkOf(apiVersion, kind));
   if (!entry?.schema) return;
   for (const v of ctx.engine.validateObject(input, entry)) {
     sink.add(composition, at + v.pointer, "function/input-invalid", "error", `${label} (${apiVersion} ${kind}): ${v.message}`);

@@ -1,7 +1,7 @@
-import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import { groupOf, type Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { schemaAtPath } from "../schema-path.js";
-import type { OpenAPISchema } from "../schemas/types.js";
+import { gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 import { appliesTo, definitionGroup, dataDependencyCycles } from "./oam-semantics.js";
 
@@ -88,7 +88,7 @@ function resolve(object: Record<string, unknown>, typeField: string, typeLabel: 
 
 function schemaOf(gvk: Kind | undefined, ctx: RuleContext): OpenAPISchema | undefined {
   if (!gvk) return undefined;
-  return ctx.registry.get({ group: groupOf(gvk.apiVersion), version: versionOf(gvk.apiVersion), kind: gvk.kind })?.schema;
+  return ctx.registry.get(gvkOf(gvk.apiVersion, gvk.kind))?.schema;
 }
 
 function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink): void {

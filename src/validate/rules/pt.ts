@@ -1,11 +1,11 @@
-import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import { groupOf, type Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { getConversionFunc } from "../../render/functions/patch-and-transform/transforms.js";
 import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "../../render/functions/patch-and-transform/types.js";
 import { re2Error } from "../re2.js";
 import { schemaAtPath, schemaValueType } from "../schema-path.js";
-import { gvkLabel, type OpenAPISchema } from "../schemas/types.js";
-import { isResourcesMode } from "./composition.js";
+import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";
+import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 
 /**
@@ -30,7 +30,7 @@ export function ptRules(ctx: RuleContext): Finding[] {
   for (const composition of ctx.index.compositions) {
     const spec = asObject(composition.object.spec) ?? {};
     const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx) };
-    if (isResourcesMode(composition)) {
+    if (isLegacyResourcesMode(composition.object)) {
       checkInput(scope, { resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment } as Resources, "/spec", ctx);
       continue;
     }
@@ -51,7 +51,7 @@ function xrTarget(spec: Record<string, unknown>, ctx: RuleContext): Target | und
 
 function targetFor(apiVersion: string | undefined, kind: string | undefined, ctx: RuleContext): Target | undefined {
   if (!apiVersion || !kind) return undefined;
-  const gvk = { group: groupOf(apiVersion), version: versionOf(apiVersion), kind };
+  const gvk = gvkOf(apiVersion, kind);
   const entry = ctx.registry.get(gvk);
   return entry?.schema ? { schema: entry.schema, label: gvkLabel(gvk) } : undefined;
 }
@@ -92,11 +92,23 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
   asArray(input.environment?.patches).forEach((p, j) => checkEnvironmentPatch(scope, (asObject(p) ?? {}) as Patch, `${base}/environment/patches/${j}`));
 }
 
+/** The patch types between the XR (or environment) and a composed resource; PatchSet is expanded by the caller. */
+const RESOURCE_PATCH_TYPES = new Set([
+  "FromCompositeFieldPath",
+  "CombineFromComposite",
+  "FromEnvironmentFieldPath",
+  "CombineFromEnvironment",
+  "ToCompositeFieldPath",
+  "CombineToComposite",
+  "ToEnvironmentFieldPath",
+  "CombineToEnvironment",
+]);
+
 /** A patch between the XR (or environment) and one composed resource. */
 function checkPatch(scope: Scope, patch: Patch, at: string, composed: Target | undefined): void {
   const type = patch.type ?? "FromCompositeFieldPath";
+  if (!RESOURCE_PATCH_TYPES.has(type)) return; // an unknown type is a schema finding
   let fromType: string | undefined;
-  let transformsApply = true;
   switch (type) {
     case "FromCompositeFieldPath":
       fromType = checkPath(scope, patch.fromFieldPath, `${at}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
@@ -105,7 +117,6 @@ function checkPatch(scope: Scope, patch: Patch, at: string, composed: Target | u
     case "CombineFromComposite":
       checkCombineVariables(scope, patch, at);
       checkPath(scope, patch.toFieldPath, `${at}/toFieldPath`, composed, "pt/to-field-path", "toFieldPath");
-      fromType = "string";
       break;
     case "FromEnvironmentFieldPath":
     case "CombineFromEnvironment":
@@ -117,13 +128,10 @@ function checkPatch(scope: Scope, patch: Patch, at: string, composed: Target | u
       break;
     case "CombineToComposite":
       checkPath(scope, patch.toFieldPath, `${at}/toFieldPath`, scope.xr, "pt/to-field-path", "toFieldPath");
-      fromType = "string";
       break;
-    default:
-      transformsApply = type === "ToEnvironmentFieldPath" || type === "CombineToEnvironment";
   }
   if (type.startsWith("Combine")) fromType = combineResultType(patch);
-  if (transformsApply) checkTransforms(scope, asArray(patch.transforms), at, fromType, patch.fromFieldPath);
+  checkTransforms(scope, asArray(patch.transforms), at, fromType, patch.fromFieldPath);
 }
 
 /** A patch between the XR and the environment (`environment.patches`). */

@@ -2,9 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as YAML from "yaml";
-import { groupOf, versionOf } from "../../manifest/manifest.js";
 import { isPlainObject } from "../structural.js";
-import type { Gvk, OpenAPISchema } from "./types.js";
+import { gvkOf, type Gvk, type OpenAPISchema } from "./types.js";
 
 export interface BuiltinSchema {
   gvk: Gvk;
@@ -23,7 +22,7 @@ export function loadBuiltinSchemas(dir = schemasDir()): BuiltinSchema[] {
   for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".yaml") && !f.startsWith("_")).sort()) {
     const doc = readYaml(path.join(dir, name)) as { schemas?: { apiVersion: string; kind: string; schema: OpenAPISchema }[] };
     for (const entry of doc.schemas ?? []) {
-      const gvk = { group: groupOf(entry.apiVersion), version: versionOf(entry.apiVersion), kind: entry.kind };
+      const gvk = gvkOf(entry.apiVersion, entry.kind);
       out.push({ gvk, schema: expand(entry.schema, fragments, []) as OpenAPISchema, file: `schemas/${name}` });
     }
   }

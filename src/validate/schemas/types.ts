@@ -1,3 +1,5 @@
+import { groupOf, versionOf } from "../../manifest/manifest.js";
+
 /** A Kubernetes structural schema (the OpenAPI v3 subset CRDs use), as found in CRDs and XRDs. */
 export interface OpenAPISchema {
   type?: string | string[];
@@ -29,6 +31,11 @@ export interface Gvk {
   group: string;
   version: string;
   kind: string;
+}
+
+/** The group, version and kind of an apiVersion and kind (`apps/v1`, `Deployment`). */
+export function gvkOf(apiVersion: string, kind: string): Gvk {
+  return { group: groupOf(apiVersion), version: versionOf(apiVersion), kind };
 }
 
 export function gvkKey({ group, version, kind }: Gvk): string {
