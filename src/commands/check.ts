@@ -1,4 +1,4 @@
-import { renderRepo } from "../render/crossplane/repo.js";
+import { renderEverything } from "../render/repo.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
@@ -8,7 +8,8 @@ import { validateCommand } from "./validate.js";
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
 The main job: validates every manifest below the paths, renders every XR and claim example
-through its Composition's pipeline, and validates the rendered objects (render/schema).
+through its Composition's pipeline and every OAM ApplicationConfiguration into its workloads,
+traits and scopes, and validates the rendered objects (render/schema).
 
 Options: those of validate, and
   --allow-exec      allow functions that run repository code (process, module)
@@ -42,14 +43,15 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const timeoutMs = parseDuration(own.timeout);
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
-    const sources = await renderRepo(result.index, {
+    const sources = await renderEverything(result.index, {
       functions: result.config.functions,
       root,
       allowExec: own.allowExec,
       timeoutMs,
+      clusterDefinitions: result.config.clusterDefinitions,
     });
     const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
-    // A render finding sits on an XR or a Composition: that object's ignore annotation applies.
+    // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
     const suppressions = objectSuppressions(findings, result.manifests);
     return applyPolicy(findings, result.config.rules, suppressions);
   });

@@ -8,7 +8,8 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
-import { functionManifests, renderRepo } from "../render/crossplane/repo.js";
+import { functionManifests } from "../render/crossplane/repo.js";
+import { NOT_RENDERED_VIA, renderEverything } from "../render/repo.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
@@ -19,7 +20,9 @@ export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> <fun
        composition-ci render --all [paths...] [--output-dir DIR]
 
 Renders composite resources through their Composition's function pipeline, with no Docker and no
-cluster, printing the same YAML stream as \`crossplane render\`. Built-in functions
+cluster, printing the same YAML stream as \`crossplane render\`. With --all, also renders every OAM
+ApplicationConfiguration into the workloads, traits and scopes the OAM runtime would create
+(KubeVela Applications are not rendered: their definitions are CUE). Built-in functions
 (function-patch-and-transform, function-auto-ready) run in-process; others run as configured
 under functions: in .composition-ci.yaml, or as Development functions (annotation
 render.crossplane.io/runtime: Development).
@@ -37,8 +40,8 @@ Options:
   --include-context             print the final context as a Context document
   --timeout D                   per-call timeout, e.g. 60s, 2m, 500ms (default: 60s)
   --allow-exec                  allow functions that run repository code (process, module)
-  --all                         render every XR and claim example below the paths
-  --output-dir DIR              with --all: one YAML stream per XR in DIR
+  --all                         render every XR, claim and ApplicationConfiguration below the paths
+  --output-dir DIR              with --all: one YAML stream per source in DIR
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --root DIR                    repository root (default: .)
 `;
@@ -64,7 +67,7 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parse>["values"];
-type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number };
+type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[] };
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -80,7 +83,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const runtimeOptions = { functions: config.functions, root, allowExec: Boolean(values["allow-exec"]) };
+  const runtimeOptions = { functions: config.functions, root, allowExec: Boolean(values["allow-exec"]), clusterDefinitions: config.clusterDefinitions };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
   if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, { ...runtimeOptions, timeoutMs });
   if (positionals.length !== 3) throw new UsageError("render needs <xr> <composition> <functions> (or --all); see --help");
@@ -134,31 +137,44 @@ async function renderAll(
   const read = readManifests(paths.map((p) => path.resolve(io.cwd, p)), root);
   const manifests = read.manifests;
   const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
-  const sources = await renderRepo(manifests, {
+  const sources = await renderEverything(manifests, {
     ...options,
     includeFunctionResults: values["include-function-results"],
     includeFullXr: values["include-full-xr"],
   });
   const outDir = values["output-dir"] && path.resolve(io.cwd, values["output-dir"]);
   if (outDir) fs.mkdirSync(outDir, { recursive: true });
-  for (const s of sources) {
+  const fileNames = streamFileNames(sources.map((s) => s.source));
+  for (const [i, s] of sources.entries()) {
     findings.push(...s.findings);
-    if (!s.rendered?.ok) continue;
-    const stream = yamlStream(s.rendered.documents);
-    if (outDir) fs.writeFileSync(path.join(outDir, streamFileName(s.source)), stream);
-    else io.stdout(`# ${s.source.kind} ${s.source.name ?? ""} (${s.source.file}) via Composition ${s.composition?.name ?? ""}\n${stream}`);
+    if (!s.ok) continue;
+    const stream = yamlStream(s.documents);
+    if (outDir) fs.writeFileSync(path.join(outDir, fileNames[i]!), stream);
+    else io.stdout(`# ${s.source.kind} ${s.source.name ?? ""} (${s.source.file}) via ${s.via}\n${stream}`);
   }
   findings.sort(compareFindings);
   const summary = summarize(findings, read.files, read.documents);
-  const shown = findings.filter((f) => f.severity !== "info");
+  const shown = findings.filter((f) => f.severity !== "info" || f.rule === "render/not-rendered" || f.rule === "render/oam-waiting");
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
-  io.stderr(`rendered ${sources.filter((s) => s.rendered?.ok).length} of ${sources.length} XRs\n`);
+  const renderable = sources.filter((s) => s.via !== NOT_RENDERED_VIA);
+  io.stderr(`rendered ${renderable.filter((s) => s.ok).length} of ${renderable.length} sources (XRs, claims, ApplicationConfigurations)\n`);
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 
-/** `<kind>-<namespace>-<name>.yaml`, lowercased: deterministic and unique per XR. */
+/** `<kind>-<namespace>-<name>.yaml`, lowercased: deterministic per source. */
 export function streamFileName(m: Manifest): string {
   return `${[m.kind, m.namespace, m.name ?? "unnamed"].filter(Boolean).join("-")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_");
+}
+
+/** One file name per source, in order; a name taken by an earlier source gets `-2`, `-3`, ... */
+export function streamFileNames(sources: Manifest[]): string[] {
+  const used = new Map<string, number>();
+  return sources.map((m) => {
+    const name = streamFileName(m);
+    const n = (used.get(name) ?? 0) + 1;
+    used.set(name, n);
+    return n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`);
+  });
 }
 
 export function yamlStream(documents: JsonObject[]): string {

@@ -31,6 +31,16 @@ export interface XrType {
 
 const OAM_GROUP = "core.oam.dev";
 
+/** The CRDs the OAM Kubernetes runtime installs itself: definitions may name them without the repo holding them. */
+const OAM_RUNTIME_KINDS: KindInfo[] = ["ContainerizedWorkload", "ManualScalerTrait", "HealthScope"].map((kind) => ({
+  name: `${guessPlural(kind)}.${OAM_GROUP}`,
+  group: OAM_GROUP,
+  kind,
+  versions: ["v1alpha2"],
+}));
+
+export type KindInfo = Pick<CrdInfo, "name" | "group" | "kind" | "versions">;
+
 export class RepoIndex {
   readonly crds: CrdInfo[] = [];
   readonly xrds: Manifest[] = [];
@@ -45,6 +55,7 @@ export class RepoIndex {
   readonly workloadDefinitions = new Map<string, Manifest>();
   readonly traitDefinitions = new Map<string, Manifest>();
   readonly componentDefinitions = new Map<string, Manifest>();
+  readonly scopeDefinitions = new Map<string, Manifest>();
   /** ConfigMaps holding a KubeVela definition's parameter schema, by definition name. */
   readonly parameterSchemas = new Map<string, Manifest>();
   private readonly compositionsByType = new Map<string, Manifest[]>();
@@ -52,6 +63,7 @@ export class RepoIndex {
   private readonly xrdsByType = new Map<string, Manifest[]>();
   private readonly crdByName = new Map<string, CrdInfo>();
   private readonly crdByGroupKind = new Map<string, CrdInfo>();
+  private objectsByIdentity?: Map<string, Manifest>;
 
   constructor(readonly manifests: Manifest[]) {
     for (const m of manifests) this.add(m);
@@ -73,6 +85,23 @@ export class RepoIndex {
 
   crdNamed(name: string): CrdInfo | undefined {
     return this.crdByName.get(name);
+  }
+
+  /** A CRD of the repo by name, or one the OAM runtime installs (`containerizedworkloads.core.oam.dev`). */
+  kindNamed(name: string): KindInfo | undefined {
+    return this.crdByName.get(name) ?? OAM_RUNTIME_KINDS.find((k) => k.name === name);
+  }
+
+  /** The first object of the repo with this apiVersion, kind, name and (when given) namespace. */
+  object(apiVersion: string, kind: string, name: string, namespace?: string): Manifest | undefined {
+    if (!this.objectsByIdentity) {
+      this.objectsByIdentity = new Map();
+      for (const m of this.manifests) {
+        const key = identity(m.apiVersion, m.kind, m.name, m.namespace);
+        if (m.name && !this.objectsByIdentity.has(key)) this.objectsByIdentity.set(key, m);
+      }
+    }
+    return this.objectsByIdentity.get(identity(apiVersion, kind, name, namespace)) ?? (namespace ? this.objectsByIdentity.get(identity(apiVersion, kind, name)) : undefined);
   }
 
   crdFor(apiVersion: string, kind: string): CrdInfo | undefined {
@@ -168,6 +197,9 @@ export class RepoIndex {
       case "ComponentDefinition":
         named(this.componentDefinitions);
         break;
+      case "ScopeDefinition":
+        named(this.scopeDefinitions);
+        break;
     }
   }
 
@@ -178,6 +210,10 @@ export class RepoIndex {
     const name = labels["definition.oam.dev/name"] ?? (m.name?.startsWith("schema-") ? m.name.slice("schema-".length) : undefined);
     if (name && !this.parameterSchemas.has(name)) this.parameterSchemas.set(name, m);
   }
+}
+
+function identity(apiVersion: string, kind: string, name: string | undefined, namespace?: string): string {
+  return `${apiVersion}|${kind}|${namespace ?? ""}|${name ?? ""}`;
 }
 
 /** Kubernetes' guess of a resource name from a kind (apimachinery's UnsafeGuessKindToResource). */

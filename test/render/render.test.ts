@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { main } from "../../src/main.js";
 import { renderComposite } from "../../src/render/crossplane/render.js";
-import { renderRepo, type RenderedSource } from "../../src/render/crossplane/repo.js";
+import { renderRepo, type RenderedXr } from "../../src/render/crossplane/repo.js";
 import { runAutoReady } from "../../src/render/functions/auto-ready.js";
 import { runPatchAndTransform } from "../../src/render/functions/patch-and-transform/function.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
@@ -39,8 +39,8 @@ function cli(argv: string[], cwd = REPO) {
   return main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false }).then((code) => ({ code, stdout, stderr }));
 }
 
-const byName = (sources: RenderedSource[], name: string) => sources.find((s) => s.source.name === name)!;
-const composedOf = (s: RenderedSource, resourceName: string) =>
+const byName = (sources: RenderedXr[], name: string) => sources.find((s) => s.source.name === name)!;
+const composedOf = (s: RenderedXr, resourceName: string) =>
   s.rendered!.composed.find((o) => (o.metadata as any).annotations["crossplane.io/composition-resource-name"] === resourceName) as any;
 
 const XRD = `apiVersion: apiextensions.crossplane.io/v2
@@ -320,7 +320,7 @@ spec: { package: example.org/add-label:v1.0.0 }
   it("runs an SDK function as a process, in one pipeline with the built-in P&T", async () => {
     const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`), xr("one") + "---\n" + xr("two"));
     const { code, stdout, stderr } = await cli(["render", "--all", ".", "--allow-exec"], dir);
-    expect(stderr).toContain("rendered 2 of 2 XRs");
+    expect(stderr).toContain("rendered 2 of 2 sources");
     expect(code).toBe(0);
     const buckets = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).filter((d) => d.kind === "Bucket");
     expect(buckets).toHaveLength(2);

@@ -1,5 +1,6 @@
 import { Ready, Severity, Status, type Resource, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { cloneJson, type JsonObject } from "../functions/response.js";
+import { controllerReference } from "../owner.js";
 import { COMPOSITION_RESOURCE_NAME, type PipelineOutput, type StepResult } from "./pipeline.js";
 
 /** Turning a pipeline's desired state into the objects `crossplane render` prints. */
@@ -125,14 +126,7 @@ function composedMetadata(xr: JsonObject, name: string, r: Resource, observed: J
   }
   m.labels = labels;
   if (xrMeta.namespace) m.namespace = xrMeta.namespace;
-  const owner = {
-    apiVersion: xr.apiVersion,
-    blockOwnerDeletion: true,
-    controller: true,
-    kind: xr.kind,
-    name: xrMeta.name,
-    uid: xrMeta.uid ?? "",
-  };
+  const owner = controllerReference(xr);
   const others = ((m.ownerReferences ?? []) as JsonObject[]).filter((ref) => !ref.controller);
   m.ownerReferences = [...others, owner];
   return o;

@@ -8,6 +8,7 @@ import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runn
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
+import type { RenderedSource } from "../source.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
 
@@ -17,12 +18,10 @@ export interface RepoRenderOptions extends RuntimeOptions {
   includeFullXr?: boolean;
 }
 
-export interface RenderedSource {
-  /** The XR (or claim) manifest that was rendered. */
-  source: Manifest;
+/** An XR or claim rendered through its Composition. */
+export interface RenderedXr extends RenderedSource {
   composition?: Manifest;
   rendered?: Rendered;
-  findings: Finding[];
 }
 
 export function functionManifests(manifests: Manifest[] | RepoIndex): Map<string, FunctionManifest> {
@@ -47,7 +46,7 @@ function problemFinding(p: RenderProblem, source: Manifest, composition: Manifes
 }
 
 /** Renders every XR and claim example found among `manifests`. Never throws for bad input. */
-export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedSource[]> {
+export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedXr[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
   const types = index.xrTypes;
   const compositions = index.compositions;
@@ -57,7 +56,7 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
     ...options,
     functions: needsLegacy ? { [LEGACY_PT_FUNCTION]: { builtin: LEGACY_PT_FUNCTION }, ...options.functions } : options.functions,
   });
-  const out: RenderedSource[] = [];
+  const out: RenderedXr[] = [];
   try {
     for (const source of index.manifests) {
       const type = types.get(`${source.group}/${source.version}/${source.kind}`);
@@ -76,10 +75,10 @@ async function renderSource(
   index: RepoIndex,
   pool: RuntimePool,
   options: RepoRenderOptions,
-): Promise<RenderedSource> {
+): Promise<RenderedXr> {
   const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : cloneJson(source.object as JsonObject);
   const picked = pickComposition(xr, index, type.xrd);
-  if (!("object" in picked)) return { source, findings: [noCompositionFinding(source, picked)] };
+  if (!("object" in picked)) return { source, via: "no Composition", documents: [], objects: [], ok: false, findings: [noCompositionFinding(source, picked)] };
   const schema = type.claim ? index.xrTypes.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
   const rendered = await renderComposite({
     xr,
@@ -90,5 +89,14 @@ async function renderSource(
     includeFunctionResults: options.includeFunctionResults,
     includeFullXr: options.includeFullXr,
   });
-  return { source, composition: picked, rendered, findings: rendered.problems.map((p) => problemFinding(p, source, picked)) };
+  return {
+    source,
+    via: `Composition ${picked.name ?? ""}`,
+    documents: rendered.ok ? rendered.documents : [],
+    objects: rendered.ok ? rendered.composed : [],
+    ok: rendered.ok,
+    composition: picked,
+    rendered,
+    findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
+  };
 }

@@ -4,30 +4,14 @@ import { schemaAtPath } from "../schema-path.js";
 import { gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 import { appliesTo, definitionGroup, dataDependencyCycles } from "./oam-semantics.js";
+import type { RepoIndex } from "../repo-index.js";
+import { resolveTrait, resolveWorkload, type Kind, type Resolved } from "../oam-definitions.js";
 
 /**
  * oam/*: OAM v1alpha2 ApplicationConfigurations checked the way crossplane/oam-kubernetes-runtime
  * admits and runs them: components exist, parameters fit, traits apply to their workloads,
  * data dependencies resolve and do not loop.
  */
-
-interface Kind {
-  apiVersion: string;
-  kind: string;
-}
-
-/** A workload or trait and the definition that describes it. */
-interface Resolved {
-  gvk?: Kind;
-  /** The definition's name, or the name the runtime would look it up by. */
-  definitionName?: string;
-  definition?: Manifest;
-  /** `definitionRef.name` of the definition (a CRD name, `<plural>.<group>`). */
-  definitionRef?: string;
-}
-
-const WORKLOAD_TYPE_LABEL = "workload.oam.dev/type";
-const TRAIT_TYPE_LABEL = "trait.oam.dev/type";
 
 export function oamRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
@@ -46,44 +30,9 @@ function installed(name: string | undefined, ctx: RuleContext): boolean {
   return name !== undefined && ctx.config.clusterDefinitions.includes(name);
 }
 
-function definitionRefName(definition: Manifest | undefined): string | undefined {
-  return asString(asObject(asObject(definition?.object.spec)?.definitionRef)?.name);
-}
-
-/** The GVK a definition stands for, from the CRD its definitionRef names (first version, as the webhook does). */
-function gvkOfDefinition(definition: Manifest | undefined, ctx: RuleContext): Kind | undefined {
-  const crd = ctx.index.crdNamed(definitionRefName(definition) ?? "");
-  if (!crd || crd.versions.length === 0) return undefined;
-  return { apiVersion: `${crd.group}/${crd.versions[0]}`, kind: crd.kind };
-}
-
-function resolveWorkload(component: Manifest, ctx: RuleContext): Resolved | undefined {
+function componentWorkload(component: Manifest, ctx: RuleContext): Resolved | undefined {
   const workload = asObject(asObject(component.object.spec)?.workload);
-  return workload && resolve(workload, "type", WORKLOAD_TYPE_LABEL, ctx.index.workloadDefinitions, ctx);
-}
-
-function resolveTrait(trait: Record<string, unknown>, ctx: RuleContext): Resolved {
-  return resolve(trait, "name", TRAIT_TYPE_LABEL, ctx.index.traitDefinitions, ctx);
-}
-
-/**
- * Finds the definition of a workload or trait as the runtime does: by its typed-form field
- * (`type` / `name`, resolved by the mutating webhook), its type label, or `<plural>.<group>`.
- */
-function resolve(object: Record<string, unknown>, typeField: string, typeLabel: string, definitions: Map<string, Manifest>, ctx: RuleContext): Resolved {
-  const type = asString(object[typeField]);
-  const label = asString(asObject(asObject(object.metadata)?.labels)?.[typeLabel]);
-  const apiVersion = asString(object.apiVersion);
-  const kind = asString(object.kind);
-  const gvk = apiVersion && kind ? { apiVersion, kind } : undefined;
-  const name = type ?? label ?? (gvk && ctx.index.resourceName(gvk.apiVersion, gvk.kind));
-  const definition = name ? definitions.get(name) : undefined;
-  return {
-    gvk: type ? gvkOfDefinition(definition, ctx) : gvk,
-    definitionName: name,
-    definition,
-    definitionRef: definitionRefName(definition) ?? (type ? undefined : name),
-  };
+  return workload && resolveWorkload(workload, ctx.index);
 }
 
 function schemaOf(gvk: Kind | undefined, ctx: RuleContext): OpenAPISchema | undefined {
@@ -94,7 +43,7 @@ function schemaOf(gvk: Kind | undefined, ctx: RuleContext): OpenAPISchema | unde
 function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink): void {
   const workload = asObject(asObject(component.object.spec)?.workload);
   if (!workload) return;
-  const resolved = resolveWorkload(component, ctx)!;
+  const resolved = componentWorkload(component, ctx)!;
   const typed = asString(workload.type);
   if (!typed && (!asString(workload.apiVersion) || !asString(workload.kind))) {
     sink.add(component, "/spec/workload", "oam/definition-missing", "error", "the workload has neither apiVersion and kind nor a type naming a WorkloadDefinition");
@@ -128,23 +77,35 @@ function checkAppConfig(ac: Manifest, ctx: RuleContext, sink: FindingSink): void
 
 function checkEntry(ac: Manifest, entry: Record<string, unknown>, i: number, ctx: RuleContext, sink: FindingSink): void {
   const at = ptr("spec", "components", i);
+  const { name, component } = componentOfEntry(ac, entry, at, ctx.index, sink);
+  if (!name) return;
+  if (component) checkParameters(ac, entry, at, component, sink);
+  const workload = component ? componentWorkload(component, ctx) : undefined;
+  checkTraits(ac, entry, at, name, workload, ctx, sink);
+}
+
+/**
+ * The Component an ApplicationConfiguration entry names (`componentName`, or `revisionName`
+ * without its `-v<N>` suffix), reporting a missing one or both names given.
+ */
+export function componentOfEntry(ac: Manifest, entry: Record<string, unknown>, at: string, index: RepoIndex, sink: FindingSink): { name?: string; component?: Manifest } {
   const componentName = asString(entry.componentName);
   const revisionName = asString(entry.revisionName);
   if (componentName && revisionName) {
     sink.add(ac, at, "oam/component-missing", "error", "componentName and revisionName are mutually exclusive, you can only specify one of them");
   }
   const name = componentName ?? revisionName?.replace(/-v\d+$/, "");
-  if (!name) return;
-  const component = ctx.index.component(name, ac);
+  if (!name) return {};
+  const component = index.component(name, ac);
   if (!component) {
     const field = componentName ? "componentName" : "revisionName";
     sink.add(ac, `${at}/${field}`, "oam/component-missing", "error", `Component "${name}" is not in the repository`);
-  } else checkParameters(ac, entry, at, component, sink);
-  const workload = component ? resolveWorkload(component, ctx) : undefined;
-  checkTraits(ac, entry, at, name, workload, ctx, sink);
+  }
+  return { name, component };
 }
 
-function checkParameters(ac: Manifest, entry: Record<string, unknown>, at: string, component: Manifest, sink: FindingSink): void {
+/** Parameter values against the Component's parameters, with the runtime's own wording. */
+export function checkParameters(ac: Manifest, entry: Record<string, unknown>, at: string, component: Manifest, sink: FindingSink): void {
   const declared = asArray(asObject(component.object.spec)?.parameters).map((p) => asObject(p) ?? {});
   const names = new Set(declared.map((p) => asString(p.name)));
   const given = new Set<string>();
@@ -166,7 +127,7 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
     const trait = asObject(asObject(raw)?.trait);
     if (!trait) return;
     const tAt = `${at}/traits/${j}/trait`;
-    const resolved = resolveTrait(trait, ctx);
+    const resolved = resolveTrait(trait, ctx.index);
     const key = asString(trait.name) ?? (resolved.gvk ? `${groupOf(resolved.gvk.apiVersion)}/${resolved.gvk.kind}` : undefined);
     if (!key) {
       sink.add(ac, tAt, "oam/definition-missing", "error", "the trait has neither apiVersion and kind nor a name naming a TraitDefinition");
@@ -211,7 +172,8 @@ function checkWorkloadRef(ac: Manifest, at: string, trait: Record<string, unknow
   sink.add(ac, `${at}/spec/workloadRef`, "oam/workload-ref-path", "error", `the trait sets spec.workloadRef, but TraitDefinition "${resolved.definition?.name ?? ""}" has no workloadRefPath and the schema of ${resolved.gvk!.kind} has no such field: the API server would reject it`);
 }
 
-function checkDataDependencies(ac: Manifest, entries: Record<string, unknown>[], sink: FindingSink): void {
+/** dataOutputName references that resolve to nothing, and dependency cycles (none of them ever starts). */
+export function checkDataDependencies(ac: Manifest, entries: Record<string, unknown>[], sink: FindingSink): void {
   const producers = new Map<string, string>();
   const holders: { node: string; holder: Record<string, unknown>; at: string }[] = [];
   entries.forEach((entry, i) => {

@@ -1,0 +1,25 @@
+import type { Manifest } from "../manifest/manifest.js";
+import { findingAt } from "../validate/findings.js";
+import { RepoIndex } from "../validate/repo-index.js";
+import { renderRepo as renderXrs, type RepoRenderOptions } from "./crossplane/repo.js";
+import { renderAppConfig, type OamRenderOptions } from "./oam/appconfig.js";
+import type { RenderedSource } from "./source.js";
+
+/**
+ * Everything a repository renders: every XR and claim through its Composition, every OAM
+ * v1alpha2 ApplicationConfiguration; KubeVela Applications are named as not rendered (their
+ * definitions are CUE templates).
+ */
+export async function renderEverything(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions & OamRenderOptions): Promise<RenderedSource[]> {
+  const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
+  const xrs = await renderXrs(index, options);
+  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2").map((ac) => renderAppConfig(ac, index, options));
+  return [...xrs, ...appConfigs, ...index.applications.map(notRendered)];
+}
+
+export const NOT_RENDERED_VIA = "KubeVela (not rendered)";
+
+function notRendered(app: Manifest): RenderedSource {
+  const message = "not rendered (CUE definitions): KubeVela renders Applications from the CUE templates of their definitions, which composition-ci does not evaluate; the Application is validated only";
+  return { source: app, via: NOT_RENDERED_VIA, documents: [], objects: [], ok: false, findings: [findingAt(app, "", "render/not-rendered", "info", message)] };
+}

@@ -1,0 +1,37 @@
+import type { Manifest } from "../manifest/manifest.js";
+import type { Finding } from "../report/finding.js";
+import { COMPOSITION_RESOURCE_NAME } from "./crossplane/pipeline.js";
+import type { JsonObject } from "./functions/response.js";
+
+/**
+ * One thing the repository renders from, whatever the engine: an XR or claim through its
+ * Composition, or an OAM ApplicationConfiguration through the OAM runtime's semantics.
+ */
+export interface RenderedSource {
+  /** The XR, claim or ApplicationConfiguration manifest. */
+  source: Manifest;
+  /** What rendered it, for messages: `Composition <name>`, `the OAM runtime`. */
+  via: string;
+  /** The YAML stream printed for this source. */
+  documents: JsonObject[];
+  /** The objects it makes (composed resources; workloads, traits and scopes), validated and diffed. */
+  objects: JsonObject[];
+  /** False when nothing could be rendered; `findings` say why. */
+  ok: boolean;
+  findings: Finding[];
+}
+
+/**
+ * How a rendered object is known across renders: kind plus its composition resource name when it
+ * has one (composed resources may have generated names), else its name.
+ */
+export function renderedObjectKey(o: JsonObject): string {
+  const meta = (o.metadata ?? {}) as { name?: string; annotations?: Record<string, string> };
+  const id = meta.annotations?.[COMPOSITION_RESOURCE_NAME] ?? meta.name ?? "";
+  return `${String(o.kind)}/${id}`;
+}
+
+/** The name a rendered object is shown by in messages. */
+export function renderedObjectName(o: JsonObject): string {
+  return renderedObjectKey(o).slice(String(o.kind).length + 1);
+}
