@@ -1,9 +1,12 @@
-// Bundles the CLI into dist/cli.js (one file, dependencies included) with esbuild.
+// Bundles the CLI (dist/cli.js) and the Action (dist/index.js), dependencies included, with esbuild.
+// `node scripts/bundle.mjs OUTDIR` writes elsewhere (the tests bundle the current source).
 import { build } from "esbuild";
 
+const outdir = process.argv[2] ?? "dist";
+
 await build({
-  entryPoints: { cli: "src/cli.ts" },
-  outdir: "dist",
+  entryPoints: { cli: "src/cli.ts", index: "src/index.ts" },
+  outdir,
   bundle: true,
   platform: "node",
   target: "node20",

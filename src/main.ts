@@ -1,4 +1,5 @@
 import { checkCommand } from "./commands/check.js";
+import { diffCommand } from "./commands/diff.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { renderCommand } from "./commands/render.js";
@@ -10,9 +11,11 @@ export const HELP = `composition-ci ${TOOL_VERSION}: validate Crossplane and OAM
 Usage: composition-ci <command> [options]
 
 Commands:
-  check [paths...]      the main job (validation now; rendering as it lands)
-  validate [paths...]   check every manifest against its schema
-  render ...            render XRs through their function pipelines (like crossplane render)
+  check [paths...]      the main job: validate, render every source, validate what it renders
+  validate [paths...]   check every manifest against its schema and the semantic rules
+  render ...            render XRs through their function pipelines (like crossplane render),
+                        and OAM ApplicationConfigurations (--all)
+  diff --base REF       what a change does to the rendered output and the findings (PR report)
   function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
   help                  this text
   version               the version
@@ -32,6 +35,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await validateCommand(rest, io);
       case "render":
         return await renderCommand(rest, io);
+      case "diff":
+        return await diffCommand(rest, io);
       case "function":
         return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
       case "version":

@@ -4,6 +4,10 @@ import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { validateCommand } from "./validate.js";
+import type { Manifest } from "../manifest/manifest.js";
+import type { Finding } from "../report/finding.js";
+import type { RenderedSource } from "../render/source.js";
+import type { ValidateResult } from "../validate/run.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
@@ -42,17 +46,31 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const { own, rest } = ownFlags(argv);
   const timeoutMs = parseDuration(own.timeout);
   if (!own.render) return validateCommand(rest, io);
-  return validateCommand(rest, io, async (result, root) => {
-    const sources = await renderEverything(result.index, {
-      functions: result.config.functions,
-      root,
-      allowExec: own.allowExec,
-      timeoutMs,
-      clusterDefinitions: result.config.clusterDefinitions,
-    });
-    const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
-    // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
-    const suppressions = objectSuppressions(findings, result.manifests);
-    return applyPolicy(findings, result.config.rules, suppressions);
+  return validateCommand(rest, io, async (result, root) => (await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs })).findings);
+}
+
+export interface RenderStepOptions {
+  allowExec: boolean;
+  timeoutMs: number;
+  /** Which sources to render (all when absent): diff renders only the affected ones. */
+  select?: (source: Manifest) => boolean;
+}
+
+/**
+ * The render half of check: renders the sources of a validated tree and validates what they make.
+ * Findings have the config's levels and the sources' ignore annotations applied.
+ */
+export async function renderAndValidate(result: ValidateResult, root: string, options: RenderStepOptions): Promise<{ sources: RenderedSource[]; findings: Finding[] }> {
+  const sources = await renderEverything(result.index, {
+    functions: result.config.functions,
+    root,
+    allowExec: options.allowExec,
+    timeoutMs: options.timeoutMs,
+    clusterDefinitions: result.config.clusterDefinitions,
+    select: options.select,
   });
+  const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
+  // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
+  const suppressions = objectSuppressions(findings, result.manifests);
+  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions) };
 }

@@ -12,14 +12,15 @@ import type { RenderedSource } from "./source.js";
  */
 export async function renderEverything(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions & OamRenderOptions): Promise<RenderedSource[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
+  const selected = options.select ?? (() => true);
   const xrs = await renderXrs(index, options);
-  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2").map((ac) => renderAppConfig(ac, index, options));
-  return [...xrs, ...appConfigs, ...index.applications.map(notRendered)];
+  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2" && selected(ac)).map((ac) => renderAppConfig(ac, index, options));
+  return [...xrs, ...appConfigs, ...index.applications.filter(selected).map(notRendered)];
 }
 
 export const NOT_RENDERED_VIA = "KubeVela (not rendered)";
 
 function notRendered(app: Manifest): RenderedSource {
   const message = "not rendered (CUE definitions): KubeVela renders Applications from the CUE templates of their definitions, which composition-ci does not evaluate; the Application is validated only";
-  return { source: app, via: NOT_RENDERED_VIA, documents: [], objects: [], ok: false, findings: [findingAt(app, "", "render/not-rendered", "info", message)] };
+  return { source: app, via: NOT_RENDERED_VIA, documents: [], objects: [], keys: [], ok: false, findings: [findingAt(app, "", "render/not-rendered", "info", message)] };
 }

@@ -16,6 +16,11 @@ export interface RenderedSource {
   documents: JsonObject[];
   /** The objects it makes (composed resources; workloads, traits and scopes), validated and diffed. */
   objects: JsonObject[];
+  /**
+   * How each object (same order) is known across renders, so a regenerated name is not a remove
+   * plus an add: kind and composition resource name, or kind and name when the name is not generated.
+   */
+  keys: string[];
   /** False when nothing could be rendered; `findings` say why. */
   ok: boolean;
   findings: Finding[];

@@ -8,7 +8,7 @@ import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runn
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
-import type { RenderedSource } from "../source.js";
+import { renderedObjectKey, type RenderedSource } from "../source.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
 
@@ -16,6 +16,8 @@ export interface RepoRenderOptions extends RuntimeOptions {
   timeoutMs: number;
   includeFunctionResults?: boolean;
   includeFullXr?: boolean;
+  /** Which XRs and claims to render (all when absent). */
+  select?: (source: Manifest) => boolean;
 }
 
 /** An XR or claim rendered through its Composition. */
@@ -60,7 +62,7 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
   try {
     for (const source of index.manifests) {
       const type = types.get(`${source.group}/${source.version}/${source.kind}`);
-      if (!type) continue;
+      if (!type || (options.select && !options.select(source))) continue;
       out.push(await renderSource(source, type, index, pool, options));
     }
   } finally {
@@ -78,7 +80,7 @@ async function renderSource(
 ): Promise<RenderedXr> {
   const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : cloneJson(source.object as JsonObject);
   const picked = pickComposition(xr, index, type.xrd);
-  if (!("object" in picked)) return { source, via: "no Composition", documents: [], objects: [], ok: false, findings: [noCompositionFinding(source, picked)] };
+  if (!("object" in picked)) return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [noCompositionFinding(source, picked)] };
   const schema = type.claim ? index.xrTypes.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
   const rendered = await renderComposite({
     xr,
@@ -94,6 +96,7 @@ async function renderSource(
     via: `Composition ${picked.name ?? ""}`,
     documents: rendered.ok ? rendered.documents : [],
     objects: rendered.ok ? rendered.composed : [],
+    keys: rendered.ok ? rendered.composed.map(renderedObjectKey) : [],
     ok: rendered.ok,
     composition: picked,
     rendered,

@@ -6,7 +6,7 @@ import { asArray, asObject, asString, FindingSink, ptr } from "../../validate/ru
 import { checkDataDependencies, checkParameters, componentOfEntry } from "../../validate/rules/oam.js";
 import type { JsonObject } from "../functions/response.js";
 import { controllerReference } from "../owner.js";
-import type { RenderedSource } from "../source.js";
+import { renderedObjectKey, type RenderedSource } from "../source.js";
 import { dataInputs, dataOutputs, passData, type DataNode } from "./data-passing.js";
 import { renderScopes, scopeRefs, type ScopeRef } from "./scopes.js";
 import { traitName } from "./trait-name.js";
@@ -32,6 +32,8 @@ export interface OamRenderOptions {
 
 interface RenderedComponent {
   name: string;
+  /** Traits whose names are generated (a hash of their entry) are known by component, kind and index. */
+  generatedKeys: [JsonObject, string][];
   at: string;
   workload: DataNode;
   traits: DataNode[];
@@ -49,8 +51,9 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
   noteStoreBasedPassing(ac, entries, sink);
   const failed = sink.findings.some((f) => f.severity === "error") || dependencyErrors.findings.some((f) => f.message.includes("names no dataOutputs"));
   const findings = [...sink.findings, ...dependencyErrors.findings];
-  if (failed) return { source: ac, via: OAM_VIA, documents: [], objects: [], ok: false, findings };
+  if (failed) return { source: ac, via: OAM_VIA, documents: [], objects: [], keys: [], ok: false, findings };
   const nodes = components.flatMap((c) => [c.workload, ...c.traits]);
+  const generatedKeys = new Map(components.flatMap((c) => c.generatedKeys));
   const { created, waiting } = passData(nodes, ac.object as JsonObject);
   const componentOf = new Map(components.flatMap((c) => [c.workload, ...c.traits].map((n) => [n, c.name] as const)));
   for (const w of waiting) {
@@ -62,7 +65,8 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
     components.flatMap((c) => (role === "workload" ? [c.workload] : c.traits).filter((n) => created.has(n)).map((n) => ({ c: c.name, o: n.object })));
   const scopes = renderScopes(ac, components.map((c) => ({ at: c.at, refs: c.scopes, workload: created.has(c.workload) ? c.workload.object : undefined })), index, sink);
   const objects = [...sortObjects(rendered("workload")), ...sortObjects(rendered("traits")), ...sortObjects(scopes.map((o) => ({ c: "", o })))];
-  return { source: ac, via: OAM_VIA, documents: objects, objects, ok: true, findings: [...sink.findings, ...dependencyErrors.findings] };
+  const keys = objects.map((o) => generatedKeys.get(o) ?? renderedObjectKey(o));
+  return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ok: true, findings: [...sink.findings, ...dependencyErrors.findings] };
 }
 
 function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number, index: RepoIndex, options: OamRenderOptions, sink: FindingSink): RenderedComponent | undefined {
@@ -85,11 +89,13 @@ function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number
   const labels = { [OAM_LABELS.appName]: ac.name ?? "", [OAM_LABELS.component]: name, [OAM_LABELS.revision]: revision };
   own(workload, ac, { ...labels, [OAM_LABELS.resourceType]: "WORKLOAD" });
   const traits: { node: DataNode; definition?: Manifest }[] = [];
+  const generatedKeys: [JsonObject, string][] = [];
   for (const [j, raw] of asArray(entry.traits).entries()) {
     const traitEntry = asObject(raw) ?? {};
     const tAt = `${at}/traits/${j}`;
     const trait = renderTrait(traitEntry, name, index, options);
     if ("error" in trait) return fail(`${tAt}/trait`, `cannot render trait for component "${name}": ${trait.error}`);
+    if (trait.generated) generatedKeys.push([trait.object, `${String(trait.object.kind)}/${name}/traits[${j}]`]);
     own(trait.object, ac, { ...labels, [OAM_LABELS.resourceType]: "TRAIT" });
     traits.push({ node: { object: trait.object, inputs: dataInputs(traitEntry, tAt), outputs: dataOutputs(traitEntry) }, definition: trait.definition });
   }
@@ -99,6 +105,7 @@ function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number
   if (refError) return fail(at, refError);
   return {
     name,
+    generatedKeys,
     at,
     workload: { object: workload, inputs: dataInputs(entry, at), outputs: dataOutputs(entry) },
     traits: traits.map((t) => t.node),
@@ -106,7 +113,7 @@ function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number
   };
 }
 
-function renderTrait(traitEntry: Record<string, unknown>, componentName: string, index: RepoIndex, options: OamRenderOptions): { error: string } | { object: JsonObject; definition?: Manifest } {
+function renderTrait(traitEntry: Record<string, unknown>, componentName: string, index: RepoIndex, options: OamRenderOptions): { error: string } | { object: JsonObject; definition?: Manifest; generated: boolean } {
   const raw = asObject(traitEntry.trait);
   if (!raw) return { error: "the entry has no trait" };
   const expanded = expandTrait(raw, index);
@@ -116,8 +123,9 @@ function renderTrait(traitEntry: Record<string, unknown>, componentName: string,
   const definitionName = resolved.definition?.name ?? (installed ? resolved.definitionName : undefined);
   const trait = expanded.object;
   const meta = (trait.metadata ??= {}) as JsonObject;
-  if (!meta.name) meta.name = traitName(componentName, definitionName, { ...traitEntry, trait: expanded.object });
-  return { object: trait, definition: resolved.definition };
+  const generated = !meta.name;
+  if (generated) meta.name = traitName(componentName, definitionName, { ...traitEntry, trait: expanded.object });
+  return { object: trait, definition: resolved.definition, generated };
 }
 
 /** OAM labels, then the ApplicationConfiguration's labels and annotations (which win), owner and namespace. */

@@ -1,0 +1,197 @@
+import fs from "node:fs";
+import path from "node:path";
+import * as core from "@actions/core";
+import { Octokit } from "@octokit/rest";
+import { formatDiff, runDiff, type DiffResult } from "./commands/diff.js";
+import { renderAndValidate } from "./commands/check.js";
+import { loadConfig } from "./config/config.js";
+import { hasChanges } from "./report/diff.js";
+import { failsAt, summarize, type FailOn, type Finding } from "./report/finding.js";
+import { formatReport } from "./report/formats/index.js";
+import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT } from "./report/formats/markdown.js";
+import { pickAnnotations } from "./report/github/annotations.js";
+import { upsertStickyComment, type CommentMode } from "./report/github/comment.js";
+import { SecretMasker } from "./report/mask.js";
+import { validateRepo } from "./validate/run.js";
+import { installKubeconform } from "./validate/kubeconform-install.js";
+import { TOOL_VERSION } from "./version.js";
+
+/**
+ * The GitHub Action: reads its inputs, runs the same code as the CLI (`diff` for pull requests,
+ * `check` for `mode: validate`), and reports through GitHub: one sticky PR comment, the job
+ * summary, annotations, a SARIF file and report files for an artifact.
+ */
+
+interface Inputs {
+  mode: "pr" | "validate" | "drift";
+  paths: string[];
+  baseRef: string;
+  failOn: FailOn;
+  comment: CommentMode;
+  commentKey: string;
+  token: string;
+  config?: string;
+  crds: string[];
+  schemaLocations: string[];
+  allowExec: boolean;
+  kubeconform: boolean;
+  sarifFile: string;
+  reportDir: string;
+}
+
+const FORK_HINT =
+  "The token cannot write comments here (a pull_request from a fork gets a read-only token). The report is in the job summary and in report-dir; " +
+  "to post it, upload report-dir as an artifact and comment from a workflow_run job (docs/workflows/pr-fork-safe.yml).";
+
+export async function run(): Promise<void> {
+  try {
+    const inputs = readInputs();
+    if (inputs.mode === "drift") throw new Error("mode: drift is not available yet in this version of composition-ci");
+    fs.mkdirSync(inputs.reportDir, { recursive: true });
+    const engine = inputs.kubeconform ? { engine: "both" as const, kubeconformPath: await installKubeconform() } : {};
+    if (inputs.mode === "validate") await validateMode(inputs, engine);
+    else await prMode(inputs, engine);
+  } catch (err) {
+    core.setFailed(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function readInputs(): Inputs {
+  const list = (name: string) => core.getInput(name).split(/[\s,]+/).filter(Boolean);
+  const oneOf = <T extends string>(name: string, fallback: T, allowed: T[]): T => {
+    const value = (core.getInput(name) || fallback) as T;
+    if (!allowed.includes(value)) throw new Error(`input ${name} must be one of ${allowed.join(", ")} (got "${value}")`);
+    return value;
+  };
+  const reportDir = path.resolve(core.getInput("report-dir") || path.join(process.env.RUNNER_TEMP ?? ".", "composition-ci-report"));
+  return {
+    mode: oneOf("mode", "pr", ["pr", "validate", "drift"]),
+    paths: list("paths").length ? list("paths") : ["."],
+    baseRef: core.getInput("base-ref") || pullRequest()?.base?.sha || "",
+    failOn: oneOf("fail-on", "error", ["error", "warning", "info", "never"]),
+    comment: oneOf("comment", "on-change", ["always", "on-change", "never"]),
+    commentKey: core.getInput("comment-key") || "default",
+    token: core.getInput("github-token"),
+    config: core.getInput("config") || undefined,
+    crds: list("crds"),
+    schemaLocations: core.getMultilineInput("schema-locations"),
+    allowExec: core.getInput("allow-exec") === "true",
+    kubeconform: core.getInput("kubeconform") === "true",
+    sarifFile: path.resolve(core.getInput("sarif-file") || path.join(reportDir, "composition-ci.sarif")),
+    reportDir,
+  };
+}
+
+interface PullRequest {
+  number: number;
+  base?: { sha?: string; ref?: string };
+  head?: { sha?: string; repo?: { full_name?: string } };
+}
+
+function pullRequest(): PullRequest | undefined {
+  const file = process.env.GITHUB_EVENT_PATH;
+  if (!file || !fs.existsSync(file)) return undefined;
+  const event = JSON.parse(fs.readFileSync(file, "utf8")) as { pull_request?: PullRequest };
+  return event.pull_request;
+}
+
+async function prMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath?: string }): Promise<void> {
+  if (!inputs.baseRef) throw new Error("no base ref: set base-ref, or run on a pull_request event");
+  const result = await runDiff({
+    root: process.cwd(),
+    paths: inputs.paths,
+    base: inputs.baseRef,
+    allowExec: inputs.allowExec,
+    configFile: inputs.config,
+    crds: inputs.crds,
+    schemaLocations: inputs.schemaLocations,
+    ...engine,
+  });
+  const masker = result.masker;
+  for (const value of masker.values()) core.setSecret(value);
+  const pr = pullRequest();
+  const linkBase = blobBase(pr?.head?.sha);
+  const report = (maxChars: number) => masker.redact(formatDiffMarkdown(result.report, { maxChars, linkBase, fullReportHint: "The job summary and the report artifact (report-dir) hold everything." }));
+  const reportPath = path.join(inputs.reportDir, "report.md");
+  fs.writeFileSync(reportPath, report(Number.MAX_SAFE_INTEGER));
+  fs.writeFileSync(path.join(inputs.reportDir, "report.json"), masker.redact(formatDiff(result, "json")));
+  writeSarif(inputs.sarifFile, result.headFindings, masker);
+  appendSummary(report(SUMMARY_LIMIT));
+  annotate(result.headFindings, (f) => result.report.findings.new.includes(f), masker);
+  const changed = hasChanges(result.report);
+  let commentUrl = "";
+  if (pr && inputs.comment !== "never") commentUrl = await comment(inputs, pr.number, report(COMMENT_LIMIT - 200), changed, result);
+  setOutputs(inputs, result.headFindings, changed, reportPath, commentUrl);
+}
+
+async function comment(inputs: Inputs, issueNumber: number, body: string, changed: boolean, result: DiffResult): Promise<string> {
+  const [owner, repo] = (process.env.GITHUB_REPOSITORY ?? "/").split("/") as [string, string];
+  if (!inputs.token) {
+    core.warning(`no github-token: the comment is not posted. ${FORK_HINT}`);
+    return "";
+  }
+  const octokit = new Octokit({ auth: inputs.token, baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com", userAgent: `composition-ci/${TOOL_VERSION}` });
+  const clean = result.masker.redact(`### ✅ composition-ci: no rendered changes and no findings\n\nBase \`${result.report.base.commit.slice(0, 7)}\`; nothing this pull request changes renders differently.\n`);
+  const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody: clean });
+  if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
+  else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
+  return res.url ?? "";
+}
+
+async function validateMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath?: string }): Promise<void> {
+  const root = process.cwd();
+  const config = loadConfig(root, inputs.config);
+  const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, ...engine });
+  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, timeoutMs: 60_000 });
+  const findings = [...result.findings, ...rendered.findings];
+  const masker = new SecretMasker();
+  for (const m of result.manifests) masker.learn(m.object);
+  for (const value of masker.values()) core.setSecret(value);
+  const summary = summarize(findings, result.files, result.documents);
+  const text = masker.redact(formatReport("text", { findings, summary, toolVersion: TOOL_VERSION }));
+  const reportPath = path.join(inputs.reportDir, "report.txt");
+  fs.writeFileSync(reportPath, text);
+  writeSarif(inputs.sarifFile, findings, masker);
+  appendSummary(masker.redact(`### composition-ci: ${summary.errors} errors, ${summary.warnings} warnings\n\n\`\`\`\n${text.slice(0, SUMMARY_LIMIT - 200)}\n\`\`\`\n`));
+  annotate(findings, () => false, masker);
+  setOutputs(inputs, findings, false, reportPath, "");
+}
+
+function writeSarif(file: string, findings: Finding[], masker: SecretMasker): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, masker.redact(formatReport("sarif", { findings, summary: summarize(findings, 0, 0), toolVersion: TOOL_VERSION })));
+}
+
+function appendSummary(markdown: string): void {
+  const file = process.env.GITHUB_STEP_SUMMARY;
+  if (file) fs.appendFileSync(file, markdown);
+}
+
+function annotate(findings: Finding[], isNew: (f: Finding) => boolean, masker: SecretMasker): void {
+  const { annotations, left } = pickAnnotations(findings, isNew);
+  for (const { level, finding: f } of annotations) {
+    const properties = { title: f.rule, file: f.file, startLine: f.line, startColumn: f.column };
+    (level === "error" ? core.error : core.warning)(masker.redact(f.message), properties);
+  }
+  if (left > 0) core.notice(`${left} more findings are not annotated (GitHub shows 10 errors and 10 warnings per step): see the job summary.`);
+}
+
+function setOutputs(inputs: Inputs, findings: Finding[], changed: boolean, reportPath: string, commentUrl: string): void {
+  const visible = findings.filter((f) => !f.suppressed);
+  core.setOutput("errors", visible.filter((f) => f.severity === "error").length);
+  core.setOutput("warnings", visible.filter((f) => f.severity === "warning").length);
+  core.setOutput("changed", changed);
+  core.setOutput("report-path", reportPath);
+  core.setOutput("sarif-path", inputs.sarifFile);
+  core.setOutput("comment-url", commentUrl);
+  const failing = visible.filter((f) => failsAt(f, inputs.failOn));
+  if (failing.length) core.setFailed(`${failing.length} finding${failing.length === 1 ? "" : "s"} at or above ${inputs.failOn}`);
+}
+
+/** `https://github.com/<repo>/blob/<sha>/` for finding links, when the run knows its repository. */
+function blobBase(sha: string | undefined): string | undefined {
+  const server = process.env.GITHUB_SERVER_URL ?? "https://github.com";
+  const repository = process.env.GITHUB_REPOSITORY;
+  const commit = sha ?? process.env.GITHUB_SHA;
+  return repository && commit ? `${server}/${repository}/blob/${commit}/` : undefined;
+}

@@ -1,0 +1,244 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
+import { changedFiles, GitError, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { renderSources, sourceFiles } from "../render/dependencies.js";
+import { diffFindings, diffSources, objectCounts, sourceKeys, type DiffReport } from "../report/diff.js";
+import { failsAt, summarize, type FailOn, type Finding } from "../report/finding.js";
+import { formatReport } from "../report/formats/index.js";
+import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
+import { SecretMasker } from "../report/mask.js";
+import type { Engine } from "../validate/kubeconform.js";
+import { validateRepo } from "../validate/run.js";
+import { TOOL_VERSION } from "../version.js";
+import { renderAndValidate } from "./check.js";
+import { UsageError, type CommandIO } from "./io.js";
+import { parseDuration } from "./render.js";
+
+export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
+
+Renders what the repository renders (XRs, claims, OAM ApplicationConfigurations) at the base ref
+and at the head ref (default: the working tree), and reports what changed: per source and per
+rendered object, with a unified diff of each changed object, and which findings are new, fixed
+or unchanged. Only the sources whose files changed (the XR, its XRD, Compositions and Functions;
+an ApplicationConfiguration's Components, definitions and scopes) are rendered, unless --all.
+The base is read with git archive into a temporary directory; your checkout is not touched.
+Secret values are masked in everything written.
+
+Options:
+  --base REF                    the ref to compare against (required)
+  --head REF                    the ref to compare (default: the working tree)
+  --all                         render every source on both sides
+  --format markdown|json|sarif  output format (default: markdown)
+  --output FILE                 write the report to FILE instead of stdout
+  --max-chars N                 markdown size limit (default: 65000, a PR comment's)
+  --fail-on error|warning|info|never
+                                exit 1 when a finding at head reaches this severity (default: error)
+  --allow-exec                  allow functions that run repository code (process, module)
+  --timeout D                   per function call (default: 60s)
+  --config FILE                 config file (default: .composition-ci.yaml at the root)
+  --crds PATH                   CRD files or directories (repeatable)
+  --schema-location TEMPLATE    kubeconform-style schema location (repeatable)
+  --root DIR                    repository root (default: .)
+`;
+
+const OPTIONS = {
+  base: { type: "string" },
+  head: { type: "string" },
+  all: { type: "boolean" },
+  format: { type: "string" },
+  output: { type: "string" },
+  "max-chars": { type: "string" },
+  "fail-on": { type: "string" },
+  "allow-exec": { type: "boolean" },
+  timeout: { type: "string" },
+  config: { type: "string" },
+  crds: { type: "string", multiple: true },
+  "schema-location": { type: "string", multiple: true },
+  root: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export interface DiffOptions {
+  /** Repository root (inside a git work tree). */
+  root: string;
+  paths: string[];
+  base: string;
+  head?: string;
+  all?: boolean;
+  allowExec?: boolean;
+  timeoutMs?: number;
+  configFile?: string;
+  crds?: string[];
+  schemaLocations?: string[];
+  engine?: Engine;
+  kubeconformPath?: string;
+}
+
+export interface DiffResult {
+  report: DiffReport;
+  /** Masks secrets in any text before it is written. */
+  masker: SecretMasker;
+  /** The findings at head (validation and rendering). */
+  headFindings: Finding[];
+}
+
+interface Side {
+  root: string;
+  config: Config;
+  findings: Finding[];
+  manifests: Manifest[];
+  sources: Awaited<ReturnType<typeof renderAndValidate>>["sources"];
+  total: number;
+}
+
+export async function diffCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parse(argv);
+  if (values.help) {
+    io.stdout(DIFF_HELP);
+    return 0;
+  }
+  if (!values.base) throw new UsageError("diff needs --base <ref>; see --help");
+  const format = values.format ?? "markdown";
+  if (!["markdown", "json", "sarif"].includes(format)) throw new UsageError(`--format must be one of markdown, json, sarif (got "${format}")`);
+  const failOn = (values["fail-on"] ?? "error") as FailOn;
+  if (!["error", "warning", "info", "never"].includes(failOn)) throw new UsageError(`--fail-on must be one of error, warning, info, never (got "${failOn}")`);
+  const maxChars = values["max-chars"] ? Number(values["max-chars"]) : COMMENT_LIMIT;
+  if (!Number.isInteger(maxChars) || maxChars < 1000) throw new UsageError(`--max-chars must be a whole number of at least 1000`);
+  const result = await runDiff({
+    root: path.resolve(io.cwd, values.root ?? "."),
+    paths: positionals.length ? positionals : ["."],
+    base: values.base,
+    head: values.head,
+    all: values.all,
+    allowExec: values["allow-exec"],
+    timeoutMs: parseDuration(values.timeout ?? "60s"),
+    configFile: values.config,
+    crds: values.crds,
+    schemaLocations: values["schema-location"],
+  });
+  const text = result.masker.redact(formatDiff(result, format as "markdown" | "json" | "sarif", maxChars));
+  if (values.output) {
+    const out = path.resolve(io.cwd, values.output);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, text);
+  } else io.stdout(text);
+  return result.headFindings.some((f) => failsAt(f, failOn)) ? 1 : 0;
+}
+
+export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sarif", maxChars = COMMENT_LIMIT, linkBase?: string): string {
+  if (format === "json") return JSON.stringify(result.report, null, 2) + "\n";
+  if (format === "sarif") {
+    return formatReport("sarif", { findings: result.headFindings, summary: summarize(result.headFindings, 0, 0), toolVersion: TOOL_VERSION });
+  }
+  return formatDiffMarkdown(result.report, { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." });
+}
+
+export async function runDiff(options: DiffOptions): Promise<DiffResult> {
+  const cleanups: Materialized[] = [];
+  try {
+    const top = await topLevel(options.root).catch(() => {
+      throw new UsageError(`${options.root} is not inside a git repository: diff compares two git refs`);
+    });
+    const prefix = path.relative(top, options.root);
+    const baseCommit = await resolveCommit(options.base, top);
+    const headCommit = options.head ? await resolveCommit(options.head, top) : undefined;
+    const baseTree = await materialize(baseCommit, top);
+    cleanups.push(baseTree);
+    let headRoot = options.root;
+    if (headCommit) {
+      const headTree = await materialize(headCommit, top);
+      cleanups.push(headTree);
+      headRoot = path.join(headTree.dir, prefix);
+    }
+    const changed = (await changedFiles(baseCommit, headCommit, top))
+      .map((f) => path.relative(prefix, f).split(path.sep).join("/"))
+      .filter((f) => !f.startsWith(".."));
+    const baseSide = await analyze(path.join(baseTree.dir, prefix), options);
+    const headSide = await analyze(headRoot, options);
+    const renderAll = options.all === true || everythingAffected(changed, headSide.config, baseSide.config);
+    const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
+    await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
+    const masker = new SecretMasker();
+    for (const m of [...baseSide.manifests, ...headSide.manifests]) masker.learn(m.object);
+    const changes = diffSources(baseSide.sources, headSide.sources, masker);
+    const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
+    const findings = diffFindings(visible(baseSide), visible(headSide));
+    const report: DiffReport = {
+      version: 1,
+      tool: { name: "composition-ci", version: TOOL_VERSION },
+      base: { ref: options.base, commit: baseCommit },
+      head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
+      sources: { total: headSide.total, rendered: headSide.sources.length, all: renderAll },
+      changes,
+      objects: objectCounts(changes),
+      findings,
+    };
+    return { report, masker, headFindings: headSide.findings };
+  } catch (err) {
+    if (err instanceof GitError || err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    for (const c of cleanups) c.cleanup();
+  }
+}
+
+async function analyze(root: string, options: DiffOptions): Promise<Side & { result: Awaited<ReturnType<typeof validateRepo>> }> {
+  const config = loadConfig(root, options.configFile);
+  const exists = options.paths.filter((p) => fs.existsSync(path.resolve(root, p)));
+  const result = await validateRepo({
+    root,
+    paths: exists,
+    config,
+    crds: options.crds,
+    schemaLocations: options.schemaLocations,
+    engine: options.engine,
+    kubeconformPath: options.kubeconformPath,
+  });
+  return { root, config, findings: result.findings, manifests: result.manifests, sources: [], total: renderSources(result.index).length, result };
+}
+
+async function renderSide(side: Side & { result: Awaited<ReturnType<typeof validateRepo>> }, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {
+  const candidates = renderSources(side.result.index);
+  const keys = new Map(candidates.map((m, i) => [m, sourceKeys(candidates)[i]!] as const));
+  const select = selected ? (m: Manifest) => selected.has(keys.get(m) ?? "") : undefined;
+  const rendered = await renderAndValidate(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, select });
+  side.sources = rendered.sources;
+  side.findings = [...side.findings, ...rendered.findings];
+}
+
+/** The config changed, or code a configured function runs may have: every source may render differently. */
+function everythingAffected(changed: string[], ...configs: Config[]): boolean {
+  if (changed.includes(CONFIG_FILE)) return true;
+  const runsCode = configs.some((c) => Object.values(c.functions ?? {}).some((f) => "command" in f || "module" in f));
+  return runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f));
+}
+
+/** Keys of the sources, on either side, that render from a changed file. */
+function affectedKeys(changed: string[], sides: (Side & { result: Awaited<ReturnType<typeof validateRepo>> })[]): Set<string> {
+  const changedSet = new Set(changed);
+  const keys = new Set<string>();
+  for (const side of sides) {
+    const candidates = renderSources(side.result.index);
+    const sideKeys = sourceKeys(candidates);
+    candidates.forEach((m, i) => {
+      for (const file of sourceFiles(m, side.result.index)) {
+        if (changedSet.has(file)) {
+          keys.add(sideKeys[i]!);
+          break;
+        }
+      }
+    });
+  }
+  return keys;
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

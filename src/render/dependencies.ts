@@ -1,0 +1,74 @@
+import type { Manifest } from "../manifest/manifest.js";
+import { resolveScope, resolveTrait, resolveWorkload, definitionRefName } from "../validate/oam-definitions.js";
+import type { RepoIndex } from "../validate/repo-index.js";
+import { asArray, asObject, asString } from "../validate/rules/context.js";
+import { componentOfEntry } from "../validate/rules/oam.js";
+import { FindingSink } from "../validate/rules/context.js";
+
+/**
+ * What each source renders from, as files: a change to any of them may change the source's
+ * output. `diff` renders only the sources whose files changed.
+ */
+
+/** Every source a repository renders, in index order: XRs, claims, ApplicationConfigurations, Applications. */
+export function renderSources(index: RepoIndex): Manifest[] {
+  const xrs = index.manifests.filter((m) => index.xrTypes.has(`${m.group}/${m.version}/${m.kind}`));
+  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
+  return [...xrs, ...appConfigs, ...index.applications];
+}
+
+export function sourceFiles(source: Manifest, index: RepoIndex): Set<string> {
+  const files = new Set([source.file]);
+  if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
+  else if (index.xrTypes.has(`${source.group}/${source.version}/${source.kind}`)) addXrFiles(source, index, files);
+  return files;
+}
+
+function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
+  const type = index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`)!;
+  files.add(type.xrd.file);
+  const group = asString(asObject(type.xrd.object.spec)?.group) ?? "";
+  for (const xrd of index.xrdsFor(group, type.xrKind)) files.add(xrd.file);
+  // Every Composition of the type: adding or changing one may change which one is picked.
+  for (const version of asArray(asObject(type.xrd.object.spec)?.versions)) {
+    const name = asString(asObject(version)?.name);
+    if (!name) continue;
+    for (const composition of index.compositionsFor(`${group}/${name}`, type.xrKind)) {
+      files.add(composition.file);
+      for (const step of asArray(asObject(composition.object.spec)?.pipeline)) {
+        const fn = index.functions.get(asString(asObject(asObject(step)?.functionRef)?.name) ?? "");
+        if (fn) files.add(fn.file);
+      }
+    }
+  }
+}
+
+function addAppConfigFiles(ac: Manifest, index: RepoIndex, files: Set<string>): void {
+  const definitionFiles = (definition: Manifest | undefined) => {
+    if (!definition) return;
+    files.add(definition.file);
+    const crd = index.crdNamed(definitionRefName(definition) ?? "");
+    if (crd) files.add(crd.manifest.file);
+  };
+  asArray(asObject(ac.object.spec)?.components).forEach((raw) => {
+    const entry = asObject(raw) ?? {};
+    const { component } = componentOfEntry(ac, entry, "", index, new FindingSink());
+    if (component) {
+      files.add(component.file);
+      const workload = asObject(asObject(component.object.spec)?.workload);
+      if (workload) definitionFiles(resolveWorkload(workload, index).definition);
+    }
+    for (const t of asArray(entry.traits)) {
+      const trait = asObject(asObject(t)?.trait);
+      if (trait) definitionFiles(resolveTrait(trait, index).definition);
+    }
+    for (const s of asArray(entry.scopes)) {
+      const ref = asObject(asObject(s)?.scopeRef) ?? {};
+      const [apiVersion, kind, name] = [asString(ref.apiVersion), asString(ref.kind), asString(ref.name)];
+      if (!apiVersion || !kind || !name) continue;
+      const scope = index.object(apiVersion, kind, name, ac.namespace);
+      if (scope) files.add(scope.file);
+      definitionFiles(resolveScope({ apiVersion, kind }, index).definition);
+    }
+  });
+}

@@ -1,0 +1,177 @@
+import { structuredPatch } from "diff";
+import * as YAML from "yaml";
+import type { Manifest } from "../manifest/manifest.js";
+import type { RenderedSource } from "../render/source.js";
+import type { Finding } from "./finding.js";
+import type { SecretMasker } from "./mask.js";
+
+/**
+ * What a change did to what the repository renders, source by source and object by object, and
+ * to its findings. Objects are compared as YAML with sorted keys after secret masking.
+ */
+
+export type ChangeStatus = "added" | "removed" | "changed" | "unchanged";
+
+export interface ObjectChange {
+  /** `Kind/<composition resource name or name>`. */
+  key: string;
+  kind: string;
+  name: string;
+  status: ChangeStatus;
+  /** Unified diff of the object's YAML (masked); absent when unchanged. */
+  diff?: string;
+}
+
+export interface SourceChange {
+  key: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  /** The file at head (or base, when removed). */
+  file: string;
+  via: string;
+  /** `failed` when the source does not render at head but did, or could, at base. */
+  status: ChangeStatus | "failed";
+  objects: ObjectChange[];
+}
+
+export interface FindingsDiff {
+  new: Finding[];
+  fixed: Finding[];
+  unchanged: Finding[];
+}
+
+export const DIFF_CONTEXT_LINES = 3;
+
+/** A source's identity across trees: group, kind, namespace and name (`#2` for a repeat on one side). */
+export function sourceKeys(sources: Manifest[]): string[] {
+  const seen = new Map<string, number>();
+  return sources.map((m) => {
+    const base = `${m.group || "core"}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return n === 1 ? base : `${base}#${n}`;
+  });
+}
+
+export function diffSources(base: RenderedSource[], head: RenderedSource[], masker: SecretMasker): SourceChange[] {
+  const byKey = (sources: RenderedSource[]) => {
+    const keys = sourceKeys(sources.map((s) => s.source));
+    return new Map(sources.map((s, i) => [keys[i]!, s] as const));
+  };
+  const [b, h] = [byKey(base), byKey(head)];
+  const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
+  return keys.map((key) => diffSource(key, b.get(key), h.get(key), masker));
+}
+
+function diffSource(key: string, base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker): SourceChange {
+  const s = (head ?? base)!;
+  const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
+  if (s.source.namespace) change.namespace = s.source.namespace;
+  if (head && !head.ok) {
+    change.status = base?.ok === false && !base.objects.length && sameFindings(base, head) ? "unchanged" : "failed";
+    if (head.via.includes("not rendered")) change.status = base ? "unchanged" : "added";
+    return change;
+  }
+  change.objects = diffObjects(base?.ok ? base : undefined, head, masker);
+  if (!base) change.status = "added";
+  else if (!head) change.status = "removed";
+  else if (!base.ok || change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
+  return change;
+}
+
+function sameFindings(a: RenderedSource, b: RenderedSource): boolean {
+  const text = (s: RenderedSource) => s.findings.map((f) => `${f.rule}|${f.message}`).sort().join("\n");
+  return text(a) === text(b);
+}
+
+function objectsByKey(source: RenderedSource | undefined): Map<string, Record<string, unknown>> {
+  return new Map((source?.objects ?? []).map((o, i) => [source!.keys[i] ?? String(i), o] as const));
+}
+
+function diffObjects(base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker): ObjectChange[] {
+  const [b, h] = [objectsByKey(base), objectsByKey(head)];
+  const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
+  return keys.map((key) => {
+    const before = b.get(key);
+    const after = h.get(key);
+    const o = (after ?? before)!;
+    const meta = (o.metadata ?? {}) as { name?: string };
+    const kind = String(o.kind ?? "");
+    const name = key.startsWith(`${kind}/`) ? key.slice(kind.length + 1) : (meta.name ?? key);
+    const [oldText, newText] = [before && toYaml(masker.maskObject(before)), after && toYaml(masker.maskObject(after))];
+    const status: ChangeStatus = !before ? "added" : !after ? "removed" : oldText === newText ? "unchanged" : "changed";
+    const change: ObjectChange = { key, kind, name, status };
+    if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "");
+    return change;
+  });
+}
+
+/** YAML with sorted keys: the same object always prints the same. */
+export function toYaml(o: unknown): string {
+  return YAML.stringify(o, { sortMapEntries: true, lineWidth: 0 });
+}
+
+export function unifiedDiff(key: string, before: string, after: string): string {
+  const patch = structuredPatch(`base/${key}`, `head/${key}`, before, after, "", "", { context: DIFF_CONTEXT_LINES });
+  const lines = [`--- ${before ? `base/${key}` : "/dev/null"}`, `+++ ${after ? `head/${key}` : "/dev/null"}`];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.filter((l) => !l.startsWith("\\")));
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Findings compared by rule, file, object, field and message, not by line: a finding that only
+ * moved is unchanged. Repeats are matched one for one.
+ */
+export function diffFindings(base: Finding[], head: Finding[]): FindingsDiff {
+  const pool = new Map<string, number>();
+  for (const f of base) pool.set(findingIdentity(f), (pool.get(findingIdentity(f)) ?? 0) + 1);
+  const out: FindingsDiff = { new: [], fixed: [], unchanged: [] };
+  for (const f of head) {
+    const id = findingIdentity(f);
+    const left = pool.get(id) ?? 0;
+    if (left > 0) {
+      pool.set(id, left - 1);
+      out.unchanged.push(f);
+    } else out.new.push(f);
+  }
+  const remaining = new Map(pool);
+  for (const f of base) {
+    const id = findingIdentity(f);
+    const left = remaining.get(id) ?? 0;
+    if (left > 0) {
+      remaining.set(id, left - 1);
+      out.fixed.push(f);
+    }
+  }
+  return out;
+}
+
+export function findingIdentity(f: Finding): string {
+  return [f.rule, f.file, f.apiVersion, f.kind, f.name, f.path, f.message].join("\u0000");
+}
+
+/** Everything `diff` found, as JSON (`--format json`, versioned) and as the input of the markdown report. */
+export interface DiffReport {
+  version: 1;
+  tool: { name: "composition-ci"; version: string };
+  base: { ref: string; commit: string };
+  head: { ref: string; commit?: string };
+  /** Sources (XRs, claims, ApplicationConfigurations) in the trees, and how many were rendered. */
+  sources: { total: number; rendered: number; all: boolean };
+  changes: SourceChange[];
+  objects: { added: number; changed: number; removed: number };
+  findings: FindingsDiff;
+}
+
+export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
+  const count = (status: ChangeStatus) => changes.reduce((n, c) => n + c.objects.filter((o) => o.status === status).length, 0);
+  return { added: count("added"), changed: count("changed"), removed: count("removed") };
+}
+
+/** True when the report has something to say: a changed source or object, or any finding. */
+export function hasChanges(report: DiffReport): boolean {
+  return report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0;
+}

@@ -1,0 +1,257 @@
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO } from "../helpers.js";
+
+/**
+ * The Action end to end, the way the runner runs it: `node index.js` (bundled from the current
+ * source) with INPUT_* variables, an event payload, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, against
+ * a GitHub API served on 127.0.0.1 by this test, on a temporary git repository.
+ */
+
+const OWNER = "acme";
+const NAME = "platform";
+const PR = 7;
+const SECRET = "hunter2-super-secret";
+const REPO_SECRET = "s3cret-in-the-repo";
+
+interface Recorded {
+  method: string;
+  url: string;
+  body: string;
+}
+
+interface Comment {
+  id: number;
+  body: string;
+  user: { login: string };
+  html_url: string;
+}
+
+class FakeGitHub {
+  readonly requests: Recorded[] = [];
+  comments: Comment[] = [];
+  forbidWrites = false;
+  private server!: http.Server;
+  private nextId = 1000;
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => this.handle(req, res, body));
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
+    this.requests.push({ method: req.method!, url: req.url!, body });
+    const url = new URL(req.url!, "http://x");
+    const json = (status: number, data: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify(data));
+    };
+    const list = `/repos/${OWNER}/${NAME}/issues/${PR}/comments`;
+    if (req.method === "GET" && url.pathname === "/user") return json(403, { message: "Resource not accessible by integration" });
+    if (req.method === "GET" && url.pathname === list) {
+      const perPage = Number(url.searchParams.get("per_page") ?? 30);
+      const page = Number(url.searchParams.get("page") ?? 1);
+      const items = this.comments.slice((page - 1) * perPage, page * perPage);
+      const last = Math.max(1, Math.ceil(this.comments.length / perPage));
+      const link = page < last ? { link: `<http://${req.headers.host}${list}?per_page=${perPage}&page=${page + 1}>; rel="next"` } : {};
+      return json(200, items, link);
+    }
+    if (this.forbidWrites && (req.method === "POST" || req.method === "PATCH")) return json(403, { message: "Resource not accessible by integration" });
+    if (req.method === "POST" && url.pathname === list) {
+      const comment = { id: this.nextId++, body: JSON.parse(body).body, user: { login: "github-actions[bot]" }, html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c` };
+      comment.html_url += comment.id;
+      this.comments.push(comment);
+      return json(201, comment);
+    }
+    const patch = url.pathname.match(new RegExp(`^/repos/${OWNER}/${NAME}/issues/comments/(\\d+)$`));
+    if (req.method === "PATCH" && patch) {
+      const comment = this.comments.find((c) => c.id === Number(patch[1]));
+      if (!comment) return json(404, { message: "Not Found" });
+      comment.body = JSON.parse(body).body;
+      return json(200, comment);
+    }
+    json(404, { message: `no route ${req.method} ${url.pathname}` });
+  }
+}
+
+function sh(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+}
+
+function copyDir(from: string, to: string): void {
+  fs.cpSync(from, to, { recursive: true });
+}
+
+const SECRET_RESOURCE = `          - name: credentials
+            base:
+              apiVersion: v1
+              kind: Secret
+              stringData:
+                password: ${SECRET}
+`;
+
+function bigConfigMap(lines: number): string {
+  const data = Array.from({ length: lines }, (_, i) => `                key-${i}: "value number ${i} of a large configuration file"`).join("\n");
+  return `          - name: big-config
+            base:
+              apiVersion: v1
+              kind: ConfigMap
+              data:
+${data}
+`;
+}
+
+/** A repository with a base commit (the examples) and a head commit that changes them. */
+function makeRepo(): { dir: string; base: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-action-"));
+  copyDir(path.join(REPO, "examples"), dir);
+  fs.writeFileSync(path.join(dir, "db-secret.yaml"), `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-old\n`);
+  sh(dir, "init", "-q", "-b", "main");
+  sh(dir, "add", "-A");
+  sh(dir, "commit", "-qm", "base");
+  const base = sh(dir, "rev-parse", "HEAD").trim();
+  const composition = path.join(dir, "crossplane/composition.yaml");
+  let text = fs.readFileSync(composition, "utf8");
+  text = text.replace("                  - port: 80\n", "                  - port: 81\n");
+  text = text.replace("          - name: service\n", `${SECRET_RESOURCE}${bigConfigMap(1500)}          - name: service\n`);
+  fs.writeFileSync(composition, text);
+  const xrd = path.join(dir, "crossplane/xrd.yaml");
+  fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("default: 8080", "default: 9090"));
+  fs.writeFileSync(path.join(dir, "db-secret.yaml"), `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-new\n`);
+  const xr = path.join(dir, "crossplane/xr.yaml");
+  fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("replicas: 3", "replicas: 0"));
+  return { dir, base };
+}
+
+function readOutputs(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const text = fs.readFileSync(file, "utf8");
+  const re = /^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+describe("the Action (node dist/index.js, as the runner runs it)", () => {
+  const github = new FakeGitHub();
+  let api = "";
+  let bundle = "";
+  let repo: { dir: string; base: string };
+
+  beforeAll(async () => {
+    api = await github.start();
+    const out = path.join(REPO, "node_modules/.cache/composition-ci-test-bundle");
+    execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
+    bundle = path.join(out, "index.js");
+    repo = makeRepo();
+    for (let i = 0; i < 120; i++) github.comments.push({ id: i + 1, body: i === 5 ? "<!-- composition-ci:default --> someone else's" : `comment ${i}`, user: { login: i === 5 ? "mallory" : "alice" }, html_url: "" });
+  }, 60_000);
+
+  afterAll(() => github.stop());
+
+  function runAction(extra: Record<string, string> = {}) {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-runner-"));
+    const files = { event: path.join(work, "event.json"), output: path.join(work, "output"), summary: path.join(work, "summary.md"), reports: path.join(work, "reports") };
+    fs.writeFileSync(files.event, JSON.stringify({ pull_request: { number: PR, base: { sha: repo.base, ref: "main" }, head: { sha: "feedface", repo: { full_name: `${OWNER}/${NAME}` } } } }));
+    fs.writeFileSync(files.output, "");
+    fs.writeFileSync(files.summary, "");
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? os.tmpdir(),
+      GITHUB_EVENT_PATH: files.event,
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_OUTPUT: files.output,
+      GITHUB_STEP_SUMMARY: files.summary,
+      GITHUB_API_URL: api,
+      GITHUB_SERVER_URL: "https://github.test",
+      GITHUB_REPOSITORY: `${OWNER}/${NAME}`,
+      RUNNER_TEMP: work,
+      "INPUT_GITHUB-TOKEN": "ghs_test_token",
+      "INPUT_REPORT-DIR": files.reports,
+      INPUT_COMMENT: "on-change",
+      ...extra,
+    };
+    return new Promise<{ code: number; stdout: string; files: typeof files }>((resolve) => {
+      const child = spawn("node", [bundle], { cwd: repo.dir, env });
+      let stdout = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stdout += d));
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, files }));
+    });
+  }
+
+  const everythingWritten = (run: { stdout: string; files: Record<string, string> }) => {
+    // `::add-mask::` lines are how the runner learns what to hide in logs; they are never shown.
+    const logs = run.stdout.split("\n").filter((l) => !l.startsWith("::add-mask::"));
+    expect(run.stdout).toContain(`::add-mask::${SECRET}`);
+    const texts = [...logs, fs.readFileSync(run.files.summary!, "utf8"), fs.readFileSync(run.files.output!, "utf8"), ...github.requests.map((r) => r.body)];
+    for (const f of fs.readdirSync(run.files.reports!)) texts.push(fs.readFileSync(path.join(run.files.reports!, f), "utf8"));
+    return texts.join("\n");
+  };
+
+  it("first run: one comment with the composed-resource diff, masked secrets, truncated under the limit; outputs set", async () => {
+    const run = await runAction();
+    expect(run.stdout).toContain("comment created");
+    const mine = github.comments.filter((c) => c.user.login === "github-actions[bot]");
+    expect(mine).toHaveLength(1);
+    const body = mine[0]!.body;
+    expect(body.startsWith("<!-- composition-ci:default -->")).toBe(true);
+    expect(body.length).toBeLessThan(65_536);
+    expect(body).toContain("✂️");
+    expect(body).toContain("WebApp");
+    expect(github.comments[5]!.body).toBe("<!-- composition-ci:default --> someone else's");
+    expect(github.requests.filter((r) => r.method === "GET" && r.url.includes("/comments")).length).toBe(2);
+    const summary = fs.readFileSync(run.files.summary, "utf8");
+    expect(summary).toContain("-    - port: 80");
+    expect(summary).toContain("+    - port: 81");
+    expect(summary).toContain("+      targetPort: 9090");
+    expect(summary).toMatch(/\+  password: <masked sha256:[0-9a-f]{8}>/);
+    expect(summary).toContain("schema/");
+    const all = everythingWritten(run);
+    expect(all).not.toContain(SECRET);
+    expect(all).not.toContain(REPO_SECRET);
+    const outputs = readOutputs(run.files.output);
+    expect(outputs.changed).toBe("true");
+    expect(Number(outputs.errors)).toBeGreaterThan(0);
+    expect(outputs["comment-url"]).toBe(mine[0]!.html_url);
+    expect(fs.existsSync(outputs["sarif-path"]!)).toBe(true);
+    expect(JSON.parse(fs.readFileSync(outputs["sarif-path"]!, "utf8")).version).toBe("2.1.0");
+    expect(fs.readFileSync(outputs["report-path"]!, "utf8").length).toBeGreaterThan(65_536);
+    expect(run.stdout).toMatch(/::error title=schema\/limit,file=crossplane\/xr\.yaml,line=8/);
+    expect(run.code).toBe(1);
+  }, 60_000);
+
+  it("second run updates the same comment; never a second one", async () => {
+    const before = github.comments.length;
+    const run = await runAction();
+    expect(run.stdout).toContain("comment updated");
+    expect(github.comments.length).toBe(before);
+    expect(github.requests.some((r) => r.method === "PATCH")).toBe(true);
+  }, 60_000);
+
+  it("a read-only token (a fork's pull request) does not fail on the 403: summary and reports are written", async () => {
+    github.forbidWrites = true;
+    try {
+      const run = await runAction({ "INPUT_FAIL-ON": "never", "INPUT_COMMENT-KEY": "fork" });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("workflow_run");
+      expect(fs.readFileSync(run.files.summary, "utf8")).toContain("composition-ci");
+      expect(readOutputs(run.files.output)["comment-url"]).toBe("");
+    } finally {
+      github.forbidWrites = false;
+    }
+  }, 60_000);
+});
