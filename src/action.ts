@@ -130,7 +130,8 @@ async function comment(inputs: Inputs, issueNumber: number, body: string, change
     core.warning(`no github-token: the comment is not posted. ${FORK_HINT}`);
     return "";
   }
-  const octokit = new Octokit({ auth: inputs.token, baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com", userAgent: `composition-ci/${TOOL_VERSION}` });
+  const quiet = { debug: core.debug, info: core.debug, warn: core.debug, error: core.debug };
+  const octokit = new Octokit({ auth: inputs.token, baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com", userAgent: `composition-ci/${TOOL_VERSION}`, log: quiet });
   const clean = result.masker.redact(`### ✅ composition-ci: no rendered changes and no findings\n\nBase \`${result.report.base.commit.slice(0, 7)}\`; nothing this pull request changes renders differently.\n`);
   const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody: clean });
   if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);

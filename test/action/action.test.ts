@@ -1,11 +1,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../helpers.js";
+import { FakeGitHub, NAME, OWNER, PR } from "../fake-github.js";
 
 /**
  * The Action end to end, the way the runner runs it: `node index.js` (bundled from the current
@@ -13,80 +12,8 @@ import { REPO } from "../helpers.js";
  * a GitHub API served on 127.0.0.1 by this test, on a temporary git repository.
  */
 
-const OWNER = "acme";
-const NAME = "platform";
-const PR = 7;
 const SECRET = "hunter2-super-secret";
 const REPO_SECRET = "s3cret-in-the-repo";
-
-interface Recorded {
-  method: string;
-  url: string;
-  body: string;
-}
-
-interface Comment {
-  id: number;
-  body: string;
-  user: { login: string };
-  html_url: string;
-}
-
-class FakeGitHub {
-  readonly requests: Recorded[] = [];
-  comments: Comment[] = [];
-  forbidWrites = false;
-  private server!: http.Server;
-  private nextId = 1000;
-
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (d) => (body += d));
-      req.on("end", () => this.handle(req, res, body));
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
-    this.requests.push({ method: req.method!, url: req.url!, body });
-    const url = new URL(req.url!, "http://x");
-    const json = (status: number, data: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { "content-type": "application/json", ...headers });
-      res.end(JSON.stringify(data));
-    };
-    const list = `/repos/${OWNER}/${NAME}/issues/${PR}/comments`;
-    if (req.method === "GET" && url.pathname === "/user") return json(403, { message: "Resource not accessible by integration" });
-    if (req.method === "GET" && url.pathname === list) {
-      const perPage = Number(url.searchParams.get("per_page") ?? 30);
-      const page = Number(url.searchParams.get("page") ?? 1);
-      const items = this.comments.slice((page - 1) * perPage, page * perPage);
-      const last = Math.max(1, Math.ceil(this.comments.length / perPage));
-      const link = page < last ? { link: `<http://${req.headers.host}${list}?per_page=${perPage}&page=${page + 1}>; rel="next"` } : {};
-      return json(200, items, link);
-    }
-    if (this.forbidWrites && (req.method === "POST" || req.method === "PATCH")) return json(403, { message: "Resource not accessible by integration" });
-    if (req.method === "POST" && url.pathname === list) {
-      const comment = { id: this.nextId++, body: JSON.parse(body).body, user: { login: "github-actions[bot]" }, html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c` };
-      comment.html_url += comment.id;
-      this.comments.push(comment);
-      return json(201, comment);
-    }
-    const patch = url.pathname.match(new RegExp(`^/repos/${OWNER}/${NAME}/issues/comments/(\\d+)$`));
-    if (req.method === "PATCH" && patch) {
-      const comment = this.comments.find((c) => c.id === Number(patch[1]));
-      if (!comment) return json(404, { message: "Not Found" });
-      comment.body = JSON.parse(body).body;
-      return json(200, comment);
-    }
-    json(404, { message: `no route ${req.method} ${url.pathname}` });
-  }
-}
 
 function sh(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });

@@ -24,9 +24,9 @@ export interface MarkdownOptions {
 type Level = 0 | 1 | 2 | 3;
 const CUTS: Record<Level, string> = {
   0: "",
-  1: "Diffs are trimmed to fit",
-  2: "Diffs are left out to fit; the changed objects are listed",
-  3: "Only the summary fits",
+  1: "Diffs are trimmed to fit the size limit.",
+  2: "Diffs are left out to fit the size limit; the changed objects are listed.",
+  3: "Only the summary fits the size limit.",
 };
 
 export function formatDiffMarkdown(report: DiffReport, options: MarkdownOptions): string {
@@ -40,7 +40,7 @@ export function formatDiffMarkdown(report: DiffReport, options: MarkdownOptions)
 
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [title(report), summaryTables(report)];
-  if (level > 0) parts.push(`> ✂️ ${CUTS[level]} GitHub's size limit. ${options.fullReportHint ?? ""}`);
+  if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
   if (level < 3) parts.push(findingsSection(report, FINDING_ROWS[level]!, options));
   if (level < 3) parts.push(changesSection(report, level));
   return parts.filter(Boolean).join("\n\n") + "\n";

@@ -1,0 +1,162 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/main.js";
+import { runDiff } from "../../src/commands/diff.js";
+import type { DiffReport } from "../../src/report/diff.js";
+import { REPO, tempRepo } from "../helpers.js";
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+}
+
+function commitAll(dir: string, message: string): string {
+  git(dir, "add", "-A");
+  git(dir, "commit", "-qm", message);
+  return git(dir, "rev-parse", "HEAD").trim();
+}
+
+function initRepo(files: Record<string, string>): string {
+  const dir = tempRepo(files);
+  git(dir, "init", "-q", "-b", "main");
+  commitAll(dir, "base");
+  return dir;
+}
+
+/** An XRD, a Composition and an XR per type: `n` independent sources. */
+function triples(n: number): Record<string, string> {
+  const files: Record<string, string> = {
+    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2}\n",
+  };
+  for (let i = 0; i < n; i++) {
+    files[`t${i}/xrd.yaml`] = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xthing${i}s.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {kind: XThing${i}, plural: xthing${i}s}
+  versions:
+    - name: v1
+      served: true
+      referenceable: true
+      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: string}}}}}}
+`;
+    files[`t${i}/composition.yaml`] = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xthing${i}s.example.org}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing${i}}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: config
+            base: {apiVersion: v1, kind: ConfigMap, data: {size: small}}
+            patches:
+              - {type: FromCompositeFieldPath, fromFieldPath: spec.size, toFieldPath: data.size}
+              - {type: FromCompositeFieldPath, fromFieldPath: spec.zone, toFieldPath: data.zone}
+`;
+    files[`t${i}/xr.yaml`] = `apiVersion: example.org/v1\nkind: XThing${i}\nmetadata: {name: thing${i}, namespace: default}\nspec: {size: large}\n`;
+  }
+  return files;
+}
+
+function tmpBaseDirs(): string[] {
+  return fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("composition-ci-base-"));
+}
+
+describe("diff: what a change does, rendered", () => {
+  it("renders only the sources whose files changed: one Composition of many", async () => {
+    const dir = initRepo(triples(60));
+    const composition = path.join(dir, "t7/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.sources).toEqual({ total: 60, rendered: 1, all: false });
+    expect(report.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["thing7:changed"]);
+    expect(report.changes[0]!.objects[0]!.diff).toContain("+  tier: gold");
+  }, 30_000);
+
+  it("a changed Function, the config file, or --all render everything that depends on them", async () => {
+    const dir = initRepo(triples(5));
+    fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace("v0.8.2", "v0.8.3"));
+    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(5);
+    git(dir, "checkout", "-q", "--", ".");
+    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "rules: {}\n");
+    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, rendered: 5, all: true });
+    fs.rmSync(path.join(dir, ".composition-ci.yaml"));
+    expect((await runDiff({ root: dir, paths: ["."], base: "main", all: true })).report.sources.rendered).toBe(5);
+    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(0);
+  }, 30_000);
+
+  it("an XRD default change re-renders its XRs; a new untracked XR is an added source", async () => {
+    const dir = initRepo(triples(3));
+    const xrd = path.join(dir, "t1/xrd.yaml");
+    fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("size: {type: string}", "size: {type: string}, zone: {type: string, default: eu}"));
+    fs.writeFileSync(path.join(dir, "t2/xr-2.yaml"), "apiVersion: example.org/v1\nkind: XThing2\nmetadata: {name: another, namespace: default}\nspec: {size: tiny}\n");
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.changes.map((c) => `${c.name}:${c.status}`).sort()).toEqual(["another:added", "thing1:changed"]);
+    expect(report.changes.find((c) => c.name === "thing1")!.objects[0]!.diff).toContain("+  zone: eu");
+  }, 30_000);
+
+  it("an OAM Component change re-renders its ApplicationConfiguration; --head compares two refs; JSON is versioned", async () => {
+    const dir = initRepo({
+      "oam.yaml": `apiVersion: core.oam.dev/v1alpha2
+kind: Component
+metadata: {name: web}
+spec: {workload: {apiVersion: core.oam.dev/v1alpha2, kind: ContainerizedWorkload, spec: {containers: [{name: web, image: "nginx:1"}]}}}
+---
+apiVersion: core.oam.dev/v1alpha2
+kind: ApplicationConfiguration
+metadata: {name: app}
+spec: {components: [{componentName: web}]}
+`,
+    });
+    fs.writeFileSync(path.join(dir, "oam.yaml"), fs.readFileSync(path.join(dir, "oam.yaml"), "utf8").replace("nginx:1", "nginx:2"));
+    const head = commitAll(dir, "head");
+    const status = git(dir, "status", "--porcelain");
+    const before = tmpBaseDirs().length;
+    let stdout = "";
+    const code = await main(["diff", "--base", "HEAD~1", "--head", head, "--format", "json"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false });
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as DiffReport;
+    expect(report.version).toBe(1);
+    expect(report.head.commit).toBe(head);
+    expect(report.changes).toHaveLength(1);
+    expect(report.changes[0]).toMatchObject({ kind: "ApplicationConfiguration", name: "app", status: "changed" });
+    expect(report.changes[0]!.objects[0]!.diff).toContain("+    - image: nginx:2");
+    expect(git(dir, "status", "--porcelain")).toBe(status);
+    expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(tmpBaseDirs().length).toBe(before);
+  }, 30_000);
+
+  it("an unknown base ref, or a directory outside git, is a usage error with the reason", async () => {
+    const dir = initRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
+    let stderr = "";
+    const io = { cwd: dir, stdout: () => {}, stderr: (t: string) => (stderr += t), isTTY: false };
+    expect(await main(["diff", "--base", "no-such-branch"], io)).toBe(2);
+    expect(stderr).toContain('"no-such-branch" is not a commit in this repository');
+    const plain = fs.mkdtempSync(path.join(os.tmpdir(), "cci-nogit-"));
+    stderr = "";
+    expect(await main(["diff", "--base", "main"], { ...io, cwd: plain })).toBe(2);
+    expect(stderr).toContain("is not inside a git repository");
+    expect(await main(["diff"], io)).toBe(2);
+  });
+
+  it("the examples diff against themselves to nothing", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-examples-"));
+    fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
+    git(dir, "init", "-q", "-b", "main");
+    commitAll(dir, "base");
+    let stdout = "";
+    expect(await main(["diff", "--base", "main", "--all"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false })).toBe(0);
+    expect(stdout).toContain("### ✅ composition-ci: 0 sources changed, no new findings");
+    expect(stdout).toContain("No rendered object changed.");
+  });
+});
