@@ -181,4 +181,17 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
       github.forbidWrites = false;
     }
   }, 60_000);
+
+  it("mode: validate checks the tree: summary, annotations, SARIF, outputs, no comment", async () => {
+    const posts = github.requests.length;
+    const run = await runAction({ INPUT_MODE: "validate" });
+    expect(run.code).toBe(1);
+    expect(github.requests.length).toBe(posts);
+    const outputs = readOutputs(run.files.output);
+    expect(Number(outputs.errors)).toBeGreaterThan(0);
+    expect(outputs.changed).toBe("false");
+    expect(fs.readFileSync(run.files.summary, "utf8")).toContain("schema/limit");
+    expect(run.stdout).toMatch(/::error title=schema\/limit,file=crossplane\/xr\.yaml,line=8/);
+    expect(everythingWritten(run)).not.toContain(REPO_SECRET);
+  }, 60_000);
 });
