@@ -8,7 +8,9 @@ import { loadConfig } from "./config/config.js";
 import { hasChanges } from "./report/diff.js";
 import { failsAt, summarize, type FailOn, type Finding } from "./report/finding.js";
 import { formatReport } from "./report/formats/index.js";
-import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT } from "./report/formats/markdown.js";
+import { COMMENT_LIMIT, formatDiffMarkdown, formatDriftMarkdown, SUMMARY_LIMIT } from "./report/formats/markdown.js";
+import { syncDriftIssue } from "./report/github/drift-issue.js";
+import { runDrift } from "./commands/drift.js";
 import { pickAnnotations } from "./report/github/annotations.js";
 import { upsertStickyComment, type CommentMode } from "./report/github/comment.js";
 import { SecretMasker } from "./report/mask.js";
@@ -18,8 +20,8 @@ import { TOOL_VERSION } from "./version.js";
 
 /**
  * The GitHub Action: reads its inputs, runs the same code as the CLI (`diff` for pull requests,
- * `check` for `mode: validate`), and reports through GitHub: one sticky PR comment, the job
- * summary, annotations, a SARIF file and report files for an artifact.
+ * `check` for `mode: validate`, `drift` for `mode: drift`), and reports through GitHub: one sticky
+ * PR comment or one drift issue, the job summary, annotations, a SARIF file and report files.
  */
 
 interface Inputs {
@@ -37,6 +39,10 @@ interface Inputs {
   kubeconform: boolean;
   sarifFile: string;
   reportDir: string;
+  snapshot?: string;
+  previous?: string;
+  cluster: boolean;
+  failOnDrift: boolean;
 }
 
 const FORK_HINT =
@@ -46,10 +52,10 @@ const FORK_HINT =
 export async function run(): Promise<void> {
   try {
     const inputs = readInputs();
-    if (inputs.mode === "drift") throw new Error("mode: drift is not available yet in this version of composition-ci");
     fs.mkdirSync(inputs.reportDir, { recursive: true });
     const engine = inputs.kubeconform ? { engine: "both" as const, kubeconformPath: await installKubeconform() } : {};
     if (inputs.mode === "validate") await validateMode(inputs, engine);
+    else if (inputs.mode === "drift") await driftMode(inputs);
     else await prMode(inputs, engine);
   } catch (err) {
     core.setFailed(err instanceof Error ? err.message : String(err));
@@ -79,6 +85,10 @@ function readInputs(): Inputs {
     kubeconform: core.getInput("kubeconform") === "true",
     sarifFile: path.resolve(core.getInput("sarif-file") || path.join(reportDir, "composition-ci.sarif")),
     reportDir,
+    snapshot: core.getInput("snapshot") || undefined,
+    previous: core.getInput("previous") || undefined,
+    cluster: core.getInput("cluster") === "true",
+    failOnDrift: core.getInput("fail-on-drift") === "true",
   };
 }
 
@@ -125,18 +135,66 @@ async function prMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath
 }
 
 async function comment(inputs: Inputs, issueNumber: number, body: string, changed: boolean, result: DiffResult): Promise<string> {
-  const [owner, repo] = (process.env.GITHUB_REPOSITORY ?? "/").split("/") as [string, string];
+  const [owner, repo] = repository();
   if (!inputs.token) {
     core.warning(`no github-token: the comment is not posted. ${FORK_HINT}`);
     return "";
   }
-  const quiet = { debug: core.debug, info: core.debug, warn: core.debug, error: core.debug };
-  const octokit = new Octokit({ auth: inputs.token, baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com", userAgent: `composition-ci/${TOOL_VERSION}`, log: quiet });
+  const octokit = octokitFor(inputs.token);
   const clean = result.masker.redact(`### ✅ composition-ci: no rendered changes and no findings\n\nBase \`${result.report.base.commit.slice(0, 7)}\`; nothing this pull request changes renders differently.\n`);
   const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody: clean });
   if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
   else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
   return res.url ?? "";
+}
+
+async function driftMode(inputs: Inputs): Promise<void> {
+  const root = process.cwd();
+  const result = await runDrift({
+    root,
+    paths: inputs.paths,
+    snapshot: inputs.snapshot && path.resolve(root, inputs.snapshot),
+    cluster: inputs.cluster,
+    previous: inputs.previous && path.resolve(root, inputs.previous),
+    allowExec: inputs.allowExec,
+    configFile: inputs.config,
+    crds: inputs.crds,
+    schemaLocations: inputs.schemaLocations,
+  });
+  const { masker, report } = result;
+  for (const value of masker.values()) core.setSecret(value);
+  const markdown = (maxChars: number) => masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint: "The job summary and the drift.json artifact hold everything." }));
+  const reportPath = path.join(inputs.reportDir, "drift.md");
+  fs.writeFileSync(reportPath, markdown(Number.MAX_SAFE_INTEGER));
+  fs.writeFileSync(path.join(inputs.reportDir, "drift.json"), masker.redact(JSON.stringify(report, null, 2) + "\n"));
+  appendSummary(markdown(SUMMARY_LIMIT));
+  let issueUrl = "";
+  if (!inputs.token) core.warning("no github-token: the drift issue is not updated");
+  else {
+    try {
+      const res = await syncDriftIssue({ octokit: octokitFor(inputs.token), owner: repository()[0], repo: repository()[1], key: inputs.commentKey, report, markdown: markdown(COMMENT_LIMIT - 300) });
+      core.info(`drift issue: ${res.action}${res.number ? ` #${res.number}` : ""}`);
+      issueUrl = res.url ?? "";
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      if (status !== 403 && status !== 404) throw err;
+      core.warning(`the token cannot write issues (permissions: issues: write): ${(err as Error).message}`);
+    }
+  }
+  core.setOutput("drift-items", report.items.length);
+  core.setOutput("changed", report.items.length > 0);
+  core.setOutput("report-path", reportPath);
+  core.setOutput("comment-url", issueUrl);
+  if (inputs.failOnDrift && report.items.length > 0) core.setFailed(`${report.items.length} drift item${report.items.length === 1 ? "" : "s"}`);
+}
+
+function repository(): [string, string] {
+  return (process.env.GITHUB_REPOSITORY ?? "/").split("/") as [string, string];
+}
+
+function octokitFor(token: string): Octokit {
+  const quiet = { debug: core.debug, info: core.debug, warn: core.debug, error: core.debug };
+  return new Octokit({ auth: token, baseUrl: process.env.GITHUB_API_URL ?? "https://api.github.com", userAgent: `composition-ci/${TOOL_VERSION}`, log: quiet });
 }
 
 async function validateMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath?: string }): Promise<void> {

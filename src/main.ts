@@ -1,5 +1,6 @@
 import { checkCommand } from "./commands/check.js";
 import { diffCommand } from "./commands/diff.js";
+import { driftCommand } from "./commands/drift.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { renderCommand } from "./commands/render.js";
@@ -16,6 +17,7 @@ Commands:
   render ...            render XRs through their function pipelines (like crossplane render),
                         and OAM ApplicationConfigurations (--all)
   diff --base REF       what a change does to the rendered output and the findings (PR report)
+  drift                 today's render against a committed snapshot and/or the cluster
   function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
   help                  this text
   version               the version
@@ -37,6 +39,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await renderCommand(rest, io);
       case "diff":
         return await diffCommand(rest, io);
+      case "drift":
+        return await driftCommand(rest, io);
       case "function":
         return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
       case "version":

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { Octokit } from "@octokit/rest";
 import type { AddressInfo } from "node:net";
 
 /** A GitHub REST API on 127.0.0.1 with the few endpoints the Action uses; records every request. */
@@ -20,9 +21,21 @@ export interface Comment {
   html_url: string;
 }
 
+export interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  labels: { name: string }[];
+  user: { login: string };
+  html_url: string;
+  comments: string[];
+}
+
 export class FakeGitHub {
   readonly requests: Recorded[] = [];
   comments: Comment[] = [];
+  issues: Issue[] = [];
   forbidWrites = false;
   private server!: http.Server;
   private nextId = 1000;
@@ -49,6 +62,7 @@ export class FakeGitHub {
       res.end(JSON.stringify(data));
     };
     const list = `/repos/${OWNER}/${NAME}/issues/${PR}/comments`;
+    if (this.handleIssues(req, url, body, json)) return;
     if (req.method === "GET" && url.pathname === "/user") return json(403, { message: "Resource not accessible by integration" });
     if (req.method === "GET" && url.pathname === list) {
       const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -74,5 +88,51 @@ export class FakeGitHub {
     }
     json(404, { message: `no route ${req.method} ${url.pathname}` });
   }
+
+  private handleIssues(req: http.IncomingMessage, url: URL, body: string, json: (status: number, data: unknown, headers?: Record<string, string>) => void): boolean {
+    const base = `/repos/${OWNER}/${NAME}/issues`;
+    if (req.method === "GET" && url.pathname === base) {
+      const label = url.searchParams.get("labels");
+      const state = url.searchParams.get("state") ?? "open";
+      const perPage = Number(url.searchParams.get("per_page") ?? 30);
+      const page = Number(url.searchParams.get("page") ?? 1);
+      const matching = this.issues.filter((i) => (!label || i.labels.some((l) => l.name === label)) && (state === "all" || i.state === state));
+      const last = Math.max(1, Math.ceil(matching.length / perPage));
+      const link: Record<string, string> = page < last ? { link: `<http://${req.headers.host}${base}?labels=${label ?? ""}&state=${state}&per_page=${perPage}&page=${page + 1}>; rel="next"` } : {};
+      json(200, matching.slice((page - 1) * perPage, page * perPage), link);
+      return true;
+    }
+    if (this.forbidWrites && (req.method === "POST" || req.method === "PATCH")) return false;
+    if (req.method === "POST" && url.pathname === base) {
+      const data = JSON.parse(body) as { title: string; body: string; labels?: string[] };
+      const number = this.nextId++;
+      const issue: Issue = { number, title: data.title, body: data.body, state: "open", labels: (data.labels ?? []).map((name) => ({ name })), user: { login: "github-actions[bot]" }, html_url: `https://github.test/${OWNER}/${NAME}/issues/${number}`, comments: [] };
+      this.issues.push(issue);
+      json(201, issue);
+      return true;
+    }
+    const one = url.pathname.match(new RegExp(`^${base}/(\\d+)(/comments)?$`));
+    const issue = one && this.issues.find((i) => i.number === Number(one[1]));
+    if (!one || !issue) return false;
+    if (req.method === "PATCH" && !one[2]) {
+      const data = JSON.parse(body) as Partial<Issue>;
+      if (data.state) issue.state = data.state;
+      if (data.body !== undefined) issue.body = data.body;
+      json(200, issue);
+      return true;
+    }
+    if (req.method === "POST" && one[2]) {
+      issue.comments.push((JSON.parse(body) as { body: string }).body);
+      json(201, { id: this.nextId++, body: issue.comments.at(-1), html_url: issue.html_url });
+      return true;
+    }
+    return false;
+  }
 }
 
+
+/** An Octokit for the fake API that does not log the 403s the tests provoke. */
+export function quietOctokit(baseUrl: string): Octokit {
+  const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+  return new Octokit({ auth: "t", baseUrl, log: quiet });
+}

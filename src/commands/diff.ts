@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
 import { changedFiles, GitError, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
@@ -15,6 +14,7 @@ import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { maxCharsOption, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
@@ -48,17 +48,8 @@ const OPTIONS = {
   base: { type: "string" },
   head: { type: "string" },
   all: { type: "boolean" },
-  format: { type: "string" },
-  output: { type: "string" },
-  "max-chars": { type: "string" },
   "fail-on": { type: "string" },
-  "allow-exec": { type: "boolean" },
-  timeout: { type: "string" },
-  config: { type: "string" },
-  crds: { type: "string", multiple: true },
-  "schema-location": { type: "string", multiple: true },
-  root: { type: "string" },
-  help: { type: "boolean", short: "h" },
+  ...TREE_OPTIONS,
 } as const;
 
 export interface DiffOptions {
@@ -105,8 +96,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
   if (!["markdown", "json", "sarif"].includes(format)) throw new UsageError(`--format must be one of markdown, json, sarif (got "${format}")`);
   const failOn = (values["fail-on"] ?? "error") as FailOn;
   if (!["error", "warning", "info", "never"].includes(failOn)) throw new UsageError(`--fail-on must be one of error, warning, info, never (got "${failOn}")`);
-  const maxChars = values["max-chars"] ? Number(values["max-chars"]) : COMMENT_LIMIT;
-  if (!Number.isInteger(maxChars) || maxChars < 1000) throw new UsageError(`--max-chars must be a whole number of at least 1000`);
+  const maxChars = maxCharsOption(values["max-chars"], COMMENT_LIMIT);
   const result = await runDiff({
     root: path.resolve(io.cwd, values.root ?? "."),
     paths: positionals.length ? positionals : ["."],
@@ -120,11 +110,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     schemaLocations: values["schema-location"],
   });
   const text = result.masker.redact(formatDiff(result, format as "markdown" | "json" | "sarif", maxChars));
-  if (values.output) {
-    const out = path.resolve(io.cwd, values.output);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, text);
-  } else io.stdout(text);
+  writeOutput(io, values.output, text);
   return result.headFindings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
 
@@ -236,9 +222,5 @@ function affectedKeys(changed: string[], sides: (Side & { result: Awaited<Return
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseCommandArgs(argv, OPTIONS);
 }

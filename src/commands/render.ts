@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import * as YAML from "yaml";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { readManifests } from "../manifest/read.js";
@@ -10,11 +9,13 @@ import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
 import { functionManifests } from "../render/crossplane/repo.js";
 import { NOT_RENDERED_VIA, renderEverything } from "../render/repo.js";
+import { streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { parseCommandArgs } from "./options.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> <functions> [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -161,22 +162,6 @@ async function renderAll(
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 
-/** `<kind>-<namespace>-<name>.yaml`, lowercased: deterministic per source. */
-export function streamFileName(m: Manifest): string {
-  return `${[m.kind, m.namespace, m.name ?? "unnamed"].filter(Boolean).join("-")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_");
-}
-
-/** One file name per source, in order; a name taken by an earlier source gets `-2`, `-3`, ... */
-export function streamFileNames(sources: Manifest[]): string[] {
-  const used = new Map<string, number>();
-  return sources.map((m) => {
-    const name = streamFileName(m);
-    const n = (used.get(name) ?? 0) + 1;
-    used.set(name, n);
-    return n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`);
-  });
-}
-
 export function yamlStream(documents: JsonObject[]): string {
   return documents.map((d) => `---\n${YAML.stringify(d, { sortMapEntries: true, lineWidth: 0, version: "1.1" })}`).join("");
 }
@@ -249,9 +234,5 @@ export function parseDuration(text: string): number {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseCommandArgs(argv, OPTIONS);
 }

@@ -1,6 +1,4 @@
-import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type MissingSchemaPolicy } from "../config/config.js";
 import { compareFindings, failsAt, summarize, type FailOn, type Finding } from "../report/finding.js";
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/formats/index.js";
@@ -8,6 +6,7 @@ import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js"
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { parseCommandArgs, writeOutput } from "./options.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
 
@@ -92,10 +91,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   }
   const summary = summarize(result.findings, result.files, result.documents);
   const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY });
-  if (values.output) {
-    fs.mkdirSync(path.dirname(path.resolve(io.cwd, values.output)), { recursive: true });
-    fs.writeFileSync(path.resolve(io.cwd, values.output), text);
-  } else io.stdout(text);
+  writeOutput(io, values.output, text);
   return result.findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
 
@@ -105,11 +101,7 @@ function findingKey(f: Finding): string {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseCommandArgs(argv, OPTIONS);
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {

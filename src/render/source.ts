@@ -40,3 +40,19 @@ export function renderedObjectKey(o: JsonObject): string {
 export function renderedObjectName(o: JsonObject): string {
   return renderedObjectKey(o).slice(String(o.kind).length + 1);
 }
+
+/** `<kind>-<namespace>-<name>.yaml`, lowercased: deterministic per source. */
+export function streamFileName(m: Manifest): string {
+  return `${[m.kind, m.namespace, m.name ?? "unnamed"].filter(Boolean).join("-")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_");
+}
+
+/** One file name per source, in order; a name taken by an earlier source gets `-2`, `-3`, ... */
+export function streamFileNames(sources: Manifest[]): string[] {
+  const used = new Map<string, number>();
+  return sources.map((m) => {
+    const name = streamFileName(m);
+    const n = (used.get(name) ?? 0) + 1;
+    used.set(name, n);
+    return n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`);
+  });
+}

@@ -85,11 +85,18 @@ function sameFindings(a: RenderedSource, b: RenderedSource): boolean {
   return text(a) === text(b);
 }
 
-function objectsByKey(source: RenderedSource | undefined): Map<string, Record<string, unknown>> {
+/** Objects and how each is known (`RenderedSource.keys`), in the same order. */
+export interface KeyedObjects {
+  objects: Record<string, unknown>[];
+  keys: string[];
+}
+
+function objectsByKey(source: KeyedObjects | undefined): Map<string, Record<string, unknown>> {
   return new Map((source?.objects ?? []).map((o, i) => [source!.keys[i] ?? String(i), o] as const));
 }
 
-function diffObjects(base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker): ObjectChange[] {
+/** Object-by-object changes between two renders of one source (either may be absent). */
+export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects | undefined, masker: SecretMasker, sides: [string, string] = ["base", "head"]): ObjectChange[] {
   const [b, h] = [objectsByKey(base), objectsByKey(head)];
   const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
   return keys.map((key) => {
@@ -102,7 +109,7 @@ function diffObjects(base: RenderedSource | undefined, head: RenderedSource | un
     const [oldText, newText] = [before && toYaml(masker.maskObject(before)), after && toYaml(masker.maskObject(after))];
     const status: ChangeStatus = !before ? "added" : !after ? "removed" : oldText === newText ? "unchanged" : "changed";
     const change: ObjectChange = { key, kind, name, status };
-    if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "");
+    if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides);
     return change;
   });
 }
@@ -112,9 +119,9 @@ export function toYaml(o: unknown): string {
   return YAML.stringify(o, { sortMapEntries: true, lineWidth: 0 });
 }
 
-export function unifiedDiff(key: string, before: string, after: string): string {
-  const patch = structuredPatch(`base/${key}`, `head/${key}`, before, after, "", "", { context: DIFF_CONTEXT_LINES });
-  const lines = [`--- ${before ? `base/${key}` : "/dev/null"}`, `+++ ${after ? `head/${key}` : "/dev/null"}`];
+export function unifiedDiff(key: string, before: string, after: string, [from, to]: [string, string] = ["base", "head"]): string {
+  const patch = structuredPatch(`${from}/${key}`, `${to}/${key}`, before, after, "", "", { context: DIFF_CONTEXT_LINES });
+  const lines = [`--- ${before ? `${from}/${key}` : "/dev/null"}`, `+++ ${after ? `${to}/${key}` : "/dev/null"}`];
   for (const hunk of patch.hunks) {
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.filter((l) => !l.startsWith("\\")));
   }

@@ -194,4 +194,21 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(run.stdout).toMatch(/::error title=schema\/limit,file=crossplane\/xr\.yaml,line=8/);
     expect(everythingWritten(run)).not.toContain(REPO_SECRET);
   }, 60_000);
+
+  it("mode: drift keeps one drift issue: created with the label, secrets masked; fail-on-drift fails the step", async () => {
+    const run = await runAction({ INPUT_MODE: "drift", INPUT_SNAPSHOT: "rendered-missing", "INPUT_FAIL-ON-DRIFT": "true" });
+    expect(run.stdout).toContain("drift issue: created");
+    expect(run.code).toBe(1);
+    expect(github.issues).toHaveLength(1);
+    expect(github.issues[0]!.labels).toEqual([{ name: "composition-ci-drift" }]);
+    expect(github.issues[0]!.body).toContain("source-added");
+    const outputs = readOutputs(run.files.output);
+    expect(Number(outputs["drift-items"])).toBeGreaterThan(0);
+    expect(outputs["comment-url"]).toBe(github.issues[0]!.html_url);
+    const again = await runAction({ INPUT_MODE: "drift", INPUT_SNAPSHOT: "rendered-missing" });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("drift issue: updated");
+    expect(github.issues).toHaveLength(1);
+    expect(everythingWritten(again)).not.toContain(SECRET);
+  }, 60_000);
 });

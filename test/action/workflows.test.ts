@@ -16,7 +16,7 @@ describe("action.yml and the ready-to-copy workflows", () => {
 
   it("every workflow is valid YAML and passes our Action only inputs it declares", () => {
     const files = fs.readdirSync(WORKFLOWS).filter((f) => f.endsWith(".yml"));
-    expect(files.sort()).toEqual(["pr-fork-safe-comment.yml", "pr-fork-safe.yml", "pr.yml"]);
+    expect(files.sort()).toEqual(["nightly-drift.yml", "pr-fork-safe-comment.yml", "pr-fork-safe.yml", "pr.yml"]);
     for (const file of files) {
       const workflow = YAML.parse(fs.readFileSync(path.join(WORKFLOWS, file), "utf8")) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }> };
       for (const job of Object.values(workflow.jobs)) {

@@ -1,4 +1,4 @@
-import { Octokit } from "@octokit/rest";
+import type { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
@@ -9,7 +9,7 @@ import { formatDiffMarkdown } from "../../src/report/formats/markdown.js";
 import { pickAnnotations } from "../../src/report/github/annotations.js";
 import { upsertStickyComment } from "../../src/report/github/comment.js";
 import { maskValue, SecretMasker } from "../../src/report/mask.js";
-import { FakeGitHub, NAME, OWNER, PR } from "../fake-github.js";
+import { FakeGitHub, quietOctokit, NAME, OWNER, PR } from "../fake-github.js";
 
 describe("secret masking", () => {
   it("masks Secret data and stringData, and fields named like passwords, tokens, secrets and keys", () => {
@@ -180,8 +180,7 @@ describe("sticky comment", () => {
   const github = new FakeGitHub();
   let octokit: Octokit;
   beforeAll(async () => {
-    const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-    octokit = new Octokit({ auth: "t", baseUrl: await github.start(), log: quiet });
+    octokit = quietOctokit(await github.start());
   });
   afterAll(() => github.stop());
   const upsert = (mode: "always" | "on-change" | "never", hasChanges: boolean, key = "k") =>

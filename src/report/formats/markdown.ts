@@ -1,5 +1,6 @@
 import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
 import type { DiffReport, SourceChange } from "../diff.js";
+import type { DriftItem, DriftReport } from "../../drift/report.js";
 
 /**
  * The PR report in GitHub-flavoured markdown: title with the overall status, summary tables,
@@ -30,12 +31,46 @@ const CUTS: Record<Level, string> = {
 };
 
 export function formatDiffMarkdown(report: DiffReport, options: MarkdownOptions): string {
+  return ladder((level) => render(report, level, options), options);
+}
+
+/** The first level of detail that fits; a hard cut, said, when even the summary does not. */
+function ladder(renderAt: (level: Level) => string, options: MarkdownOptions): string {
   for (const level of [0, 1, 2, 3] as Level[]) {
-    const text = render(report, level, options);
+    const text = renderAt(level);
     if (text.length <= options.maxChars) return text;
   }
   const note = `\n\n> ✂️ The report was cut at ${options.maxChars} characters. ${options.fullReportHint ?? ""}\n`;
-  return render(report, 3, options).slice(0, options.maxChars - note.length) + note;
+  return renderAt(3).slice(0, options.maxChars - note.length) + note;
+}
+
+/** The drift report: items by source, new ones marked, each with its diff or differing fields. */
+export function formatDriftMarkdown(report: DriftReport, options: MarkdownOptions): string {
+  return ladder((level) => renderDrift(report, level, options), options);
+}
+
+function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions): string {
+  const fresh = report.items.filter((i) => i.state === "new").length;
+  const title = report.items.length
+    ? `### ⚠️ composition-ci drift: ${report.items.length} item${report.items.length === 1 ? "" : "s"} (${fresh} new)`
+    : "### ✅ composition-ci drift: none";
+  const against = [report.baselines.snapshot && `the snapshot in \`${report.baselines.snapshot}\``, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
+  const parts = [title, `<sub>${report.sources} sources rendered and compared with ${against || "nothing"}${report.baselines.previous ? `; new or persisting since \`${report.baselines.previous}\`` : ""}.</sub>`];
+  if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
+  if (level < 3 && report.items.length) {
+    const bySource = new Map<string, DriftItem[]>();
+    for (const i of report.items) bySource.set(i.source, [...(bySource.get(i.source) ?? []), i]);
+    for (const [source, items] of bySource) {
+      const lines = items.map((i) => {
+        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` \`${i.object}\`` : ""}`;
+        if (level === 2 || !i.detail) return head;
+        const detail = level === 1 ? trim(i.detail) : i.detail;
+        return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
+      });
+      parts.push(`<details><summary>${cell(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
+    }
+  }
+  return parts.join("\n\n") + "\n";
 }
 
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
@@ -130,8 +165,8 @@ function trim(diff: string): string {
   return [...lines.slice(0, TRIMMED_DIFF_LINES), `… ${lines.length - TRIMMED_DIFF_LINES} more lines (trimmed)`].join("\n");
 }
 
-function fenced(text: string): string {
+function fenced(text: string, language = "diff"): string {
   let fence = "```";
   while (text.includes(fence)) fence += "`";
-  return `${fence}diff\n${text}\n${fence}`;
+  return `${fence}${language}\n${text}\n${fence}`;
 }

@@ -59,7 +59,7 @@ async function findComment(req: StickyCommentRequest): Promise<{ id: number } | 
 }
 
 /** The token's user; an Actions GITHUB_TOKEN may not read /user, and writes as github-actions[bot]. */
-async function ownLogin(octokit: Octokit): Promise<string> {
+export async function ownLogin(octokit: Octokit): Promise<string> {
   try {
     const { data } = await octokit.rest.users.getAuthenticated();
     return data.login;

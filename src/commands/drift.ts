@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { ClusterError, clusterDrift, kubectlRunner, type Kubectl } from "../drift/cluster.js";
+import { driftFingerprint, markPrevious, snapshotDrift, type DriftItem, type DriftReport } from "../drift/report.js";
+import { readSnapshot, snapshotOf, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
+import { COMMENT_LIMIT, formatDriftMarkdown } from "../report/formats/markdown.js";
+import { SecretMasker } from "../report/mask.js";
+import { validateRepo } from "../validate/run.js";
+import { TOOL_VERSION } from "../version.js";
+import { renderAndValidate } from "./check.js";
+import { UsageError, type CommandIO } from "./io.js";
+import { maxCharsOption, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
+import { parseDuration } from "./render.js";
+
+export const DRIFT_HELP = `Usage: composition-ci drift [paths...] (--snapshot DIR | --cluster) [options]
+
+Renders everything (XRs, claims, OAM ApplicationConfigurations) and compares it with baselines:
+a committed snapshot of rendered objects, and/or the live cluster. Reports objects added, removed
+or changed, sources that no longer render or render with new errors, and (with --cluster)
+objects the cluster lacks or that an XR no longer renders. Secret values are masked.
+
+Options:
+  --snapshot DIR          the committed snapshot (one file per source)
+  --update-snapshot       write or refresh the snapshot in DIR from today's render (says what it wrote)
+  --cluster               compare with the cluster: kubectl get -o json, the ambient kubeconfig
+  --kubectl PATH          the kubectl binary (default: kubectl on PATH)
+  --context NAME          the kubeconfig context
+  --previous FILE         the previous run's JSON report: marks each item new or persisting
+  --format markdown|json  output format (default: markdown)
+  --output FILE           write the report to FILE instead of stdout
+  --max-chars N           markdown size limit (default: 65000)
+  --fail-on-drift         exit 1 when there is drift
+  --allow-exec            allow functions that run repository code (process, module)
+  --timeout D             per function call (default: 60s)
+  --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
+`;
+
+const OPTIONS = {
+  snapshot: { type: "string" },
+  "update-snapshot": { type: "boolean" },
+  cluster: { type: "boolean" },
+  kubectl: { type: "string" },
+  context: { type: "string" },
+  previous: { type: "string" },
+  "fail-on-drift": { type: "boolean" },
+  ...TREE_OPTIONS,
+} as const;
+
+export interface DriftOptions {
+  root: string;
+  paths: string[];
+  snapshot?: string;
+  updateSnapshot?: boolean;
+  cluster?: boolean;
+  kubectl?: Kubectl;
+  previous?: string;
+  allowExec?: boolean;
+  timeoutMs?: number;
+  configFile?: string;
+  crds?: string[];
+  schemaLocations?: string[];
+}
+
+export interface DriftResult {
+  report: DriftReport;
+  masker: SecretMasker;
+  /** What --update-snapshot wrote. */
+  update?: SnapshotUpdate;
+}
+
+export async function driftCommand(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parse(argv);
+  if (values.help) {
+    io.stdout(DRIFT_HELP);
+    return 0;
+  }
+  const format = values.format ?? "markdown";
+  if (format !== "markdown" && format !== "json") throw new UsageError(`--format must be markdown or json (got "${format}")`);
+  const maxChars = maxCharsOption(values["max-chars"], COMMENT_LIMIT);
+  const result = await runDrift({
+    root: path.resolve(io.cwd, values.root ?? "."),
+    paths: positionals.length ? positionals : ["."],
+    snapshot: values.snapshot && path.resolve(io.cwd, values.snapshot),
+    updateSnapshot: values["update-snapshot"],
+    cluster: values.cluster,
+    kubectl: values.cluster ? kubectlRunner(values.kubectl ?? "kubectl", values.context) : undefined,
+    previous: values.previous && path.resolve(io.cwd, values.previous),
+    allowExec: values["allow-exec"],
+    timeoutMs: parseDuration(values.timeout ?? "60s"),
+    configFile: values.config,
+    crds: values.crds,
+    schemaLocations: values["schema-location"],
+  });
+  if (result.update) {
+    const u = result.update;
+    io.stderr(`snapshot ${values.snapshot}: ${u.written.length} written, ${u.removed.length} removed, ${u.unchanged.length} unchanged\n`);
+    for (const f of u.written) io.stderr(`  wrote ${f}\n`);
+    for (const f of u.removed) io.stderr(`  removed ${f}\n`);
+  }
+  const text = format === "json" ? JSON.stringify(result.report, null, 2) + "\n" : formatDriftMarkdown(result.report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." });
+  const out = result.masker.redact(text);
+  writeOutput(io, values.output, out);
+  return values["fail-on-drift"] && result.report.items.length > 0 ? 1 : 0;
+}
+
+export async function runDrift(options: DriftOptions): Promise<DriftResult> {
+  if (!options.snapshot && !options.cluster) throw new UsageError("drift needs a baseline: --snapshot DIR, --cluster, or both");
+  if (options.updateSnapshot && !options.snapshot) throw new UsageError("--update-snapshot needs --snapshot DIR");
+  let config;
+  try {
+    config = loadConfig(options.root, options.configFile);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  // The snapshot is rendered output, not source: never scan it.
+  const snapshotRel = options.snapshot && path.relative(options.root, options.snapshot).split(path.sep).join("/");
+  if (snapshotRel && !snapshotRel.startsWith("..")) config = { ...config, ignore: [...config.ignore, `${snapshotRel}/**`] };
+  const validated = await validateRepo({ root: options.root, paths: options.paths, config, crds: options.crds, schemaLocations: options.schemaLocations });
+  const { sources } = await renderAndValidate(validated, options.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000 });
+  const masker = new SecretMasker();
+  for (const m of validated.manifests) masker.learn(m.object);
+  const current = snapshotOf(sources, masker);
+  const items: DriftItem[] = [];
+  let update: SnapshotUpdate | undefined;
+  if (options.snapshot && options.updateSnapshot) update = writeSnapshot(options.snapshot, current);
+  else if (options.snapshot) items.push(...snapshotDrift(current, readSnapshot(options.snapshot), masker));
+  if (options.cluster) {
+    try {
+      items.push(...(await clusterDrift(sources, options.kubectl ?? kubectlRunner(), masker)));
+    } catch (err) {
+      if (err instanceof ClusterError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  markPrevious(items, readPrevious(options.previous));
+  const report: DriftReport = {
+    version: 1,
+    tool: { name: "composition-ci", version: TOOL_VERSION },
+    baselines: { snapshot: snapshotRel || undefined, cluster: options.cluster === true, previous: options.previous && path.basename(options.previous) },
+    sources: current.length,
+    items,
+    fingerprint: driftFingerprint(items),
+  };
+  return { report, masker, update };
+}
+
+/** The previous run's report; a missing file (the first night) is no previous run. */
+function readPrevious(file: string | undefined): DriftReport | undefined {
+  if (!file || !fs.existsSync(file)) return undefined;
+  try {
+    const report = JSON.parse(fs.readFileSync(file, "utf8")) as DriftReport;
+    if (report.version !== 1 || !Array.isArray(report.items)) throw new Error("not a composition-ci drift report (version 1)");
+    return report;
+  } catch (err) {
+    throw new UsageError(`--previous ${file}: ${(err as Error).message}`);
+  }
+}
+
+function parse(argv: string[]) {
+  return parseCommandArgs(argv, OPTIONS);
+}

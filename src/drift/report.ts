@@ -1,0 +1,87 @@
+import crypto from "node:crypto";
+import { diffObjects } from "../report/diff.js";
+import type { SecretMasker } from "../report/mask.js";
+import type { SnapshotSource } from "./snapshot.js";
+
+/**
+ * Drift: how today's render differs from a baseline (a committed snapshot, or the cluster), as a
+ * list of items. Each item has a stable id, so a previous run's report marks it new or persisting.
+ */
+
+export type DriftKind =
+  | "object-added"
+  | "object-removed"
+  | "object-changed"
+  | "source-added"
+  | "source-removed"
+  | "source-failed"
+  | "cluster-missing"
+  | "cluster-changed"
+  | "cluster-orphan";
+
+export interface DriftItem {
+  id: string;
+  kind: DriftKind;
+  /** The source: `<Kind> <name> (<file>)`. */
+  source: string;
+  /** The object's key, when the item is about one object. */
+  object?: string;
+  /** A unified diff, or the differing fields, or the errors. */
+  detail?: string;
+  /** Against the previous run's report: `new`, or `persisting`. */
+  state: "new" | "persisting";
+}
+
+export interface DriftReport {
+  version: 1;
+  tool: { name: "composition-ci"; version: string };
+  baselines: { snapshot?: string; cluster: boolean; previous?: string };
+  sources: number;
+  items: DriftItem[];
+  /** Changes when the set of drift items or their details change; stored in the drift issue. */
+  fingerprint: string;
+}
+
+function item(kind: DriftKind, source: string, object?: string, detail?: string): DriftItem {
+  const id = [kind, source, object ?? ""].join("|");
+  const out: DriftItem = { id, kind, source, state: "new" };
+  if (object !== undefined) out.object = object;
+  if (detail !== undefined) out.detail = detail;
+  return out;
+}
+
+/** Today's render against the committed snapshot, source by source and object by object. */
+export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, SnapshotSource>, masker: SecretMasker): DriftItem[] {
+  const items: DriftItem[] = [];
+  const now = new Map(current.map((s) => [s.file, s]));
+  for (const file of [...new Set([...now.keys(), ...snapshot.keys()])].sort()) {
+    const [before, after] = [snapshot.get(file), now.get(file)];
+    if (!after) {
+      items.push(item("source-removed", before!.title, undefined, `${file} is in the snapshot, but nothing renders it any more`));
+      continue;
+    }
+    if (!before) {
+      items.push(item("source-added", after.title, undefined, `not in the snapshot (${file})`));
+      continue;
+    }
+    const newErrors = after.errors.filter((e) => !before.errors.includes(e));
+    if (newErrors.length) items.push(item("source-failed", after.title, undefined, newErrors.join("\n")));
+    if (after.errors.length && after.objects.length === 0 && before.objects.length > 0) continue;
+    for (const change of diffObjects(before, after, masker, ["snapshot", "render"])) {
+      if (change.status === "unchanged") continue;
+      items.push(item(`object-${change.status}` as DriftKind, after.title, change.key, change.diff));
+    }
+  }
+  return items;
+}
+
+/** Marks the items a previous report already had as persisting. */
+export function markPrevious(items: DriftItem[], previous: DriftReport | undefined): void {
+  const seen = new Set(previous?.items.map((i) => i.id) ?? []);
+  for (const i of items) i.state = seen.has(i.id) ? "persisting" : "new";
+}
+
+export function driftFingerprint(items: DriftItem[]): string {
+  const text = items.map((i) => `${i.id}\u0000${i.detail ?? ""}`).sort().join("\u0001");
+  return crypto.createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
