@@ -16,8 +16,9 @@ function manifestsUnder(dir: string): Manifest[] {
 
 describe.skipIf(!HAS_SHARED)("built-in schemas agree with the upstream CRDs", () => {
   const upstream = new SchemaRegistry();
-  for (const m of manifestsUnder(path.join(SHARED, "crds"))) upstream.addDefinitions(m, { quiet: true });
-  const corpus = manifestsUnder(path.join(SHARED, "corpus"));
+  // A skipped describe still runs its body: read ../shared only when it is there.
+  if (HAS_SHARED) for (const m of manifestsUnder(path.join(SHARED, "crds"))) upstream.addDefinitions(m, { quiet: true });
+  const corpus = HAS_SHARED ? manifestsUnder(path.join(SHARED, "corpus")) : [];
   const engine = new SchemaEngine(new ValidatorCompiler());
   const builtins = loadBuiltinSchemas();
 
