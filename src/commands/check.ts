@@ -8,6 +8,8 @@ import type { Manifest } from "../manifest/manifest.js";
 import type { Finding } from "../report/finding.js";
 import type { RenderedSource } from "../render/source.js";
 import type { ValidateResult } from "../validate/run.js";
+import { gvkOf } from "../validate/schemas/types.js";
+import type { JsonObject } from "../render/functions/response.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
@@ -68,6 +70,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,
     select: options.select,
+    schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
   const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.

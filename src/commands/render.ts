@@ -13,6 +13,9 @@ import { streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
+import { SchemaRegistry } from "../validate/schemas/registry.js";
+import { gvkOf } from "../validate/schemas/types.js";
+import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { parseCommandArgs } from "./options.js";
@@ -35,6 +38,8 @@ Options:
   --context-files KEY=PATH      a JSON file as a context value (repeatable)
   --context-values KEY=JSON     a JSON value as a context value (repeatable)
   --function-credentials PATH   Secrets that steps reference as credentials
+  --required-schemas PATH       CRDs and XRDs whose schemas answer functions' schema requirements
+                                (with --all, the repository's schemas answer them)
   --xrd PATH                    the XRD whose defaults apply to the XR first
   --include-function-results    print the functions' results as Result documents
   --include-full-xr             print the whole XR, not only its identity and status
@@ -54,6 +59,7 @@ const OPTIONS = {
   "context-files": { type: "string", multiple: true },
   "context-values": { type: "string", multiple: true },
   "function-credentials": { type: "string" },
+  "required-schemas": { type: "string" },
   xrd: { type: "string" },
   "include-function-results": { type: "boolean", short: "r" },
   "include-full-xr": { type: "boolean", short: "x" },
@@ -112,6 +118,7 @@ async function renderOne(
       requiredResources: [...read(values["required-resources"]), ...read(values["extra-resources"])],
       context: contextFrom(values, io.cwd),
       credentials: read(values["function-credentials"]),
+      schemaFor: values["required-schemas"] ? schemaLookup(readInputs(values["required-schemas"], io.cwd)) : undefined,
       timeoutMs: options.timeoutMs,
       includeFullXr: values["include-full-xr"],
       includeFunctionResults: values["include-function-results"],
@@ -140,6 +147,7 @@ async function renderAll(
   const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
   const sources = await renderEverything(manifests, {
     ...options,
+    schemaFor: schemaLookup(manifests, true),
     includeFunctionResults: values["include-function-results"],
     includeFullXr: values["include-full-xr"],
   });
@@ -183,6 +191,14 @@ function readObjects(p: string, cwd: string): JsonObject[] {
 function single(objects: JsonObject[], file: string, what: string): JsonObject {
   if (objects.length !== 1) throw new UsageError(`${file}: expected exactly one ${what}, found ${objects.length} objects`);
   return objects[0]!;
+}
+
+/** Schemas of the CRDs and XRDs given (and the built-in ones), by apiVersion and kind. */
+function schemaLookup(manifests: Manifest[], builtins = false): SchemaLookup {
+  const registry = new SchemaRegistry();
+  for (const m of manifests) registry.addDefinitions(m, { quiet: true });
+  if (builtins) registry.addBuiltins();
+  return (apiVersion, kind) => registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined;
 }
 
 function xrSchemaFrom(manifests: Manifest[], xr: JsonObject) {

@@ -413,6 +413,54 @@ status: { conditions: [{ type: Ready, status: "True" }] }
     expect(cm.data).toEqual({ owner: "one" });
   });
 
+  it("--context-files, --context-values and --function-credentials reach the function; bad ones are usage errors", async () => {
+    const dir = tempRepo({
+      "xr.yaml": "apiVersion: example.org/v1\nkind: XBucket\nmetadata: { name: one, namespace: default }\nspec: { location: EU }\n",
+      "composition.yaml": `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: { name: echo }
+spec:
+  compositeTypeRef: { apiVersion: example.org/v1, kind: XBucket }
+  mode: Pipeline
+  pipeline:
+  - step: echo
+    functionRef: { name: echo }
+    credentials:
+    - { name: db, source: Secret, secretRef: { namespace: crossplane-system, name: db-creds } }
+`,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: { name: echo }\nspec: { package: example.org/echo:v1 }\n",
+      "creds.yaml": "apiVersion: v1\nkind: Secret\nmetadata: { name: db-creds, namespace: crossplane-system }\ndata: { password: " + Buffer.from("s3cret").toString("base64") + " }\nstringData: { user: admin }\n",
+      "env.json": JSON.stringify({ region: "eu-north-1" }),
+      ".composition-ci.yaml": `functions:\n  echo: { module: ${path.join(FIXTURES, "echo-function.mjs")} }\n`,
+    });
+    const args = ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "--function-credentials", "creds.yaml"];
+    const { code, stdout, stderr } = await cli([...args, "--context-files", "apiextensions.crossplane.io/environment=env.json", "--context-values", 'team={"name":"platform"}'], dir);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const cm = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    expect(JSON.parse(cm.data.context)).toEqual({ "apiextensions.crossplane.io/environment": { region: "eu-north-1" }, team: { name: "platform" } });
+    expect(JSON.parse(cm.data.credentials)).toEqual({ db: { password: "s3cret", user: "admin" } });
+    const badValue = await cli([...args, "--context-values", "team={not json"], dir);
+    expect(badValue.code).toBe(2);
+    expect(badValue.stderr).toContain("--context-values team: not JSON");
+    expect((await cli([...args, "--context-values", "novalue"], dir)).stderr).toContain("--context-values takes KEY=VALUE");
+    const noCreds = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec"], dir);
+    expect(noCreds.code).toBe(1);
+    expect(noCreds.stderr).toContain('cannot get credentials "db": Secret crossplane-system/db-creds not found in the function credentials');
+  });
+
+  it("answers required schemas from the repository's schemas (render --all) and from --required-schemas", async () => {
+    const dir = repoWith(labelFn.replace("add-label", "schema"), "  - step: schema\n    functionRef: { name: schema }\n", config(`  schema: { module: ${path.join(FIXTURES, "schema-function.mjs")} }\n`));
+    const all = await cli(["render", "--all", ".", "--allow-exec"], dir);
+    expect(all.code).toBe(0);
+    const cm = YAML.parseAllDocuments(all.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    expect(cm.data.fields).toBe("crossplane,location,size");
+    fs.writeFileSync(path.join(dir, "xr.yaml"), xr("solo"));
+    const one = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "--required-schemas", "xrd.yaml"], dir);
+    expect(one.stderr).toBe("");
+    expect(YAML.parseAllDocuments(one.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap").data.fields).toBe("crossplane,location,size");
+  });
+
   it("`function run` answers a RunFunctionRequest in protobuf JSON", async () => {
     const request = {
       observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XBucket", metadata: { name: "x" }, spec: { location: "EU" } } } },

@@ -41,8 +41,12 @@ export interface PipelineInputs {
   requiredResources?: JsonObject[];
   context?: JsonObject;
   credentials?: JsonObject[];
+  /** The OpenAPI schema of a kind, for functions that require schemas; undefined when unknown. */
+  schemaFor?: SchemaLookup;
   timeoutMs: number;
 }
+
+export type SchemaLookup = (apiVersion: string, kind: string) => JsonObject | undefined;
 
 export interface StepResult {
   step: string;
@@ -143,7 +147,7 @@ async function runWithRequirements(
       throw new PipelineError(`pipeline step "${step.step}": requirements didn't stabilize after ${MAX_REQUIREMENTS_ITERATIONS} iterations`, step.step, fnName);
     }
     requirements = rsp.requirements;
-    req = { ...req, ...resolveRequirements(requirements, inputs.requiredResources ?? []) };
+    req = { ...req, ...resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor) };
   }
 }
 
@@ -175,10 +179,16 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
   return { items: items.map((resource) => ({ resource, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
 }
 
-function resolveRequirements(r: Requirements | undefined, pool: JsonObject[]): Partial<RunFunctionRequest> {
+/** Requirements answered: resources from the pool, schemas from the lookup (empty when unknown, as Crossplane does). */
+function resolveRequirements(r: Requirements | undefined, pool: JsonObject[], schemaFor?: SchemaLookup): Partial<RunFunctionRequest> {
   const resolve = (m: Record<string, Selector> | undefined) =>
     Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, pool)]));
-  const requiredSchemas = Object.fromEntries(Object.keys(r?.schemas ?? {}).map((k) => [k, {}]));
+  const requiredSchemas = Object.fromEntries(
+    Object.entries(r?.schemas ?? {}).map(([k, s]) => {
+      const schema = schemaFor?.(s.apiVersion, s.kind);
+      return [k, schema ? { openapiV3: schema } : {}];
+    }),
+  );
   return { extraResources: resolve(r?.extraResources), requiredResources: resolve(r?.resources), requiredSchemas };
 }
 

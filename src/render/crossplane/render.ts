@@ -13,7 +13,7 @@ import {
   resultDocuments,
   type OutputOptions,
 } from "./output.js";
-import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineStep, type StepResult } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineStep, type SchemaLookup, type StepResult } from "./pipeline.js";
 
 export interface RenderRequest extends OutputOptions {
   xr: JsonObject;
@@ -25,6 +25,8 @@ export interface RenderRequest extends OutputOptions {
   requiredResources?: JsonObject[];
   context?: JsonObject;
   credentials?: JsonObject[];
+  /** Answers functions' required schemas. */
+  schemaFor?: SchemaLookup;
   timeoutMs: number;
   /** Crossplane major version whose semantics apply (1 allows `mode: Resources` silently-ish). */
   crossplaneVersion?: 1 | 2;
@@ -110,6 +112,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       requiredResources: req.requiredResources,
       context: req.context,
       credentials: req.credentials,
+      schemaFor: req.schemaFor,
       timeoutMs: req.timeoutMs,
     });
     for (const r of out.results) {

@@ -8,6 +8,7 @@ import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runn
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
+import type { SchemaLookup } from "./pipeline.js";
 import { renderedObjectKey, type RenderedSource } from "../source.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
@@ -16,6 +17,8 @@ export interface RepoRenderOptions extends RuntimeOptions {
   timeoutMs: number;
   includeFunctionResults?: boolean;
   includeFullXr?: boolean;
+  /** Answers functions' required schemas (check: the schema registry). */
+  schemaFor?: SchemaLookup;
   /** Which XRs and claims to render (all when absent). */
   select?: (source: Manifest) => boolean;
 }
@@ -88,6 +91,7 @@ async function renderSource(
     runtime: (name) => pool.get(name),
     xrSchema: schema,
     timeoutMs: options.timeoutMs,
+    schemaFor: options.schemaFor,
     includeFunctionResults: options.includeFunctionResults,
     includeFullXr: options.includeFullXr,
   });
