@@ -32,13 +32,14 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
   const add = (abs: string) => found.set(abs, { abs, rel: relativeTo(root, abs) });
 
   const walk = (dir: string) => {
-    const matcher = gitignores.forDir(dir);
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
+    gitignores.listed(dir, entries.map((e) => e.name));
+    const matcher = gitignores.forDir(dir);
     for (const entry of entries) {
       const abs = path.join(dir, entry.name);
       const rel = relativeTo(root, abs);
@@ -71,19 +72,32 @@ type Matcher = (abs: string, isDir: boolean) => boolean;
 /** The `.gitignore` files that apply to a directory: its own and each ancestor's. */
 class GitignoreChain {
   private readonly cache = new Map<string, { dir: string; ig: Ignore } | null>();
+  private readonly repoRoots = new Map<string, boolean>();
 
   forDir(dir: string): Matcher {
     const layers: { dir: string; ig: Ignore }[] = [];
     for (let d = dir; ; d = path.dirname(d)) {
       const layer = this.layer(d);
       if (layer) layers.unshift(layer);
-      if (fs.existsSync(path.join(d, ".git")) || path.dirname(d) === d) break;
+      if (this.isRepoRoot(d) || path.dirname(d) === d) break;
     }
     return (abs, isDir) =>
       layers.some(({ dir: base, ig }) => {
         const rel = path.relative(base, abs).split(path.sep).join("/");
         return rel !== "" && !rel.startsWith("..") && ig.ignores(isDir ? rel + "/" : rel);
       });
+  }
+
+  /** What a directory holds, from a listing already made: saves a stat per name asked about. */
+  listed(dir: string, names: string[]): void {
+    this.repoRoots.set(dir, names.includes(".git"));
+    if (!names.includes(".gitignore")) this.cache.set(dir, null);
+  }
+
+  private isRepoRoot(dir: string): boolean {
+    let known = this.repoRoots.get(dir);
+    if (known === undefined) this.repoRoots.set(dir, (known = fs.existsSync(path.join(dir, ".git"))));
+    return known;
   }
 
   private layer(dir: string): { dir: string; ig: Ignore } | null {

@@ -23,9 +23,15 @@ export interface LoadedFile {
 
 /** Reads and loads one file, checking its size before reading it. */
 export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
-  const size = fs.statSync(abs).size;
-  if (size > limits.maxFileBytes) return tooLarge(file, size, limits);
-  return loadFile(file, fs.readFileSync(abs), limits);
+  // One open, one fstat, one read: the size is checked on the open file, not by a second lookup.
+  const fd = fs.openSync(abs, "r");
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size > limits.maxFileBytes) return tooLarge(file, size, limits);
+    return loadFile(file, fs.readFileSync(fd), limits);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
