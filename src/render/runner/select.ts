@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import type { FunctionConfig } from "../../config/config.js";
 import { BuiltinRuntime, builtinByName, builtinFor } from "./builtin.js";
+import { DockerRuntime, dockerSettings } from "./docker.js";
 import { DevelopmentRuntime } from "./grpc.js";
 import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "./process.js";
@@ -47,7 +47,7 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
   if (builtin) return new BuiltinRuntime(builtin);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
-  return dockerRuntime(name, fn.package ?? "", options);
+  return dockerRuntime(fn, options);
 }
 
 function configuredRuntime(name: string, f: FunctionConfig, options: RuntimeOptions): FunctionRuntime {
@@ -67,17 +67,14 @@ function configuredRuntime(name: string, f: FunctionConfig, options: RuntimeOpti
   });
 }
 
-function dockerEngineAvailable(): boolean {
-  return Boolean(process.env.DOCKER_HOST) || fs.existsSync("/var/run/docker.sock");
-}
-
-function dockerRuntime(name: string, pkg: string, options: RuntimeOptions): FunctionRuntime {
+function dockerRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
   const hint =
     `give it a built-in, a command or a module under functions: in .composition-ci.yaml, ` +
     `or annotate it ${RUNTIME_ANNOTATION}: Development`;
-  if (!options.allowExec) return new UnavailableRuntime("Docker", `${EXEC_REFUSED(name, `image ${pkg}`)}; ${hint}`);
-  if (!dockerEngineAvailable()) return new UnavailableRuntime("Docker", `function ${name} (${pkg}) needs Docker, and no Docker engine answers; ${hint}`);
-  return new UnavailableRuntime("Docker", `function ${name} (${pkg}): the Docker runtime is not supported by composition-ci yet; ${hint}`);
+  const settings = dockerSettings(fn.package ?? "", fn.annotations);
+  if ("error" in settings) return new UnavailableRuntime("Docker", `function ${fn.name}: ${settings.error}`);
+  if (!options.allowExec) return new UnavailableRuntime("Docker", `${EXEC_REFUSED(fn.name, `image ${settings.image}`)}; ${hint}`);
+  return new DockerRuntime(fn.name, settings, options.startTimeoutMs ?? 60_000, hint);
 }
 
 /** Runtimes for a run, created on first use and all closed at the end. */
