@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +11,9 @@ import path from "node:path";
 
 export class GitError extends Error {}
 
-export function git(args: string[], cwd: string): Promise<string> {
+export function git(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
+    execFile("git", args, { cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
       if (err) reject(new GitError(`git ${args.join(" ")}: ${(stderr || err.message).trim()}`));
       else resolve(stdout);
     });
@@ -51,35 +51,23 @@ export interface Materialized {
   cleanup: () => void;
 }
 
-/** The tree of `commit` written to a new temporary directory (`git archive | tar -x`). */
+/**
+ * The tree of `commit` written to a new temporary directory, through a throw-away index
+ * (`read-tree` then `checkout-index`): unlike `git archive`, `export-ignore` attributes do not
+ * drop files, and the user's index and worktree are never touched.
+ */
 export async function materialize(commit: string, cwd: string): Promise<Materialized> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "composition-ci-base-"));
+  const index = path.join(dir, ".composition-ci-index");
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
-    await pipeArchive(commit, cwd, dir);
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    await git(["read-tree", commit], cwd, env);
+    await git(["checkout-index", "--all", "--force", `--prefix=${dir}${path.sep}`], cwd, env);
+    fs.rmSync(index, { force: true });
   } catch (err) {
     cleanup();
     throw err;
   }
   return { dir, cleanup };
-}
-
-function pipeArchive(commit: string, cwd: string, dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const archive = spawn("git", ["archive", "--format=tar", commit], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const tar = spawn("tar", ["-x", "-f", "-", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
-    let stderr = "";
-    archive.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    tar.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    archive.stdout.pipe(tar.stdin);
-    let pending = 2;
-    const done = (what: string) => (code: number | null) => {
-      if (code !== 0) reject(new GitError(`${what} of ${commit} failed: ${stderr.trim()}`));
-      else if (--pending === 0) resolve();
-    };
-    archive.on("error", reject);
-    tar.on("error", reject);
-    archive.on("close", done("git archive"));
-    tar.on("close", done("tar"));
-  });
 }

@@ -136,6 +136,16 @@ spec: {components: [{componentName: web}]}
     expect(tmpBaseDirs().length).toBe(before);
   }, 30_000);
 
+  it("files marked export-ignore are still in the base tree", async () => {
+    const files = triples(1);
+    files[".gitattributes"] = "t0/** export-ignore\n";
+    const dir = initRepo(files);
+    const composition = path.join(dir, "t0/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["thing0:changed"]);
+  }, 30_000);
+
   it("an unknown base ref, or a directory outside git, is a usage error with the reason", async () => {
     const dir = initRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
     let stderr = "";
