@@ -24,7 +24,8 @@ and at the head ref (default: the working tree), and reports what changed: per s
 rendered object, with a unified diff of each changed object, and which findings are new, fixed
 or unchanged. Only the sources whose files changed (the XR, its XRD, Compositions and Functions;
 an ApplicationConfiguration's Components, definitions and scopes) are rendered, unless --all.
-The base is read with git archive into a temporary directory; your checkout is not touched.
+The base is checked out into a temporary directory through a throw-away index; your checkout,
+index and worktrees are not touched.
 Secret values are masked in everything written.
 
 Options:
