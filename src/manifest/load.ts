@@ -1,3 +1,4 @@
+import { hasAnchors } from "./positions.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -162,6 +163,3 @@ function isBinary(bytes: Buffer): boolean {
 }
 
 /** Anchors and aliases are rare in manifests; files with them take the bounded parser. */
-function hasAnchors(text: string): boolean {
-  return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
-}

@@ -1,5 +1,4 @@
-import type { Position } from "./positions.js";
-import { PositionIndex } from "./positions.js";
+import { hasAnchors, positionLocator, type Position, type PositionLocator } from "./positions.js";
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
@@ -9,7 +8,7 @@ export type KubeObject = Record<string, unknown> & {
 
 /** One file's text, shared by the manifests it holds; positions are computed on first use. */
 export class SourceFile {
-  private index?: PositionIndex;
+  private index?: PositionLocator;
 
   constructor(
     /** Repository-relative path with forward slashes, as findings print it. */
@@ -18,7 +17,7 @@ export class SourceFile {
   ) {}
 
   locate(docIndex: number, pointer: string): Position {
-    this.index ??= new PositionIndex(this.text);
+    this.index ??= positionLocator(this.text, hasAnchors(this.text));
     return this.index.locate(docIndex, pointer);
   }
 }

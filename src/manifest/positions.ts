@@ -1,3 +1,4 @@
+import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
 import { pointerSegments } from "./pointer.js";
 
@@ -6,11 +7,35 @@ export interface Position {
   column: number;
 }
 
+/** Whether a file may use anchors or aliases (a cheap over-approximation). */
+export function hasAnchors(text: string): boolean {
+  return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
+}
+
+/** Maps JSON pointers to line and column in one file; only files with findings ever build one. */
+export interface PositionLocator {
+  locate(docIndex: number, pointer: string): Position;
+}
+
 /**
- * Maps JSON pointers to line and column in one file. Built lazily from the `yaml` package's
- * document tree, because only documents with findings ever need a position.
+ * The locator for a file: js-yaml's parser events (offsets only, no tree: several times cheaper
+ * than a `yaml` document) for plain files, the `yaml` document tree for files with anchors or
+ * aliases, or that js-yaml rejects. Both give the position of the last key or item the pointer
+ * reaches (tested to agree on the whole corpus).
  */
-export class PositionIndex {
+export function positionLocator(text: string, hasAnchors: boolean): PositionLocator {
+  if (!hasAnchors) {
+    try {
+      return new EventPositionIndex(text);
+    } catch {
+      // js-yaml rejects the file: the yaml tree still has positions for what it could read.
+    }
+  }
+  return new PositionIndex(text);
+}
+
+/** Positions from the `yaml` package's document tree (resolves aliases). */
+export class PositionIndex implements PositionLocator {
   private readonly lineCounter = new YAML.LineCounter();
   private readonly docs: YAML.Document.Parsed[];
 
@@ -50,4 +75,115 @@ function rangeStart(node: unknown): number | undefined {
 function keyText(key: unknown): string | undefined {
   if (YAML.isScalar(key)) return String(key.value);
   return key === null || key === undefined ? undefined : String(key);
+}
+
+const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, POP } = jsyaml.EVENT_ID;
+
+/** Positions from js-yaml's flat event list: a pointer is followed by skipping sibling subtrees. */
+export class EventPositionIndex implements PositionLocator {
+  private readonly events: jsyaml.Event[];
+  private readonly docStarts: number[] = [];
+  private lineStarts?: number[];
+  /** For what events do not place as the tree does (empty documents, block scalars). */
+  private tree?: PositionIndex;
+
+  constructor(private readonly text: string) {
+    this.events = jsyaml.parseEvents(text, {});
+    let depth = 0;
+    this.events.forEach((e, i) => {
+      if (e.type === DOCUMENT && depth === 0) this.docStarts.push(i);
+      if (e.type === DOCUMENT || e.type === MAPPING || e.type === SEQUENCE) depth++;
+      else if (e.type === POP) depth--;
+    });
+  }
+
+  locate(docIndex: number, pointer: string): Position {
+    const start = this.docStarts[docIndex];
+    if (start === undefined) return { line: 1, column: 1 };
+    let node = start + 1;
+    let offset = this.startOf(node);
+    for (const segment of pointerSegments(pointer)) {
+      if (offset === undefined) break;
+      const next = this.child(node, segment);
+      if (next === undefined) break;
+      offset = this.startOf(next.at);
+      node = next.node;
+    }
+    if (offset === undefined) return (this.tree ??= new PositionIndex(this.text)).locate(docIndex, pointer);
+    return this.position(offset);
+  }
+
+  /** The key (or item) a segment names in the collection at `node`, and the node it leads to. */
+  private child(node: number, segment: string): { at: number; node: number } | undefined {
+    const e = this.events[node];
+    if (e?.type === MAPPING) {
+      for (let j = node + 1; this.events[j] && this.events[j]!.type !== POP; ) {
+        const value = this.skip(j);
+        if (this.keyText(j) === segment) return { at: j, node: value };
+        j = this.skip(value);
+      }
+      return undefined;
+    }
+    if (e?.type === SEQUENCE && /^\d+$/.test(segment)) {
+      let j = node + 1;
+      for (let k = Number(segment); k > 0 && this.events[j] && this.events[j]!.type !== POP; k--) j = this.skip(j);
+      return this.events[j] && this.events[j]!.type !== POP ? { at: j, node: j } : undefined;
+    }
+    return undefined;
+  }
+
+  /** The index just after the subtree that starts at `i`. */
+  private skip(i: number): number {
+    const e = this.events[i];
+    if (!e || (e.type !== MAPPING && e.type !== SEQUENCE)) return i + 1;
+    let depth = 0;
+    for (let j = i; j < this.events.length; j++) {
+      const t = this.events[j]!.type;
+      if (t === MAPPING || t === SEQUENCE) depth++;
+      else if (t === POP && --depth === 0) return j + 1;
+    }
+    return this.events.length;
+  }
+
+  /** A key as the object built from the file names it (plain null and booleans as JS prints them). */
+  private keyText(i: number): string | undefined {
+    const e = this.events[i];
+    if (e?.type !== SCALAR) return undefined;
+    const raw = jsyaml.getScalarValue(this.text, e);
+    if (e.style !== jsyaml.SCALAR_STYLE_PLAIN) return raw;
+    if (/^(~|null|Null|NULL)?$/.test(raw)) return "null";
+    if (/^(true|True|TRUE)$/.test(raw)) return "true";
+    if (/^(false|False|FALSE)$/.test(raw)) return "false";
+    return raw;
+  }
+
+  /** Where the tree's range of a node starts; undefined where events place it differently. */
+  private startOf(i: number): number | undefined {
+    const e = this.events[i];
+    if (!e) return undefined;
+    if (e.type === MAPPING || e.type === SEQUENCE) return e.start;
+    if (e.type !== SCALAR) return undefined;
+    if (e.style === jsyaml.SCALAR_STYLE_LITERAL_BLOCK || e.style === jsyaml.SCALAR_STYLE_FOLDED_BLOCK) return undefined;
+    if (e.valueStart < 0) return undefined; // an empty node has no place of its own
+    const quoted = e.style === jsyaml.SCALAR_STYLE_SINGLE_QUOTED || e.style === jsyaml.SCALAR_STYLE_DOUBLE_QUOTED;
+    return quoted ? e.valueStart - 1 : e.valueStart;
+  }
+
+  private position(offset: number): Position {
+    const starts = (this.lineStarts ??= lineStarts(this.text));
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  }
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
 }

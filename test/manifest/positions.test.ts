@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import * as YAML from "yaml";
+import { EventPositionIndex, hasAnchors, PositionIndex } from "../../src/manifest/positions.js";
+import { HAS_SHARED, REPO, SHARED } from "../helpers.js";
+
+function yamlFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+/** Every JSON pointer into a value, plus one that leaves it (to test where a miss stops). */
+function pointers(value: unknown, prefix = ""): string[] {
+  const out = [prefix, `${prefix}/no-such-field`];
+  if (Array.isArray(value)) value.forEach((v, i) => out.push(...pointers(v, `${prefix}/${i}`)));
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) out.push(...pointers(v, `${prefix}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  }
+  return out;
+}
+
+function compare(file: string): number {
+  const text = fs.readFileSync(file, "utf8");
+  if (hasAnchors(text)) return 0;
+  let fast: EventPositionIndex;
+  try {
+    fast = new EventPositionIndex(text);
+  } catch {
+    return 0; // js-yaml rejects it: the yaml tree is used for such files
+  }
+  const slow = new PositionIndex(text);
+  let checked = 0;
+  YAML.parseAllDocuments(text, { uniqueKeys: false }).forEach((doc, i) => {
+    for (const p of pointers(doc.toJS({ maxAliasCount: 100 }))) {
+      expect(fast.locate(i, p), `${file} document ${i} ${p}`).toEqual(slow.locate(i, p));
+      checked++;
+    }
+  });
+  return checked;
+}
+
+describe("pointer positions from js-yaml events agree with the yaml document tree", () => {
+  it("on the examples and on hand-written edge cases", () => {
+    let checked = 0;
+    for (const f of yamlFiles(path.join(REPO, "examples"))) checked += compare(f);
+    const edge = path.join(REPO, "node_modules/.cache/positions-edge.yaml");
+    fs.mkdirSync(path.dirname(edge), { recursive: true });
+    fs.writeFileSync(edge, `# comment\n"quoted key": 'v'\nlist:\n- a\n-   b: 1\n    c: [x, {y: z}]\n~: null-key\ntrue: yes\nblock: |\n  text\n---\n---\nsecond: {flow: 1, "q": 2}\n`);
+    checked += compare(edge);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it.skipIf(!HAS_SHARED)("on every file of ../shared/corpus", () => {
+    let checked = 0;
+    for (const f of yamlFiles(path.join(SHARED, "corpus"))) checked += compare(f);
+    expect(checked).toBeGreaterThan(10_000);
+  }, 120_000);
+});
