@@ -1,4 +1,4 @@
-import { hasAnchors } from "./positions.js";
+import { hasAnchors, packEvents, type PackedEvents } from "./positions.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -50,6 +50,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   const text = bytes.toString("utf8");
   const source = new SourceFile(file, text);
   const fast = hasAnchors(text) ? undefined : parseFast(text);
+  if (fast) source.events = fast.events;
   const parsed = fast ?? parseCareful(text, limits);
   if (isTemplated(text, parsed.errors)) {
     return skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)");
@@ -69,11 +70,15 @@ type ParsedDocument = unknown | typeof BROKEN;
 interface Parsed {
   documents: ParsedDocument[];
   errors: Finding[];
+  events?: PackedEvents;
 }
 
+/** js-yaml's load, in its two halves, so the events can be kept for finding positions. */
 function parseFast(text: string): Parsed | undefined {
   try {
-    return { documents: jsyaml.loadAll(text, null, { schema: jsyaml.CORE_SCHEMA }) as unknown[], errors: [] };
+    const events = jsyaml.parseEvents(text, {});
+    const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
+    return { documents, errors: [], events: packEvents(events) };
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { hasAnchors, positionLocator, type Position, type PositionLocator } from "./positions.js";
+import { hasAnchors, positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
@@ -9,6 +9,8 @@ export type KubeObject = Record<string, unknown> & {
 /** One file's text, shared by the manifests it holds; positions are computed on first use. */
 export class SourceFile {
   private index?: PositionLocator;
+  /** The parser events of the load, kept (packed) so positions need no second parse. */
+  events?: PackedEvents;
 
   constructor(
     /** Repository-relative path with forward slashes, as findings print it. */
@@ -17,7 +19,7 @@ export class SourceFile {
   ) {}
 
   locate(docIndex: number, pointer: string): Position {
-    this.index ??= positionLocator(this.text, hasAnchors(this.text));
+    this.index ??= positionLocator(this.text, hasAnchors(this.text), this.events);
     return this.index.locate(docIndex, pointer);
   }
 }

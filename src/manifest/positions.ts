@@ -23,10 +23,10 @@ export interface PositionLocator {
  * aliases, or that js-yaml rejects. Both give the position of the last key or item the pointer
  * reaches (tested to agree on the whole corpus).
  */
-export function positionLocator(text: string, hasAnchors: boolean): PositionLocator {
+export function positionLocator(text: string, hasAnchors: boolean, events?: PackedEvents): PositionLocator {
   if (!hasAnchors) {
     try {
-      return new EventPositionIndex(text);
+      return new EventPositionIndex(text, events);
     } catch {
       // js-yaml rejects the file: the yaml tree still has positions for what it could read.
     }
@@ -79,22 +79,53 @@ function keyText(key: unknown): string | undefined {
 
 const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, POP } = jsyaml.EVENT_ID;
 
-/** Positions from js-yaml's flat event list: a pointer is followed by skipping sibling subtrees. */
+/**
+ * js-yaml's parser events packed 6 numbers each (type, start, end, style, chomping, indent): a
+ * fraction of the memory of the event objects, so the loader keeps them for every file and
+ * finding positions never parse a file twice.
+ */
+export type PackedEvents = Int32Array;
+const STRIDE = 6;
+
+export function packEvents(events: jsyaml.Event[]): PackedEvents {
+  const packed = new Int32Array(events.length * STRIDE);
+  events.forEach((e, i) => {
+    const at = i * STRIDE;
+    packed[at] = e.type;
+    if (e.type === MAPPING || e.type === SEQUENCE) packed[at + 1] = e.start;
+    else if (e.type === SCALAR) {
+      packed[at + 1] = e.valueStart;
+      packed[at + 2] = e.valueEnd;
+      packed[at + 3] = e.style;
+      packed[at + 4] = e.chomping;
+      packed[at + 5] = e.indent;
+    }
+  });
+  return packed;
+}
+
+/** Positions from js-yaml's events: a pointer is followed by skipping sibling subtrees. */
 export class EventPositionIndex implements PositionLocator {
-  private readonly events: jsyaml.Event[];
+  private readonly events: PackedEvents;
+  private readonly count: number;
   private readonly docStarts: number[] = [];
   private lineStarts?: number[];
   /** For what events do not place as the tree does (empty documents, block scalars). */
   private tree?: PositionIndex;
 
-  constructor(private readonly text: string) {
-    this.events = jsyaml.parseEvents(text, {});
+  constructor(
+    private readonly text: string,
+    events?: PackedEvents,
+  ) {
+    this.events = events ?? packEvents(jsyaml.parseEvents(text, {}));
+    this.count = this.events.length / STRIDE;
     let depth = 0;
-    this.events.forEach((e, i) => {
-      if (e.type === DOCUMENT && depth === 0) this.docStarts.push(i);
-      if (e.type === DOCUMENT || e.type === MAPPING || e.type === SEQUENCE) depth++;
-      else if (e.type === POP) depth--;
-    });
+    for (let i = 0; i < this.count; i++) {
+      const t = this.type(i);
+      if (t === DOCUMENT && depth === 0) this.docStarts.push(i);
+      if (t === DOCUMENT || t === MAPPING || t === SEQUENCE) depth++;
+      else if (t === POP) depth--;
+    }
   }
 
   locate(docIndex: number, pointer: string): Position {
@@ -113,44 +144,63 @@ export class EventPositionIndex implements PositionLocator {
     return this.position(offset);
   }
 
+  private type(i: number): number | undefined {
+    return i < this.count ? this.events[i * STRIDE] : undefined;
+  }
+
   /** The key (or item) a segment names in the collection at `node`, and the node it leads to. */
   private child(node: number, segment: string): { at: number; node: number } | undefined {
-    const e = this.events[node];
-    if (e?.type === MAPPING) {
-      for (let j = node + 1; this.events[j] && this.events[j]!.type !== POP; ) {
+    const t = this.type(node);
+    const open = (j: number) => j < this.count && this.type(j) !== POP;
+    if (t === MAPPING) {
+      for (let j = node + 1; open(j); ) {
         const value = this.skip(j);
         if (this.keyText(j) === segment) return { at: j, node: value };
         j = this.skip(value);
       }
       return undefined;
     }
-    if (e?.type === SEQUENCE && /^\d+$/.test(segment)) {
+    if (t === SEQUENCE && /^\d+$/.test(segment)) {
       let j = node + 1;
-      for (let k = Number(segment); k > 0 && this.events[j] && this.events[j]!.type !== POP; k--) j = this.skip(j);
-      return this.events[j] && this.events[j]!.type !== POP ? { at: j, node: j } : undefined;
+      for (let k = Number(segment); k > 0 && open(j); k--) j = this.skip(j);
+      return open(j) ? { at: j, node: j } : undefined;
     }
     return undefined;
   }
 
   /** The index just after the subtree that starts at `i`. */
   private skip(i: number): number {
-    const e = this.events[i];
-    if (!e || (e.type !== MAPPING && e.type !== SEQUENCE)) return i + 1;
+    const t = this.type(i);
+    if (t !== MAPPING && t !== SEQUENCE) return i + 1;
     let depth = 0;
-    for (let j = i; j < this.events.length; j++) {
-      const t = this.events[j]!.type;
-      if (t === MAPPING || t === SEQUENCE) depth++;
-      else if (t === POP && --depth === 0) return j + 1;
+    for (let j = i; j < this.count; j++) {
+      const u = this.type(j);
+      if (u === MAPPING || u === SEQUENCE) depth++;
+      else if (u === POP && --depth === 0) return j + 1;
     }
-    return this.events.length;
+    return this.count;
   }
 
   /** A key as the object built from the file names it (plain null and booleans as JS prints them). */
   private keyText(i: number): string | undefined {
-    const e = this.events[i];
-    if (e?.type !== SCALAR) return undefined;
-    const raw = jsyaml.getScalarValue(this.text, e);
-    if (e.style !== jsyaml.SCALAR_STYLE_PLAIN) return raw;
+    if (this.type(i) !== SCALAR) return undefined;
+    const e = this.events;
+    const at = i * STRIDE;
+    const style = e[at + 3]! as jsyaml.ScalarEvent["style"];
+    const raw = jsyaml.getScalarValue(this.text, {
+      type: SCALAR,
+      valueStart: e[at + 1]!,
+      valueEnd: e[at + 2]!,
+      anchorStart: -1,
+      anchorEnd: -1,
+      tagStart: -1,
+      tagEnd: -1,
+      style,
+      chomping: e[at + 4]! as jsyaml.ScalarEvent["chomping"],
+      indent: e[at + 5]!,
+      fast: false,
+    });
+    if (style !== jsyaml.SCALAR_STYLE_PLAIN) return raw;
     if (/^(~|null|Null|NULL)?$/.test(raw)) return "null";
     if (/^(true|True|TRUE)$/.test(raw)) return "true";
     if (/^(false|False|FALSE)$/.test(raw)) return "false";
@@ -159,14 +209,15 @@ export class EventPositionIndex implements PositionLocator {
 
   /** Where the tree's range of a node starts; undefined where events place it differently. */
   private startOf(i: number): number | undefined {
-    const e = this.events[i];
-    if (!e) return undefined;
-    if (e.type === MAPPING || e.type === SEQUENCE) return e.start;
-    if (e.type !== SCALAR) return undefined;
-    if (e.style === jsyaml.SCALAR_STYLE_LITERAL_BLOCK || e.style === jsyaml.SCALAR_STYLE_FOLDED_BLOCK) return undefined;
-    if (e.valueStart < 0) return undefined; // an empty node has no place of its own
-    const quoted = e.style === jsyaml.SCALAR_STYLE_SINGLE_QUOTED || e.style === jsyaml.SCALAR_STYLE_DOUBLE_QUOTED;
-    return quoted ? e.valueStart - 1 : e.valueStart;
+    const t = this.type(i);
+    const at = i * STRIDE;
+    if (t === MAPPING || t === SEQUENCE) return this.events[at + 1];
+    if (t !== SCALAR) return undefined;
+    const [valueStart, style] = [this.events[at + 1]!, this.events[at + 3]!];
+    if (style === jsyaml.SCALAR_STYLE_LITERAL_BLOCK || style === jsyaml.SCALAR_STYLE_FOLDED_BLOCK) return undefined;
+    if (valueStart < 0) return undefined; // an empty node has no place of its own
+    const quoted = style === jsyaml.SCALAR_STYLE_SINGLE_QUOTED || style === jsyaml.SCALAR_STYLE_DOUBLE_QUOTED;
+    return quoted ? valueStart - 1 : valueStart;
   }
 
   private position(offset: number): Position {
