@@ -29,9 +29,10 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
   const configIgnored = options.ignore?.length ? picomatch(options.ignore, { dot: true }) : () => false;
   const gitignores = new GitignoreChain();
   const found = new Map<string, DiscoveredFile>();
-  const add = (abs: string) => found.set(abs, { abs, rel: relativeTo(root, abs) });
+  const add = (abs: string, rel = relativeTo(root, abs)) => found.set(abs, { abs, rel });
 
-  const walk = (dir: string) => {
+  // `rel` is built by joining names on the way down: path.relative per entry is what costs.
+  const walk = (dir: string, relDir: string) => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -41,14 +42,14 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     gitignores.listed(dir, entries.map((e) => e.name));
     const matcher = gitignores.forDir(dir);
     for (const entry of entries) {
-      const abs = path.join(dir, entry.name);
-      const rel = relativeTo(root, abs);
+      const abs = dir + path.sep + entry.name;
+      const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
       if (configIgnored(rel)) continue;
       if (entry.isDirectory()) {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || matcher(abs, true)) continue;
-        walk(abs);
+        walk(abs, rel);
       } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
-        if (!matcher(abs, false)) add(abs);
+        if (!matcher(abs, false)) add(abs, rel);
       }
     }
   };
@@ -57,7 +58,7 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     const abs = path.resolve(root, p);
     const stat = fs.statSync(abs, { throwIfNoEntry: false });
     if (!stat) throw new Error(`path not found: ${p}`);
-    if (stat.isDirectory()) walk(abs);
+    if (stat.isDirectory()) walk(abs, relativeTo(root, abs));
     else add(abs);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
@@ -81,6 +82,7 @@ class GitignoreChain {
       if (layer) layers.unshift(layer);
       if (this.isRepoRoot(d) || path.dirname(d) === d) break;
     }
+    if (layers.length === 0) return () => false;
     return (abs, isDir) =>
       layers.some(({ dir: base, ig }) => {
         const rel = path.relative(base, abs).split(path.sep).join("/");
