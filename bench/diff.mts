@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runDiff } from "../src/commands/diff.js";
+import { triples } from "../test/fixtures/triples.js";
 
 const N = 1000;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-diff-"));
@@ -17,36 +18,7 @@ const write = (rel: string, text: string) => {
   fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
   fs.writeFileSync(path.join(dir, rel), text);
 };
-write("functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2}\n");
-for (let i = 0; i < N; i++) {
-  write(`t${i}/xrd.yaml`, `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata: {name: xthing${i}s.example.org}
-spec:
-  group: example.org
-  scope: Namespaced
-  names: {kind: XThing${i}, plural: xthing${i}s}
-  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: string}}}}}}}]
-`);
-  write(`t${i}/composition.yaml`, `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xthing${i}s.example.org}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing${i}}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: config
-            base: {apiVersion: v1, kind: ConfigMap, data: {size: small}}
-            patches: [{type: FromCompositeFieldPath, fromFieldPath: spec.size, toFieldPath: data.size}]
-`);
-  write(`t${i}/xr.yaml`, `apiVersion: example.org/v1\nkind: XThing${i}\nmetadata: {name: thing${i}, namespace: default}\nspec: {size: large}\n`);
-}
+for (const [rel, text] of Object.entries(triples(N))) write(rel, text);
 const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
 execFileSync("git", ["init", "-q", "-b", "main"], { cwd: dir, env });
 execFileSync("git", ["add", "-A"], { cwd: dir, env });

@@ -7,6 +7,7 @@ import { main } from "../../src/main.js";
 import { runDiff } from "../../src/commands/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
 import { REPO, tempRepo } from "../helpers.js";
+import { triples } from "../fixtures/triples.js";
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
@@ -23,49 +24,6 @@ function initRepo(files: Record<string, string>): string {
   git(dir, "init", "-q", "-b", "main");
   commitAll(dir, "base");
   return dir;
-}
-
-/** An XRD, a Composition and an XR per type: `n` independent sources. */
-function triples(n: number): Record<string, string> {
-  const files: Record<string, string> = {
-    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2}\n",
-  };
-  for (let i = 0; i < n; i++) {
-    files[`t${i}/xrd.yaml`] = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata: {name: xthing${i}s.example.org}
-spec:
-  group: example.org
-  scope: Namespaced
-  names: {kind: XThing${i}, plural: xthing${i}s}
-  versions:
-    - name: v1
-      served: true
-      referenceable: true
-      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: string}}}}}}
-`;
-    files[`t${i}/composition.yaml`] = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xthing${i}s.example.org}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing${i}}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: config
-            base: {apiVersion: v1, kind: ConfigMap, data: {size: small}}
-            patches:
-              - {type: FromCompositeFieldPath, fromFieldPath: spec.size, toFieldPath: data.size}
-              - {type: FromCompositeFieldPath, fromFieldPath: spec.zone, toFieldPath: data.zone}
-`;
-    files[`t${i}/xr.yaml`] = `apiVersion: example.org/v1\nkind: XThing${i}\nmetadata: {name: thing${i}, namespace: default}\nspec: {size: large}\n`;
-  }
-  return files;
 }
 
 function tmpBaseDirs(): string[] {
