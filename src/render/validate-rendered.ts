@@ -26,7 +26,7 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
     for (const v of engine.validate(manifest, entry)) {
       const field = pointerToFieldPath(v.pointer) || "(root)";
       const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}) at ${field}: ${v.message}`;
-      const finding = findingAt(s.source, "", "render/schema", "error", message);
+      const finding = findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
       finding.path = field;
       findings.push(finding);
     }

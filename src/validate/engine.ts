@@ -4,6 +4,7 @@ import { violationsFromAjv, type Violation } from "./messages.js";
 import { toJsonSchema, type JsonSchema, type SchemaProblem } from "./openapi.js";
 import type { SchemaEntry } from "./schemas/registry.js";
 import { applyStructural, cloneJson } from "./structural.js";
+import { celViolations } from "./cel.js";
 
 interface Prepared {
   json?: JsonSchema;
@@ -31,6 +32,7 @@ export class SchemaEngine {
     const violations: Violation[] = [];
     if (entry.schema && entry.structural) violations.push(...applyStructural(entry.schema, object));
     violations.push(...violationsFromAjv(prepared.validator(object), prepared.json, object));
+    if (entry.schema && entry.structural) violations.push(...celViolations(entry.schema, object));
     return violations;
   }
 

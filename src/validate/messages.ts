@@ -8,6 +8,8 @@ export interface Violation {
   rule: string;
   pointer: string;
   message: string;
+  /** Error unless said otherwise (a CEL rule that could not be evaluated is info). */
+  severity?: "error" | "warning" | "info";
 }
 
 /**

@@ -111,7 +111,7 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
     if (policy === "ignore") return [];
     return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
   }
-  return engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, "error", v.message));
+  return engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
 }
 
 /** Problems in repository CRDs and XRDs themselves, reported once on the defining manifest. */

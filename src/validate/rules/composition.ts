@@ -5,7 +5,7 @@ import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from 
 /** composition/*: a Composition fits its XRD and its pipeline is well-formed. */
 
 /** Schema findings at the same spot that a composition/pipeline finding says better. */
-export const PIPELINE_SUPERSEDES = ["schema/duplicate", "schema/required", "schema/limit"];
+export const PIPELINE_SUPERSEDES = ["schema/duplicate", "schema/required", "schema/limit", "schema/cel"];
 
 export function compositionRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();

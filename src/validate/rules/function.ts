@@ -70,6 +70,6 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
   const entry = ctx.registry.get(gvkOf(apiVersion, kind));
   if (!entry?.schema) return;
   for (const v of ctx.engine.validateObject(input, entry)) {
-    sink.add(composition, at + v.pointer, "function/input-invalid", "error", `${label} (${apiVersion} ${kind}): ${v.message}`);
+    sink.add(composition, at + v.pointer, "function/input-invalid", v.severity ?? "error", `${label} (${apiVersion} ${kind}): ${v.message}`);
   }
 }

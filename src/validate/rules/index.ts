@@ -14,6 +14,12 @@ const FAMILIES: RuleFamily[] = [compositionRules, functionRules, ptRules, xrdRul
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
 const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
+/**
+ * Schema findings anywhere on the same object that a semantic finding makes moot: a legacy
+ * `mode: Resources` Composition breaks the v2 schema's pipeline rule and field list, which says
+ * nothing mode-resources does not say better.
+ */
+const SUPERSEDES_IN_OBJECT: Record<string, string[]> = { "composition/mode-resources": ["schema/cel", "schema/unknown-field"] };
 
 /** Runs every semantic rule once over the index. */
 export function runRules(ctx: RuleContext): Finding[] {
@@ -23,9 +29,11 @@ export function runRules(ctx: RuleContext): Finding[] {
 /** Drops the schema findings that a semantic finding at the same file, line and column supersedes. */
 export function dropSuperseded(schemaFindings: Finding[], ruleFindings: Finding[]): Finding[] {
   const covered = new Set<string>();
+  const object = (f: Finding) => `${f.file}|${f.apiVersion}|${f.kind}|${f.name}`;
   for (const f of ruleFindings) {
     for (const rule of SUPERSEDES[f.rule] ?? []) covered.add(`${f.file}:${f.line}:${f.column}:${rule}`);
+    for (const rule of SUPERSEDES_IN_OBJECT[f.rule] ?? []) covered.add(`${object(f)}|${rule}`);
   }
   if (covered.size === 0) return schemaFindings;
-  return schemaFindings.filter((f) => !covered.has(`${f.file}:${f.line}:${f.column}:${f.rule}`));
+  return schemaFindings.filter((f) => !covered.has(`${f.file}:${f.line}:${f.column}:${f.rule}`) && !covered.has(`${object(f)}|${f.rule}`));
 }

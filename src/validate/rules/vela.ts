@@ -155,7 +155,7 @@ class ParameterSchemas {
     const entry = this.entry(definition);
     if (!entry) return;
     for (const v of this.ctx.engine.validateObject(properties ?? {}, entry)) {
-      this.sink.add(on, at + v.pointer, "vela/properties", "error", `properties of ${label} (${definition}): ${v.message}`);
+      this.sink.add(on, at + v.pointer, "vela/properties", v.severity ?? "error", `properties of ${label} (${definition}): ${v.message}`);
     }
   }
 

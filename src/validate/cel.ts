@@ -1,0 +1,152 @@
+import { celEnv, isCelError, parse, plan, type CelEnv, type CelResult } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
+import { toPointer } from "../manifest/pointer.js";
+import type { Violation } from "./messages.js";
+import { compileRe2 } from "./re2.js";
+import type { OpenAPISchema } from "./schemas/types.js";
+import { isPlainObject } from "./structural.js";
+
+/**
+ * `x-kubernetes-validations` evaluated as the API server does on create: each rule runs with
+ * `self` bound to the value at the schema node that declares it (only when the value is there);
+ * a false result is a violation with the rule's `message`, `messageExpression` or
+ * `failed rule: <rule>`, placed at `fieldPath` when it is given. Transition rules (`oldSelf`) only
+ * apply to updates and are skipped. CEL is @bufbuild/cel with RE2 regexes and the strings
+ * extension; a rule calling a Kubernetes library function it lacks is reported as not evaluated.
+ */
+
+export interface CelRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  fieldPath?: string;
+}
+
+type Program = (bindings: { self: unknown }) => CelResult;
+
+interface Compiled {
+  rule: string;
+  program?: Program;
+  messageProgram?: Program;
+  message?: string;
+  fieldPath?: string;
+  /** Why the rule cannot run (a parse error); reported once per object. */
+  error?: string;
+  transition: boolean;
+}
+
+let env: CelEnv | undefined;
+const compiledRules = new WeakMap<object, Compiled[]>();
+
+function celEnvironment(): CelEnv {
+  env ??= celEnv({
+    funcs: strings,
+    re2: { compile: (pattern: string) => ({ test: (text: string) => compileRe2(pattern).matcher(text).find() }) },
+  });
+  return env;
+}
+
+function compileProgram(expression: string): Program {
+  return plan(celEnvironment(), parse(expression)) as unknown as Program;
+}
+
+function compileRules(rules: CelRule[]): Compiled[] {
+  let compiled = compiledRules.get(rules);
+  if (!compiled) {
+    compiled = rules.map((r) => {
+      const base: Compiled = { rule: String(r.rule ?? ""), message: r.message, fieldPath: r.fieldPath, transition: /\boldSelf\b/.test(String(r.rule ?? "")) };
+      if (base.transition) return base;
+      try {
+        base.program = compileProgram(base.rule);
+        if (r.messageExpression) base.messageProgram = compileProgram(r.messageExpression);
+      } catch (err) {
+        base.error = `cannot parse: ${(err as Error).message}`;
+      }
+      return base;
+    });
+    compiledRules.set(rules, compiled);
+  }
+  return compiled;
+}
+
+/** Every failing rule below `schema` for `value` (already defaulted, as the API server sees it). */
+export function celViolations(schema: OpenAPISchema, value: unknown, path: (string | number)[] = [], out: Violation[] = []): Violation[] {
+  if (value === undefined || value === null) return out;
+  const rules = schema["x-kubernetes-validations"];
+  if (Array.isArray(rules) && rules.length > 0) evaluate(compileRules(rules as CelRule[]), schema, value, path, out);
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (items && !Array.isArray(items)) value.forEach((item, i) => celViolations(items, item, [...path, i], out));
+    return out;
+  }
+  if (!isPlainObject(value)) return out;
+  for (const [key, child] of Object.entries(schema.properties ?? {})) celViolations(child, value[key], [...path, key], out);
+  const extra = schema.additionalProperties;
+  if (extra && typeof extra === "object") {
+    for (const key of Object.keys(value)) if (!schema.properties || !(key in schema.properties)) celViolations(extra, value[key], [...path, key], out);
+  }
+  return out;
+}
+
+function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
+  const self = toCel(value, schema);
+  for (const r of rules) {
+    if (r.transition) continue;
+    if (!r.program) {
+      out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
+      continue;
+    }
+    const result = r.program({ self });
+    if (result === true) continue;
+    const at = toPointer([...path, ...fieldPathSegments(r.fieldPath)]);
+    if (isCelError(result)) {
+      const unsupported = /unbound function|no matching overload|unsupported/i.test(result.message);
+      out.push({
+        pointer: at,
+        rule: "schema/cel",
+        message: unsupported
+          ? `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${result.message} (a Kubernetes CEL library function composition-ci does not provide)`
+          : `${result.message} evaluating rule: ${r.rule}`,
+        ...(unsupported ? { severity: "info" as const } : {}),
+      });
+      continue;
+    }
+    out.push({ pointer: at, rule: "schema/cel", message: messageOf(r, self) });
+  }
+}
+
+function messageOf(r: Compiled, self: unknown): string {
+  if (r.messageProgram) {
+    const m = r.messageProgram({ self });
+    if (typeof m === "string" && m.trim() !== "") return m;
+  }
+  return r.message?.trim() ? r.message : `failed rule: ${r.rule}`;
+}
+
+/** `.spec.replicas`, `.items['a.b']` → path segments; anything else points at the node itself. */
+function fieldPathSegments(fieldPath: string | undefined): string[] {
+  if (!fieldPath) return [];
+  const segments: string[] = [];
+  const re = /\.([A-Za-z_][A-Za-z0-9_-]*)|\['([^']*)'\]/gy;
+  let consumed = 0;
+  for (let m = re.exec(fieldPath); m; m = re.exec(fieldPath)) {
+    segments.push(m[1] ?? m[2]!);
+    consumed = re.lastIndex;
+  }
+  return consumed === fieldPath.length ? segments : [];
+}
+
+/** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number. */
+function toCel(value: unknown, schema: OpenAPISchema | undefined): unknown {
+  if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
+  if (Array.isArray(value)) {
+    const items = schema?.items && !Array.isArray(schema.items) ? schema.items : undefined;
+    return value.map((v) => toCel(v, items));
+  }
+  if (isPlainObject(value)) {
+    const props = schema?.properties ?? {};
+    const extra = schema?.additionalProperties && typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, props[k] ?? extra)]));
+  }
+  return value;
+}

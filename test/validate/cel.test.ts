@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { celViolations } from "../../src/validate/cel.js";
+import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
+import { main } from "../../src/main.js";
+import { tempRepo } from "../helpers.js";
+
+const schema = (rules: object[], extra: Partial<OpenAPISchema> = {}): OpenAPISchema => ({
+  type: "object",
+  properties: {
+    spec: {
+      type: "object",
+      "x-kubernetes-validations": rules,
+      properties: { replicas: { type: "integer" }, min: { type: "integer" }, ratio: { type: "number" }, name: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+      ...extra,
+    },
+  },
+});
+
+describe("x-kubernetes-validations (CEL)", () => {
+  it("a false rule is a violation at its node, with its message or `failed rule`", () => {
+    const s = schema([{ rule: "self.replicas <= 10", message: "at most 10 replicas" }, { rule: "self.min <= self.replicas" }]);
+    expect(celViolations(s, { spec: { replicas: 3, min: 1 } })).toEqual([]);
+    expect(celViolations(s, { spec: { replicas: 12, min: 20 } })).toEqual([
+      { pointer: "/spec", rule: "schema/cel", message: "at most 10 replicas" },
+      { pointer: "/spec", rule: "schema/cel", message: "failed rule: self.min <= self.replicas" },
+    ]);
+  });
+
+  it("messageExpression, fieldPath, has(), size(), string functions and numbers typed by the schema", () => {
+    const s = schema([
+      { rule: "!has(self.name) || self.name.lowerAscii() == self.name", messageExpression: "'name ' + self.name + ' must be lowercase'", fieldPath: ".name" },
+      { rule: "size(self.tags) <= 2", message: "too many tags" },
+      { rule: "self.ratio < 1.5", message: "ratio too high" },
+    ]);
+    expect(celViolations(s, { spec: { name: "Web", tags: ["a", "b", "c"], ratio: 2 } })).toEqual([
+      { pointer: "/spec/name", rule: "schema/cel", message: "name Web must be lowercase" },
+      { pointer: "/spec", rule: "schema/cel", message: "too many tags" },
+      { pointer: "/spec", rule: "schema/cel", message: "ratio too high" },
+    ]);
+  });
+
+  it("skips transition rules and absent values; says when a rule cannot run", () => {
+    expect(celViolations(schema([{ rule: "self == oldSelf", message: "immutable" }]), { spec: { replicas: 1 } })).toEqual([]);
+    expect(celViolations(schema([{ rule: "false" }]), {})).toEqual([]);
+    const [parseError] = celViolations(schema([{ rule: "self.replicas <" }]), { spec: {} });
+    expect(parseError!.message).toContain("cannot parse");
+    const [unsupported] = celViolations(schema([{ rule: "self.tags.isSorted()" }]), { spec: { tags: ["b", "a"] } });
+    expect(unsupported).toMatchObject({ severity: "info", rule: "schema/cel" });
+    expect(unsupported!.message).toContain("was not evaluated");
+    const [missingKey] = celViolations(schema([{ rule: "self.name == 'x'" }]), { spec: {} });
+    expect(missingKey!.severity).toBeUndefined();
+    expect(missingKey!.message).toContain("evaluating rule: self.name == 'x'");
+  });
+
+  it("matches() runs on RE2: a pathological pattern ends at once", () => {
+    const s = schema([{ rule: "!self.name.matches('^(a+)+$')", message: "all a" }]);
+    const start = performance.now();
+    expect(celViolations(s, { spec: { name: "a".repeat(5000) + "b" } })).toEqual([]);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+
+  it("an XRD's rules check its XRs, after defaults, with file and line", async () => {
+    const dir = tempRepo({
+      "xrd.yaml": `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xdatabases.example.org}
+spec:
+  group: example.org
+  names: {kind: XDatabase, plural: xdatabases}
+  versions:
+    - name: v1
+      served: true
+      referenceable: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "self.tier != 'gold' || self.replicas >= 3"
+                  message: gold databases need at least 3 replicas
+              properties:
+                tier: {type: string, default: gold}
+                replicas: {type: integer, default: 1}
+`,
+      "xr.yaml": "apiVersion: example.org/v1\nkind: XDatabase\nmetadata: {name: db, namespace: default}\nspec:\n  replicas: 2\n",
+    });
+    let stdout = "";
+    const code = await main(["validate", ".", "--format", "json"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false });
+    const findings = (JSON.parse(stdout) as { findings: { rule: string; file: string; line: number; message: string }[] }).findings.filter((f) => f.rule === "schema/cel");
+    expect(findings).toEqual([expect.objectContaining({ file: "xr.yaml", line: 4, message: "gold databases need at least 3 replicas" })]);
+    expect(code).toBe(1);
+  });
+});
