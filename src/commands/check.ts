@@ -1,4 +1,4 @@
-import { renderEverything } from "../render/repo.js";
+import { NOT_RENDERED_VIA, renderEverything } from "../render/repo.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
@@ -48,7 +48,12 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const { own, rest } = ownFlags(argv);
   const timeoutMs = parseDuration(own.timeout);
   if (!own.render) return validateCommand(rest, io);
-  return validateCommand(rest, io, async (result, root) => (await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs })).findings);
+  return validateCommand(rest, io, async (result, root) => {
+    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs });
+    const renderable = sources.filter((s) => s.via !== NOT_RENDERED_VIA);
+    if (renderable.length) io.stderr(`rendered ${renderable.filter((s) => s.ok).length} of ${renderable.length} sources (XRs, claims, ApplicationConfigurations)\n`);
+    return findings;
+  });
 }
 
 export interface RenderStepOptions {
