@@ -26,6 +26,8 @@ type Program = (bindings: { self: unknown }) => CelResult;
 
 interface Compiled {
   rule: string;
+  /** How deeply comprehensions (all, exists, map, filter) nest: cost grows as size^depth. */
+  depth: number;
   program?: Program;
   messageProgram?: Program;
   message?: string;
@@ -46,19 +48,39 @@ function celEnvironment(): CelEnv {
   return env;
 }
 
-function compileProgram(expression: string): Program {
-  return plan(celEnvironment(), parse(expression)) as unknown as Program;
+function compileProgram(expression: string): { program: Program; depth: number } {
+  const parsed = parse(expression);
+  return { program: plan(celEnvironment(), parsed) as unknown as Program, depth: comprehensionDepth(parsed) };
 }
+
+/** The deepest nesting of comprehensions in a parsed expression (macros expand to them). */
+function comprehensionDepth(node: unknown): number {
+  if (!node || typeof node !== "object") return 0;
+  let deepest = 0;
+  for (const value of Object.values(node as Record<string, unknown>)) {
+    if (value && typeof value === "object") deepest = Math.max(deepest, comprehensionDepth(value));
+  }
+  const kind = (node as { exprKind?: { case?: string } }).exprKind?.case;
+  return kind === "comprehensionExpr" ? deepest + 1 : deepest;
+}
+
+/**
+ * The API server refuses rules whose estimated cost is over its budget; we cannot estimate as it
+ * does, so a rule whose loops could take more steps than this on the actual value is not run.
+ */
+const MAX_STEPS = 1e6;
 
 function compileRules(rules: CelRule[]): Compiled[] {
   let compiled = compiledRules.get(rules);
   if (!compiled) {
     compiled = rules.map((r) => {
-      const base: Compiled = { rule: String(r.rule ?? ""), message: r.message, fieldPath: r.fieldPath, transition: /\boldSelf\b/.test(String(r.rule ?? "")) };
+      const base: Compiled = { rule: String(r.rule ?? ""), depth: 0, message: r.message, fieldPath: r.fieldPath, transition: /\boldSelf\b/.test(String(r.rule ?? "")) };
       if (base.transition) return base;
       try {
-        base.program = compileProgram(base.rule);
-        if (r.messageExpression) base.messageProgram = compileProgram(r.messageExpression);
+        const compiled = compileProgram(base.rule);
+        base.program = compiled.program;
+        base.depth = compiled.depth;
+        if (r.messageExpression) base.messageProgram = compileProgram(r.messageExpression).program;
       } catch (err) {
         base.error = `cannot parse: ${(err as Error).message}`;
       }
@@ -89,11 +111,17 @@ export function celViolations(schema: OpenAPISchema, value: unknown, path: (stri
 }
 
 function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
-  const self = toCel(value, schema);
+  const size = { widest: 1 };
+  const self = toCel(value, schema, size);
   for (const r of rules) {
     if (r.transition) continue;
     if (!r.program) {
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
+      continue;
+    }
+    if (r.depth > 0 && Math.pow(size.widest, r.depth) > MAX_STEPS) {
+      const message = `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${r.depth} nested loops over lists of up to ${size.widest} items could take about ${size.widest}^${r.depth} steps (the API server's cost budget refuses such rules)`;
+      out.push({ pointer: toPointer(path), rule: "schema/cel", message, severity: "info" });
       continue;
     }
     const result = r.program({ self });
@@ -136,17 +164,19 @@ function fieldPathSegments(fieldPath: string | undefined): string[] {
   return consumed === fieldPath.length ? segments : [];
 }
 
-/** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number. */
-function toCel(value: unknown, schema: OpenAPISchema | undefined): unknown {
+/** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number; notes the widest collection. */
+function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number }): unknown {
   if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
   if (Array.isArray(value)) {
+    size.widest = Math.max(size.widest, value.length);
     const items = schema?.items && !Array.isArray(schema.items) ? schema.items : undefined;
-    return value.map((v) => toCel(v, items));
+    return value.map((v) => toCel(v, items, size));
   }
   if (isPlainObject(value)) {
+    size.widest = Math.max(size.widest, Object.keys(value).length);
     const props = schema?.properties ?? {};
     const extra = schema?.additionalProperties && typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, props[k] ?? extra)]));
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, props[k] ?? extra, size)]));
   }
   return value;
 }

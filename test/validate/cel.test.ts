@@ -59,6 +59,17 @@ describe("x-kubernetes-validations (CEL)", () => {
     expect(performance.now() - start).toBeLessThan(1000);
   });
 
+  it("a rule whose nested loops would not end in reasonable time is not run, and says so", () => {
+    const s = schema([{ rule: "self.tags.all(a, self.tags.all(b, self.tags.all(c, a + b + c != 'x')))" }]);
+    const tags = Array.from({ length: 200 }, (_, i) => `t${i}`);
+    const start = performance.now();
+    const [skipped] = celViolations(s, { spec: { tags } });
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(skipped).toMatchObject({ severity: "info", rule: "schema/cel" });
+    expect(skipped!.message).toContain("3 nested loops over lists of up to 200 items");
+    expect(celViolations(s, { spec: { tags: ["a", "b"] } })).toEqual([]);
+  });
+
   it("an XRD's rules check its XRs, after defaults, with file and line", async () => {
     const dir = tempRepo({
       "xrd.yaml": `apiVersion: apiextensions.crossplane.io/v2
