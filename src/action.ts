@@ -126,7 +126,7 @@ async function prMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath
   fs.writeFileSync(reportPath, report(Number.MAX_SAFE_INTEGER));
   fs.writeFileSync(path.join(inputs.reportDir, "report.json"), masker.redact(formatDiff(result, "json")));
   writeSarif(inputs.sarifFile, result.headFindings, masker);
-  appendSummary(report(SUMMARY_LIMIT));
+  appendSummary(report(SUMMARY_LIMIT - 1024)); // room for the annotation count
   annotate(result.headFindings, (f) => result.report.findings.new.includes(f), masker);
   const changed = hasChanges(result.report);
   let commentUrl = "";
@@ -167,7 +167,7 @@ async function driftMode(inputs: Inputs): Promise<void> {
   const reportPath = path.join(inputs.reportDir, "drift.md");
   fs.writeFileSync(reportPath, markdown(Number.MAX_SAFE_INTEGER));
   fs.writeFileSync(path.join(inputs.reportDir, "drift.json"), masker.redact(JSON.stringify(report, null, 2) + "\n"));
-  appendSummary(markdown(SUMMARY_LIMIT));
+  appendSummary(markdown(SUMMARY_LIMIT - 1024));
   let issueUrl = "";
   if (!inputs.token) core.warning("no github-token: the drift issue is not updated");
   else {
@@ -226,13 +226,18 @@ function appendSummary(markdown: string): void {
   if (file) fs.appendFileSync(file, markdown);
 }
 
+/** Annotations for the most severe findings; the rest are counted in the job summary. */
 function annotate(findings: Finding[], isNew: (f: Finding) => boolean, masker: SecretMasker): void {
   const { annotations, left } = pickAnnotations(findings, isNew);
   for (const { level, finding: f } of annotations) {
     const properties = { title: f.rule, file: f.file, startLine: f.line, startColumn: f.column };
     (level === "error" ? core.error : core.warning)(masker.redact(f.message), properties);
   }
-  if (left > 0) core.notice(`${left} more findings are not annotated (GitHub shows 10 errors and 10 warnings per step): see the job summary.`);
+  if (left > 0) {
+    const text = `${left} more error and warning finding${left === 1 ? " is" : "s are"} not annotated (GitHub shows 10 errors and 10 warnings per step); all are listed in this summary and the report files.`;
+    core.notice(text);
+    appendSummary(`\n> ${text}\n`);
+  }
 }
 
 function setOutputs(inputs: Inputs, findings: Finding[], changed: boolean, reportPath: string, commentUrl: string): void {
