@@ -211,7 +211,9 @@ async function validateMode(inputs: Inputs, engine: { engine?: "both"; kubeconfo
   const reportPath = path.join(inputs.reportDir, "report.txt");
   fs.writeFileSync(reportPath, text);
   writeSarif(inputs.sarifFile, findings, masker);
-  appendSummary(masker.redact(`### composition-ci: ${summary.errors} errors, ${summary.warnings} warnings\n\n\`\`\`\n${text.slice(0, SUMMARY_LIMIT - 200)}\n\`\`\`\n`));
+  const room = SUMMARY_LIMIT - 2048;
+  const shown = text.length > room ? `${text.slice(0, room)}\n… cut to fit the job summary: ${reportPath} holds the whole report` : text;
+  appendSummary(masker.redact(`### composition-ci: ${summary.errors} errors, ${summary.warnings} warnings\n\n\`\`\`\n${shown}\n\`\`\`\n`));
   annotate(findings, () => false, masker);
   setOutputs(inputs, findings, false, reportPath, "");
 }
