@@ -3,6 +3,7 @@ import { strings } from "@bufbuild/cel/ext";
 import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
 import { compileRe2 } from "./re2.js";
+import { kubernetesCel } from "./cel-kubernetes.js";
 import type { OpenAPISchema } from "./schemas/types.js";
 import { isPlainObject } from "./structural.js";
 
@@ -11,8 +12,9 @@ import { isPlainObject } from "./structural.js";
  * `self` bound to the value at the schema node that declares it (only when the value is there);
  * a false result is a violation with the rule's `message`, `messageExpression` or
  * `failed rule: <rule>`, placed at `fieldPath` when it is given. Transition rules (`oldSelf`) only
- * apply to updates and are skipped. CEL is @bufbuild/cel with RE2 regexes and the strings
- * extension; a rule calling a Kubernetes library function it lacks is reported as not evaluated.
+ * apply to updates and are skipped. CEL is @bufbuild/cel with RE2 regexes, the strings extension
+ * and Kubernetes' list and regex libraries (`cel-kubernetes.ts`); a rule calling a Kubernetes
+ * library function that is not there is reported as not evaluated.
  */
 
 export interface CelRule {
@@ -42,7 +44,7 @@ const compiledRules = new WeakMap<object, Compiled[]>();
 
 function celEnvironment(): CelEnv {
   env ??= celEnv({
-    funcs: strings,
+    funcs: [...strings, ...kubernetesCel],
     re2: { compile: (pattern: string) => ({ test: (text: string) => compileRe2(pattern).matcher(text).find() }) },
   });
   return env;

@@ -44,12 +44,24 @@ describe("x-kubernetes-validations (CEL)", () => {
     expect(celViolations(schema([{ rule: "false" }]), {})).toEqual([]);
     const [parseError] = celViolations(schema([{ rule: "self.replicas <" }]), { spec: {} });
     expect(parseError!.message).toContain("cannot parse");
-    const [unsupported] = celViolations(schema([{ rule: "self.tags.isSorted()" }]), { spec: { tags: ["b", "a"] } });
+    const [unsupported] = celViolations(schema([{ rule: "isQuantity(self.name)" }]), { spec: { name: "1Gi" } });
     expect(unsupported).toMatchObject({ severity: "info", rule: "schema/cel" });
     expect(unsupported!.message).toContain("was not evaluated");
     const [missingKey] = celViolations(schema([{ rule: "self.name == 'x'" }]), { spec: {} });
     expect(missingKey!.severity).toBeUndefined();
     expect(missingKey!.message).toContain("evaluating rule: self.name == 'x'");
+  });
+
+  it("Kubernetes' list and regex libraries: isSorted, sum, min, max, indexOf, find, findAll", () => {
+    const ok = (rule: string) => celViolations(schema([{ rule }]), { spec: { tags: ["a", "b", "b"], replicas: 3, name: "db12-eu345" } });
+    for (const rule of [
+      "self.tags.isSorted()",
+      "[1, 2, 3].sum() == 6 && [1, 5, 2].max() == 5 && [4, 2].min() == 2",
+      "self.tags.indexOf('b') == 1 && self.tags.lastIndexOf('b') == 2 && self.tags.indexOf('z') == -1",
+      "self.name.find('[0-9]+') == '12' && self.name.findAll('[0-9]+') == ['12', '345'] && self.name.findAll('[0-9]+', 1) == ['12']",
+    ]) expect(ok(rule), rule).toEqual([]);
+    expect(ok("[3, 1].isSorted()")).toHaveLength(1);
+    expect(ok("[].max() == 0")[0]!.message).toContain("max called on empty list");
   });
 
   it("matches() runs on RE2: a pathological pattern ends at once", () => {
