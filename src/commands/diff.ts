@@ -10,11 +10,12 @@ import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
 import { SecretMasker } from "../report/mask.js";
 import type { Engine } from "../validate/kubeconform.js";
-import { validateRepo } from "../validate/run.js";
+import { validateRepo, type ValidateResult } from "../validate/run.js";
+import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
+import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
@@ -77,13 +78,14 @@ export interface DiffResult {
   headFindings: Finding[];
 }
 
+/** One tree of the comparison: its validation, its sources by key, and (once rendered) what they make. */
 interface Side {
   root: string;
-  config: Config;
+  result: ValidateResult;
+  /** Every source the tree could render, with the key it is known by across trees. */
+  keys: Map<Manifest, string>;
+  sources: RenderedSource[];
   findings: Finding[];
-  manifests: Manifest[];
-  sources: Awaited<ReturnType<typeof renderAndValidate>>["sources"];
-  total: number;
 }
 
 export async function diffCommand(argv: string[], io: CommandIO): Promise<number> {
@@ -93,10 +95,8 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     return 0;
   }
   if (!values.base) throw new UsageError("diff needs --base <ref>; see --help");
-  const format = values.format ?? "markdown";
-  if (!["markdown", "json", "sarif"].includes(format)) throw new UsageError(`--format must be one of markdown, json, sarif (got "${format}")`);
-  const failOn = (values["fail-on"] ?? "error") as FailOn;
-  if (!["error", "warning", "info", "never"].includes(failOn)) throw new UsageError(`--fail-on must be one of error, warning, info, never (got "${failOn}")`);
+  const format = oneOf("--format", values.format ?? "markdown", ["markdown", "json", "sarif"] as const);
+  const failOn = oneOf<FailOn>("--fail-on", values["fail-on"] ?? "error", ["error", "warning", "info", "never"]);
   const maxChars = maxCharsOption(values["max-chars"], COMMENT_LIMIT);
   const result = await runDiff({
     root: path.resolve(io.cwd, values.root ?? "."),
@@ -110,7 +110,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     crds: values.crds,
     schemaLocations: values["schema-location"],
   });
-  const text = result.masker.redact(formatDiff(result, format as "markdown" | "json" | "sarif", maxChars));
+  const text = result.masker.redact(formatDiff(result, format, maxChars));
   writeOutput(io, values.output, text);
   return result.headFindings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
@@ -145,11 +145,11 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       .filter((f) => !f.startsWith(".."));
     const baseSide = await analyze(path.join(baseTree.dir, prefix), options);
     const headSide = await analyze(headRoot, options);
-    const renderAll = options.all === true || everythingAffected(changed, headSide.config, baseSide.config);
+    const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
     const masker = new SecretMasker();
-    for (const m of [...baseSide.manifests, ...headSide.manifests]) masker.learn(m.object);
+    for (const m of [...baseSide.result.manifests, ...headSide.result.manifests]) masker.learn(m.object);
     const changes = diffSources(baseSide.sources, headSide.sources, masker);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     const findings = diffFindings(visible(baseSide), visible(headSide));
@@ -158,7 +158,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       tool: { name: "composition-ci", version: TOOL_VERSION },
       base: { ref: options.base, commit: baseCommit },
       head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
-      sources: { total: headSide.total, rendered: headSide.sources.length, all: renderAll },
+      sources: { total: headSide.keys.size, rendered: headSide.sources.length, all: renderAll },
       changes,
       objects: objectCounts(changes),
       findings,
@@ -172,25 +172,23 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   }
 }
 
-async function analyze(root: string, options: DiffOptions): Promise<Side & { result: Awaited<ReturnType<typeof validateRepo>> }> {
-  const config = loadConfig(root, options.configFile);
-  const exists = options.paths.filter((p) => fs.existsSync(path.resolve(root, p)));
+async function analyze(root: string, options: DiffOptions): Promise<Side> {
   const result = await validateRepo({
     root,
-    paths: exists,
-    config,
+    paths: options.paths.filter((p) => fs.existsSync(path.resolve(root, p))),
+    config: loadConfig(root, options.configFile),
     crds: options.crds,
     schemaLocations: options.schemaLocations,
     engine: options.engine,
     kubeconformPath: options.kubeconformPath,
   });
-  return { root, config, findings: result.findings, manifests: result.manifests, sources: [], total: renderSources(result.index).length, result };
+  const candidates = renderSources(result.index);
+  const keys = sourceKeys(candidates);
+  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings: result.findings };
 }
 
-async function renderSide(side: Side & { result: Awaited<ReturnType<typeof validateRepo>> }, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {
-  const candidates = renderSources(side.result.index);
-  const keys = new Map(candidates.map((m, i) => [m, sourceKeys(candidates)[i]!] as const));
-  const select = selected ? (m: Manifest) => selected.has(keys.get(m) ?? "") : undefined;
+async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {
+  const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
   const rendered = await renderAndValidate(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, select });
   side.sources = rendered.sources;
   side.findings = [...side.findings, ...rendered.findings];
@@ -204,20 +202,13 @@ function everythingAffected(changed: string[], ...configs: Config[]): boolean {
 }
 
 /** Keys of the sources, on either side, that render from a changed file. */
-function affectedKeys(changed: string[], sides: (Side & { result: Awaited<ReturnType<typeof validateRepo>> })[]): Set<string> {
+function affectedKeys(changed: string[], sides: Side[]): Set<string> {
   const changedSet = new Set(changed);
   const keys = new Set<string>();
   for (const side of sides) {
-    const candidates = renderSources(side.result.index);
-    const sideKeys = sourceKeys(candidates);
-    candidates.forEach((m, i) => {
-      for (const file of sourceFiles(m, side.result.index)) {
-        if (changedSet.has(file)) {
-          keys.add(sideKeys[i]!);
-          break;
-        }
-      }
-    });
+    for (const [m, key] of side.keys) {
+      if ([...sourceFiles(m, side.result.index)].some((file) => changedSet.has(file))) keys.add(key);
+    }
   }
   return keys;
 }

@@ -10,7 +10,7 @@ import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
+import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const DRIFT_HELP = `Usage: composition-ci drift [paths...] (--snapshot DIR | --cluster) [options]
@@ -75,8 +75,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     io.stdout(DRIFT_HELP);
     return 0;
   }
-  const format = values.format ?? "markdown";
-  if (format !== "markdown" && format !== "json") throw new UsageError(`--format must be markdown or json (got "${format}")`);
+  const format = oneOf("--format", values.format ?? "markdown", ["markdown", "json"] as const);
   const maxChars = maxCharsOption(values["max-chars"], COMMENT_LIMIT);
   const result = await runDrift({
     root: path.resolve(io.cwd, values.root ?? "."),

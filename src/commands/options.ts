@@ -40,3 +40,9 @@ export function writeOutput(io: CommandIO, file: string | undefined, text: strin
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, text);
 }
+
+/** A flag's value when it is one of the allowed ones; a usage error naming them otherwise. */
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
+  return value as T;
+}

@@ -6,7 +6,7 @@ import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js"
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { parseCommandArgs, writeOutput } from "./options.js";
+import { oneOf, parseCommandArgs, writeOutput } from "./options.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
 
@@ -104,10 +104,6 @@ function parse(argv: string[]) {
   return parseCommandArgs(argv, OPTIONS);
 }
 
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
-  return value as T;
-}
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);
