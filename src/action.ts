@@ -127,7 +127,8 @@ async function prMode(inputs: Inputs, engine: { engine?: "both"; kubeconformPath
   fs.writeFileSync(path.join(inputs.reportDir, "report.json"), masker.redact(formatDiff(result, "json")));
   writeSarif(inputs.sarifFile, result.headFindings, masker);
   appendSummary(report(SUMMARY_LIMIT - 1024)); // room for the annotation count
-  annotate(result.headFindings, (f) => result.report.findings.new.includes(f), masker);
+  const fresh = new Set(result.report.findings.new);
+  annotate(result.headFindings, (f) => fresh.has(f), masker);
   const changed = hasChanges(result.report);
   let commentUrl = "";
   if (pr && inputs.comment !== "never") commentUrl = await comment(inputs, pr.number, report(COMMENT_LIMIT - 200), changed, result);

@@ -1,4 +1,4 @@
-import { NOT_RENDERED_VIA, renderEverything } from "../render/repo.js";
+import { renderableSources, renderedSummary, renderEverything } from "../render/repo.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
@@ -50,8 +50,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
     const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs });
-    const renderable = sources.filter((s) => s.via !== NOT_RENDERED_VIA);
-    if (renderable.length) io.stderr(`rendered ${renderable.filter((s) => s.ok).length} of ${renderable.length} sources (XRs, claims, ApplicationConfigurations)\n`);
+    if (renderableSources(sources).length) io.stderr(renderedSummary(sources));
     return findings;
   });
 }

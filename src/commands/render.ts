@@ -8,7 +8,7 @@ import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
 import { functionManifests } from "../render/crossplane/repo.js";
-import { NOT_RENDERED_VIA, renderEverything } from "../render/repo.js";
+import { renderedSummary, renderEverything } from "../render/repo.js";
 import { streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
@@ -165,8 +165,7 @@ async function renderAll(
   const summary = summarize(findings, read.files, read.documents);
   const shown = findings.filter((f) => f.severity !== "info" || f.rule === "render/not-rendered" || f.rule === "render/oam-waiting");
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
-  const renderable = sources.filter((s) => s.via !== NOT_RENDERED_VIA);
-  io.stderr(`rendered ${renderable.filter((s) => s.ok).length} of ${renderable.length} sources (XRs, claims, ApplicationConfigurations)\n`);
+  io.stderr(renderedSummary(sources));
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 

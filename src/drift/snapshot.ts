@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
 import type { JsonObject } from "../render/functions/response.js";
-import { NOT_RENDERED_VIA } from "../render/repo.js";
+import { renderableSources } from "../render/repo.js";
 import { streamFileNames, type RenderedSource } from "../render/source.js";
 import type { SecretMasker } from "../report/mask.js";
 
@@ -28,7 +28,7 @@ export interface SnapshotSource {
 
 /** The snapshot of a render: masked objects, one entry per renderable source. */
 export function snapshotOf(sources: RenderedSource[], masker: SecretMasker): SnapshotSource[] {
-  const renderable = sources.filter((s) => s.via !== NOT_RENDERED_VIA);
+  const renderable = renderableSources(sources);
   const names = streamFileNames(renderable.map((s) => s.source));
   return renderable.map((s, i) => ({
     file: names[i]!,

@@ -2,8 +2,8 @@ import type { Manifest } from "../manifest/manifest.js";
 import { resolveScope, resolveTrait, resolveWorkload, definitionRefName } from "../validate/oam-definitions.js";
 import type { RepoIndex } from "../validate/repo-index.js";
 import { asArray, asObject, asString } from "../validate/rules/context.js";
-import { componentOfEntry } from "../validate/rules/oam.js";
-import { FindingSink } from "../validate/rules/context.js";
+import { entryComponentName } from "../validate/rules/oam.js";
+import { scopeRefs } from "./oam/scopes.js";
 
 /**
  * What each source renders from, as files: a change to any of them may change the source's
@@ -52,7 +52,8 @@ function addAppConfigFiles(ac: Manifest, index: RepoIndex, files: Set<string>): 
   };
   asArray(asObject(ac.object.spec)?.components).forEach((raw) => {
     const entry = asObject(raw) ?? {};
-    const { component } = componentOfEntry(ac, entry, "", index, new FindingSink());
+    const name = entryComponentName(entry);
+    const component = name ? index.component(name, ac) : undefined;
     if (component) {
       files.add(component.file);
       const workload = asObject(asObject(component.object.spec)?.workload);
@@ -62,13 +63,10 @@ function addAppConfigFiles(ac: Manifest, index: RepoIndex, files: Set<string>): 
       const trait = asObject(asObject(t)?.trait);
       if (trait) definitionFiles(resolveTrait(trait, index).definition);
     }
-    for (const s of asArray(entry.scopes)) {
-      const ref = asObject(asObject(s)?.scopeRef) ?? {};
-      const [apiVersion, kind, name] = [asString(ref.apiVersion), asString(ref.kind), asString(ref.name)];
-      if (!apiVersion || !kind || !name) continue;
-      const scope = index.object(apiVersion, kind, name, ac.namespace);
+    for (const ref of scopeRefs(entry, "")) {
+      const scope = index.object(ref.apiVersion, ref.kind, ref.name, ac.namespace);
       if (scope) files.add(scope.file);
-      definitionFiles(resolveScope({ apiVersion, kind }, index).definition);
+      definitionFiles(resolveScope(ref, index).definition);
     }
   });
 }

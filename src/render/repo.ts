@@ -24,3 +24,14 @@ function notRendered(app: Manifest): RenderedSource {
   const message = "not rendered (CUE definitions): KubeVela renders Applications from the CUE templates of their definitions, which composition-ci does not evaluate; the Application is validated only";
   return { source: app, via: NOT_RENDERED_VIA, documents: [], objects: [], keys: [], ok: false, findings: [findingAt(app, "", "render/not-rendered", "info", message)] };
 }
+
+/** The sources an engine renders (KubeVela Applications are only named). */
+export function renderableSources<T extends RenderedSource>(sources: T[]): T[] {
+  return sources.filter((s) => s.via !== NOT_RENDERED_VIA);
+}
+
+/** `rendered N of M sources (…)`, what render --all and check say at the end. */
+export function renderedSummary(sources: RenderedSource[]): string {
+  const renderable = renderableSources(sources);
+  return `rendered ${renderable.filter((s) => s.ok).length} of ${renderable.length} sources (XRs, claims, ApplicationConfigurations)\n`;
+}

@@ -1,6 +1,7 @@
 import { structuredPatch } from "diff";
 import * as YAML from "yaml";
 import type { Manifest } from "../manifest/manifest.js";
+import { NOT_RENDERED_VIA } from "../render/repo.js";
 import type { RenderedSource } from "../render/source.js";
 import type { Finding } from "./finding.js";
 import type { SecretMasker } from "./mask.js";
@@ -68,9 +69,12 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const s = (head ?? base)!;
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
+  if (head?.via === NOT_RENDERED_VIA) {
+    change.status = base ? "unchanged" : "added";
+    return change;
+  }
   if (head && !head.ok) {
-    change.status = base?.ok === false && !base.objects.length && sameFindings(base, head) ? "unchanged" : "failed";
-    if (head.via.includes("not rendered")) change.status = base ? "unchanged" : "added";
+    change.status = base && !base.ok && sameFindings(base, head) ? "unchanged" : "failed";
     return change;
   }
   change.objects = diffObjects(base?.ok ? base : undefined, head, masker);

@@ -23,14 +23,12 @@ export class SecretMasker {
 
   /** A masked deep copy of a Kubernetes object. */
   maskObject<T>(object: T): T {
-    const o = object as Record<string, unknown>;
-    const isSecret = o && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined);
-    return this.walk(object, isSecret ? "secret-root" : undefined) as T;
+    return this.walk(object, rootContext(object), true) as T;
   }
 
   /** Remembers the secret values of an object without copying it (repository Secrets, credentials). */
   learn(object: unknown): void {
-    this.maskObject(object);
+    this.walk(object, rootContext(object), false);
   }
 
   /** `text` with every remembered secret value (and its base64 form) replaced by its mask. */
@@ -47,23 +45,26 @@ export class SecretMasker {
     return [...this.secretValues];
   }
 
-  private walk(value: unknown, context: "secret-root" | "secret-data" | undefined): unknown {
-    if (Array.isArray(value)) return value.map((v) => this.walk(v, undefined));
+  /** Visits every value, remembering secret ones; with `copy`, also returns the masked copy. */
+  private walk(value: unknown, context: Context, copy: boolean): unknown {
+    if (Array.isArray(value)) return copy ? value.map((v) => this.walk(v, undefined, true)) : value.forEach((v) => this.walk(v, undefined, false));
     if (!value || typeof value !== "object") return value;
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      if (context === "secret-data" && isScalar(v)) out[key] = this.mask(String(v), true);
-      else if (context === "secret-root" && (key === "data" || key === "stringData")) out[key] = this.walk(v, "secret-data");
-      else if (isScalar(v) && v !== "" && (SENSITIVE_NAME.test(key) || KEY_NAME.test(key))) out[key] = this.mask(String(v), SENSITIVE_NAME.test(key) || SECRET_KEY_NAME.test(key));
-      else out[key] = this.walk(v, undefined);
+      let result: unknown;
+      if (context === "secret-data" && isScalar(v)) result = this.mask(String(v), true, copy);
+      else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
+      else if (isScalar(v) && v !== "" && (SENSITIVE_NAME.test(key) || KEY_NAME.test(key))) result = this.mask(String(v), SENSITIVE_NAME.test(key) || SECRET_KEY_NAME.test(key), copy);
+      else result = this.walk(v, undefined, copy);
+      if (copy) out[key] = result;
     }
-    return out;
+    return copy ? out : undefined;
   }
 
-  private mask(value: string, remember: boolean): string {
+  private mask(value: string, remember: boolean, copy: boolean): string | undefined {
     if (value.startsWith("<masked sha256:")) return value;
     if (remember) this.remember(value);
-    return maskValue(value);
+    return copy ? maskValue(value) : undefined;
   }
 
   private remember(value: string): void {
@@ -71,6 +72,13 @@ export class SecretMasker {
     const decoded = decodeBase64(value);
     if (decoded && decoded.length >= MIN_REDACTED_LENGTH) this.secretValues.add(decoded);
   }
+}
+
+type Context = "secret-root" | "secret-data" | undefined;
+
+function rootContext(object: unknown): Context {
+  const o = object as Record<string, unknown> | null;
+  return o && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined) ? "secret-root" : undefined;
 }
 
 function isScalar(v: unknown): v is string | number | boolean {

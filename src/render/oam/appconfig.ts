@@ -49,10 +49,14 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
   const dependencyErrors = new FindingSink();
   checkDataDependencies(ac, entries, dependencyErrors);
   noteStoreBasedPassing(ac, entries, sink);
-  const failed = sink.findings.some((f) => f.severity === "error") || dependencyErrors.findings.some((f) => f.message.includes("names no dataOutputs"));
-  const findings = [...sink.findings, ...dependencyErrors.findings];
-  if (failed) return { source: ac, via: OAM_VIA, documents: [], objects: [], keys: [], ok: false, findings };
+  const findings = () => [...sink.findings, ...dependencyErrors.findings];
   const nodes = components.flatMap((c) => [c.workload, ...c.traits]);
+  // The runtime renders nothing when a component fails or an input names no dataOutput (a cycle only waits).
+  const produced = new Set(nodes.flatMap((n) => n.outputs.map((o) => o.name)));
+  const unproduced = nodes.some((n) => n.inputs.some((input) => !produced.has(input.outputName)));
+  if (unproduced || sink.findings.some((f) => f.severity === "error")) {
+    return { source: ac, via: OAM_VIA, documents: [], objects: [], keys: [], ok: false, findings: findings() };
+  }
   const generatedKeys = new Map(components.flatMap((c) => c.generatedKeys));
   const { created, waiting } = passData(nodes, ac.object as JsonObject);
   const componentOf = new Map(components.flatMap((c) => [c.workload, ...c.traits].map((n) => [n, c.name] as const)));
@@ -66,7 +70,7 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
   const scopes = renderScopes(ac, components.map((c) => ({ at: c.at, refs: c.scopes, workload: created.has(c.workload) ? c.workload.object : undefined })), index, sink);
   const objects = [...sortObjects(rendered("workload")), ...sortObjects(rendered("traits")), ...sortObjects(scopes.map((o) => ({ c: "", o })))];
   const keys = objects.map((o) => generatedKeys.get(o) ?? renderedObjectKey(o));
-  return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ok: true, findings: [...sink.findings, ...dependencyErrors.findings] };
+  return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ok: true, findings: findings() };
 }
 
 function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number, index: RepoIndex, options: OamRenderOptions, sink: FindingSink): RenderedComponent | undefined {

@@ -84,6 +84,11 @@ function checkEntry(ac: Manifest, entry: Record<string, unknown>, i: number, ctx
   checkTraits(ac, entry, at, name, workload, ctx, sink);
 }
 
+/** The Component name of an entry: `componentName`, or `revisionName` without its `-v<N>` suffix. */
+export function entryComponentName(entry: Record<string, unknown>): string | undefined {
+  return asString(entry.componentName) ?? asString(entry.revisionName)?.replace(/-v\d+$/, "");
+}
+
 /**
  * The Component an ApplicationConfiguration entry names (`componentName`, or `revisionName`
  * without its `-v<N>` suffix), reporting a missing one or both names given.
@@ -94,7 +99,7 @@ export function componentOfEntry(ac: Manifest, entry: Record<string, unknown>, a
   if (componentName && revisionName) {
     sink.add(ac, at, "oam/component-missing", "error", "componentName and revisionName are mutually exclusive, you can only specify one of them");
   }
-  const name = componentName ?? revisionName?.replace(/-v\d+$/, "");
+  const name = entryComponentName(entry);
   if (!name) return {};
   const component = index.component(name, ac);
   if (!component) {
