@@ -18,3 +18,12 @@ export function tempRepo(files: Record<string, string | Buffer>): string {
   }
   return dir;
 }
+
+/** Runs the CLI in-process in `cwd`, capturing what it writes. */
+export async function runCli(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { main } = await import("../src/main.js");
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
+  return { code, stdout, stderr };
+}

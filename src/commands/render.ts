@@ -9,7 +9,7 @@ import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
 import { functionManifests } from "../render/crossplane/repo.js";
 import { renderedSummary, renderEverything } from "../render/repo.js";
-import { streamFileNames } from "../render/source.js";
+import { sourceTitle, streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
@@ -159,7 +159,7 @@ async function renderAll(
     if (!s.ok) continue;
     const stream = yamlStream(s.documents);
     if (outDir) fs.writeFileSync(path.join(outDir, fileNames[i]!), stream);
-    else io.stdout(`# ${s.source.kind} ${s.source.name ?? ""} (${s.source.file}) via ${s.via}\n${stream}`);
+    else io.stdout(`# ${sourceTitle(s.source)} via ${s.via}\n${stream}`);
   }
   findings.sort(compareFindings);
   const summary = summarize(findings, read.files, read.documents);

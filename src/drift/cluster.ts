@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
 import type { JsonObject } from "../render/functions/response.js";
-import type { RenderedSource } from "../render/source.js";
+import { sourceTitle, type RenderedSource } from "../render/source.js";
 import type { SecretMasker } from "../report/mask.js";
 import type { DriftItem } from "./report.js";
 
@@ -41,7 +41,7 @@ interface Live {
 export async function clusterDrift(sources: RenderedSource[], kubectl: Kubectl, masker: SecretMasker): Promise<DriftItem[]> {
   const items: DriftItem[] = [];
   for (const s of sources.filter((x) => x.ok)) {
-    const title = `${s.source.kind} ${s.source.name ?? ""} (${s.source.file})`;
+    const title = sourceTitle(s.source);
     for (const [i, rendered] of s.objects.entries()) {
       const live = await getLive(rendered, kubectl);
       const key = s.keys[i] ?? "";

@@ -3,7 +3,7 @@ import path from "node:path";
 import * as YAML from "yaml";
 import type { JsonObject } from "../render/functions/response.js";
 import { renderableSources } from "../render/repo.js";
-import { streamFileNames, type RenderedSource } from "../render/source.js";
+import { sourceTitle, streamFileNames, type RenderedSource } from "../render/source.js";
 import type { SecretMasker } from "../report/mask.js";
 
 /**
@@ -32,7 +32,7 @@ export function snapshotOf(sources: RenderedSource[], masker: SecretMasker): Sna
   const names = streamFileNames(renderable.map((s) => s.source));
   return renderable.map((s, i) => ({
     file: names[i]!,
-    title: `${s.source.kind} ${s.source.name ?? ""} (${s.source.file})`,
+    title: sourceTitle(s.source),
     objects: s.objects.map((o) => masker.maskObject(o)),
     keys: s.keys,
     errors: s.findings.filter((f) => f.severity === "error" && !f.suppressed).map((f) => `${f.rule}: ${f.message.split("\n")[0]}`).sort(),

@@ -36,6 +36,11 @@ export function renderedObjectKey(o: JsonObject): string {
   return `${String(o.kind)}/${id}`;
 }
 
+/** How a source is named in reports: `<Kind> <name> (<file>)`. */
+export function sourceTitle(m: Manifest): string {
+  return `${m.kind} ${m.name ?? ""} (${m.file})`;
+}
+
 /** The name a rendered object is shown by in messages. */
 export function renderedObjectName(o: JsonObject): string {
   return renderedObjectKey(o).slice(String(o.kind).length + 1);

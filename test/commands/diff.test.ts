@@ -3,10 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/main.js";
 import { runDiff } from "../../src/commands/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
-import { REPO, tempRepo } from "../helpers.js";
+import { REPO, runCli, tempRepo } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
 
 function git(cwd: string, ...args: string[]): string {
@@ -80,8 +79,7 @@ spec: {components: [{componentName: web}]}
     const head = commitAll(dir, "head");
     const status = git(dir, "status", "--porcelain");
     const before = tmpBaseDirs().length;
-    let stdout = "";
-    const code = await main(["diff", "--base", "HEAD~1", "--head", head, "--format", "json"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false });
+    const { code, stdout } = await runCli(["diff", "--base", "HEAD~1", "--head", head, "--format", "json"], dir);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as DiffReport;
     expect(report.version).toBe(1);
@@ -106,15 +104,14 @@ spec: {components: [{componentName: web}]}
 
   it("an unknown base ref, or a directory outside git, is a usage error with the reason", async () => {
     const dir = initRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
-    let stderr = "";
-    const io = { cwd: dir, stdout: () => {}, stderr: (t: string) => (stderr += t), isTTY: false };
-    expect(await main(["diff", "--base", "no-such-branch"], io)).toBe(2);
-    expect(stderr).toContain('"no-such-branch" is not a commit in this repository');
+    const unknown = await runCli(["diff", "--base", "no-such-branch"], dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('"no-such-branch" is not a commit in this repository');
     const plain = fs.mkdtempSync(path.join(os.tmpdir(), "cci-nogit-"));
-    stderr = "";
-    expect(await main(["diff", "--base", "main"], { ...io, cwd: plain })).toBe(2);
-    expect(stderr).toContain("is not inside a git repository");
-    expect(await main(["diff"], io)).toBe(2);
+    const outside = await runCli(["diff", "--base", "main"], plain);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain("is not inside a git repository");
+    expect((await runCli(["diff"], dir)).code).toBe(2);
   });
 
   it("the examples diff against themselves to nothing", async () => {
@@ -122,8 +119,8 @@ spec: {components: [{componentName: web}]}
     fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
     git(dir, "init", "-q", "-b", "main");
     commitAll(dir, "base");
-    let stdout = "";
-    expect(await main(["diff", "--base", "main", "--all"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false })).toBe(0);
+    const { code, stdout } = await runCli(["diff", "--base", "main", "--all"], dir);
+    expect(code).toBe(0);
     expect(stdout).toContain("### ✅ composition-ci: 0 sources changed, no new findings");
     expect(stdout).toContain("No rendered object changed.");
   });

@@ -4,12 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import type { Octokit } from "@octokit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/main.js";
 import { compareToLive } from "../../src/drift/cluster.js";
 import type { DriftItem, DriftReport } from "../../src/drift/report.js";
 import { syncDriftIssue } from "../../src/report/github/drift-issue.js";
 import { FakeGitHub, quietOctokit, NAME, OWNER } from "../fake-github.js";
-import { REPO } from "../helpers.js";
+import { REPO, runCli } from "../helpers.js";
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
@@ -24,12 +23,7 @@ function examplesRepo(): string {
   return dir;
 }
 
-async function cli(cwd: string, ...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
-  return { code, stdout, stderr };
-}
+const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 
 describe("drift against a committed snapshot", () => {
   it("update the snapshot, change a Composition, see the drift, restore, see it clean", async () => {

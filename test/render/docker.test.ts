@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { main } from "../../src/main.js";
-import { REPO, tempRepo } from "../helpers.js";
+import { REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
  * The Docker runtime against a stand-in `docker` CLI on PATH: it records every call, and `start`
@@ -81,12 +80,7 @@ afterEach(() => {
   delete process.env.FAKE_DOCKER_DOWN;
 });
 
-async function render(dir: string, ...extra: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(["render", "xr.yaml", "composition.yaml", "functions.yaml", ...extra], { cwd: dir, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
-  return { code, stdout, stderr };
-}
+const render = (dir: string, ...extra: string[]) => runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml", ...extra], dir);
 
 describe("the Docker runtime (a stand-in docker CLI)", () => {
   it("pulls when absent, publishes 9443 on 127.0.0.1 with --insecure, calls over gRPC, then stops and removes the container", async () => {

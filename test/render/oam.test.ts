@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { main } from "../../src/main.js";
 import { readManifests } from "../../src/manifest/read.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
 import { renderAppConfig } from "../../src/render/oam/appconfig.js";
@@ -10,7 +9,7 @@ import { traitHash } from "../../src/render/oam/trait-name.js";
 import { renderEverything } from "../../src/render/repo.js";
 import type { RenderedSource } from "../../src/render/source.js";
 import { RepoIndex } from "../../src/validate/repo-index.js";
-import { HAS_SHARED, SHARED, tempRepo } from "../helpers.js";
+import { HAS_SHARED, runCli, SHARED, tempRepo } from "../helpers.js";
 
 const EXAMPLES = path.join(SHARED, "corpus/oam-runtime-examples");
 
@@ -461,16 +460,11 @@ spec:
   components: [{name: web, type: webservice, properties: {image: nginx}}]
 `,
     });
-    let stdout = "";
-    let stderr = "";
-    const io = { cwd: dir, stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), isTTY: false };
-    await main(["render", "--all", "."], io);
-    const docs = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+    const rendered = await runCli(["render", "--all", "."], dir);
+    const docs = YAML.parseAllDocuments(rendered.stdout).map((d) => d.toJS());
     expect(docs.map((d) => d.kind)).toEqual(["ContainerizedWorkload", "ManualScalerTrait"]);
-    expect(stderr).toContain("not rendered (CUE definitions)");
-    stdout = "";
-    stderr = "";
-    const code = await main(["check", ".", "--format", "json"], io);
+    expect(rendered.stderr).toContain("not rendered (CUE definitions)");
+    const { code, stdout } = await runCli(["check", ".", "--format", "json"], dir);
     const report = JSON.parse(stdout) as { findings: { rule: string; message: string; kind: string }[] };
     const schema = report.findings.filter((f) => f.rule === "render/schema");
     expect(schema.map((f) => f.message), stdout).toEqual([expect.stringContaining('rendered ManualScalerTrait "scale" (the OAM runtime) at spec.replicaCount')]);

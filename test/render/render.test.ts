@@ -16,7 +16,7 @@ import { GrpcFunctionClient } from "../../src/render/runner/grpc.js";
 import { serveBuiltin } from "../../src/render/runner/serve.js";
 import { loadPath } from "../../src/manifest/load.js";
 import type { Manifest } from "../../src/manifest/manifest.js";
-import { HAS_SHARED, REPO, SHARED, tempRepo } from "../helpers.js";
+import { HAS_SHARED, REPO, runCli, SHARED, tempRepo } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/functions");
 
@@ -33,11 +33,7 @@ function manifestsIn(dir: string): Manifest[] {
   return out;
 }
 
-function cli(argv: string[], cwd = REPO) {
-  let stdout = "";
-  let stderr = "";
-  return main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false }).then((code) => ({ code, stdout, stderr }));
-}
+const cli = (argv: string[], cwd = REPO) => runCli(argv, cwd);
 
 const byName = (sources: RenderedXr[], name: string) => sources.find((s) => s.source.name === name)!;
 const composedOf = (s: RenderedXr, resourceName: string) =>

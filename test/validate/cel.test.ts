@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { celViolations } from "../../src/validate/cel.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
-import { main } from "../../src/main.js";
-import { tempRepo } from "../helpers.js";
+import { runCli, tempRepo } from "../helpers.js";
 
 const schema = (rules: object[], extra: Partial<OpenAPISchema> = {}): OpenAPISchema => ({
   type: "object",
@@ -109,8 +108,7 @@ spec:
 `,
       "xr.yaml": "apiVersion: example.org/v1\nkind: XDatabase\nmetadata: {name: db, namespace: default}\nspec:\n  replicas: 2\n",
     });
-    let stdout = "";
-    const code = await main(["validate", ".", "--format", "json"], { cwd: dir, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false });
+    const { code, stdout } = await runCli(["validate", ".", "--format", "json"], dir);
     const findings = (JSON.parse(stdout) as { findings: { rule: string; file: string; line: number; message: string }[] }).findings.filter((f) => f.rule === "schema/cel");
     expect(findings).toEqual([expect.objectContaining({ file: "xr.yaml", line: 4, message: "gold databases need at least 3 replicas" })]);
     expect(code).toBe(1);
