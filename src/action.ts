@@ -4,6 +4,7 @@ import * as core from "@actions/core";
 import { Octokit } from "@octokit/rest";
 import { formatDiff, runDiff, type DiffResult } from "./commands/diff.js";
 import { renderAndValidate } from "./commands/check.js";
+import { oneOf } from "./commands/options.js";
 import { loadConfig } from "./config/config.js";
 import { hasChanges } from "./report/diff.js";
 import { failsAt, summarize, type FailOn, type Finding } from "./report/finding.js";
@@ -64,18 +65,14 @@ export async function run(): Promise<void> {
 
 function readInputs(): Inputs {
   const list = (name: string) => core.getInput(name).split(/[\s,]+/).filter(Boolean);
-  const oneOf = <T extends string>(name: string, fallback: T, allowed: T[]): T => {
-    const value = (core.getInput(name) || fallback) as T;
-    if (!allowed.includes(value)) throw new Error(`input ${name} must be one of ${allowed.join(", ")} (got "${value}")`);
-    return value;
-  };
+  const input = <T extends string>(name: string, fallback: T, allowed: T[]): T => oneOf(`input ${name}`, core.getInput(name) || fallback, allowed);
   const reportDir = path.resolve(core.getInput("report-dir") || path.join(process.env.RUNNER_TEMP ?? ".", "composition-ci-report"));
   return {
-    mode: oneOf("mode", "pr", ["pr", "validate", "drift"]),
+    mode: input("mode", "pr", ["pr", "validate", "drift"]),
     paths: list("paths").length ? list("paths") : ["."],
     baseRef: core.getInput("base-ref") || pullRequest()?.base?.sha || "",
-    failOn: oneOf("fail-on", "error", ["error", "warning", "info", "never"]),
-    comment: oneOf("comment", "on-change", ["always", "on-change", "never"]),
+    failOn: input("fail-on", "error", ["error", "warning", "info", "never"]),
+    comment: input("comment", "on-change", ["always", "on-change", "never"]),
     commentKey: core.getInput("comment-key") || "default",
     token: core.getInput("github-token"),
     config: core.getInput("config") || undefined,

@@ -19,7 +19,8 @@ export class SourceFile {
   ) {}
 
   locate(docIndex: number, pointer: string): Position {
-    this.index ??= positionLocator(this.text, hasAnchors(this.text), this.events);
+    // Kept events mean the fast path read the file, which it only does for files without anchors.
+    this.index ??= positionLocator(this.text, !this.events && hasAnchors(this.text), this.events);
     return this.index.locate(docIndex, pointer);
   }
 }
