@@ -1,4 +1,4 @@
-import { hasAnchors, packEvents, type PackedEvents } from "./positions.js";
+import { packEvents, usesAnchors, type PackedEvents } from "./positions.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -41,15 +41,15 @@ function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
 
 /**
  * Turns one file's bytes into manifests. The fast path parses with js-yaml; any file it rejects,
- * and any file with anchors, is parsed again with `yaml`, which reports every problem with its
- * line and bounds alias expansion.
+ * and any file with anchors or aliases, is parsed again with `yaml`, which reports every problem
+ * with its line and bounds alias expansion.
  */
 export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
   if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
   if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content; not read as YAML");
   const text = bytes.toString("utf8");
   const source = new SourceFile(file, text);
-  const fast = hasAnchors(text) ? undefined : parseFast(text);
+  const fast = parseFast(text);
   if (fast) source.events = fast.events;
   const parsed = fast ?? parseCareful(text, limits);
   if (isTemplated(text, parsed.errors)) {
@@ -73,10 +73,15 @@ interface Parsed {
   events?: PackedEvents;
 }
 
-/** js-yaml's load, in its two halves, so the events can be kept for finding positions. */
+/**
+ * js-yaml's load, in its two halves, so the events can be kept for finding positions. Events
+ * never expand aliases, so a file with anchors is sent to the bounded parser before anything is
+ * built from it.
+ */
 function parseFast(text: string): Parsed | undefined {
   try {
     const events = jsyaml.parseEvents(text, {});
+    if (usesAnchors(events)) return undefined;
     const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
     return { documents, errors: [], events: packEvents(events) };
   } catch {

@@ -7,7 +7,7 @@ export interface Position {
   column: number;
 }
 
-/** Whether a file may use anchors or aliases (a cheap over-approximation). */
+/** Whether a file may use anchors or aliases (a cheap over-approximation of `usesAnchors`). */
 export function hasAnchors(text: string): boolean {
   return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
 }
@@ -77,7 +77,16 @@ function keyText(key: unknown): string | undefined {
   return key === null || key === undefined ? undefined : String(key);
 }
 
-const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, POP } = jsyaml.EVENT_ID;
+const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, ALIAS, POP } = jsyaml.EVENT_ID;
+
+/** Whether parsed events hold an anchor or an alias (exact, unlike `hasAnchors`). */
+export function usesAnchors(events: jsyaml.Event[]): boolean {
+  for (const e of events) {
+    if (e.type === ALIAS) return true;
+    if ("anchorStart" in e && e.anchorStart !== -1) return true;
+  }
+  return false;
+}
 
 /**
  * js-yaml's parser events packed 6 numbers each (type, start, end, style, chomping, indent): a
