@@ -81,6 +81,29 @@ describe("rule severities and suppression", () => {
   });
 });
 
+describe("the XRD a Composition is checked against", () => {
+  const xrd = (served: boolean) =>
+    `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xbuckets.example.org}\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n    - name: v1\n      served: ${served}\n      referenceable: true\n      schema: {openAPIV3Schema: {type: object}}\n`;
+  const composition = (name: string) =>
+    `apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: ${name}}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n    - step: ready\n      functionRef: {name: function-auto-ready}\n`;
+
+  it("is the one under the deepest directory both share, else the first in file order", async () => {
+    const root = tempRepo({
+      "teams/a/xrd.yaml": xrd(false),
+      "teams/b/xrd.yaml": xrd(true),
+      "teams/a/nested/composition.yaml": composition("near-a"),
+      "teams/b/composition.yaml": composition("near-b"),
+      "other/composition.yaml": composition("far"),
+    });
+    const result = await validateRepo({ root, paths: ["."], config: emptyConfig(), cacheDir: null });
+    const notServed = result.findings.filter((f) => f.rule === "composition/xrd-version").map((f) => `${f.name}: ${f.message}`);
+    expect(notServed).toEqual([
+      "far: version v1 is not served (XRD xbuckets.example.org in teams/a/xrd.yaml)",
+      "near-a: version v1 is not served (XRD xbuckets.example.org in teams/a/xrd.yaml)",
+    ]);
+  });
+});
+
 describe.skipIf(!HAS_SHARED)("rules on the shared corpus", () => {
   /** Rule findings by rule id, with the files they are in (relative to the corpus directory). */
   async function ruleFindings(dir: string) {

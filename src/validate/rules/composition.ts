@@ -114,25 +114,46 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
 }
 
 /** Of the XRDs for a type, one that has the version, then the one nearest the Composition's file. */
+/**
+ * Of several XRDs defining the type, the one nearest the Composition: among those with the
+ * version, the first (in file order) under the deepest directory both share. XRDs are indexed by
+ * every ancestor directory once per type and version, so a repository of many copies stays linear.
+ */
 function closestXrd(composition: Manifest, version: string, xrds: Manifest[]): Manifest | undefined {
   if (xrds.length <= 1) return xrds[0];
-  const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
-  const withVersion = xrds.filter(hasVersion);
-  const candidates = withVersion.length ? withVersion : xrds;
-  let best = candidates[0]!;
-  let bestShared = commonPrefixLength(best.file, composition.file);
-  for (const x of candidates.slice(1)) {
-    const shared = commonPrefixLength(x.file, composition.file);
-    if (shared > bestShared) [best, bestShared] = [x, shared];
+  const byDir = xrdsByAncestor(xrds, version);
+  for (let dir = parentDir(composition.file); ; dir = parentDir(dir)) {
+    const found = byDir.get(dir);
+    if (found) return found;
+    if (dir === "") return undefined;
   }
-  return best;
 }
 
-/** The length of the directories two paths share (`a/b/x.yaml`, `a/b/c/y.yaml` → `a/b/`). */
-function commonPrefixLength(a: string, b: string): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return a.lastIndexOf("/", i - 1) + 1;
+const ancestorIndexes = new WeakMap<Manifest[], Map<string, Map<string, Manifest>>>();
+
+function xrdsByAncestor(xrds: Manifest[], version: string): Map<string, Manifest> {
+  let perVersion = ancestorIndexes.get(xrds);
+  if (!perVersion) ancestorIndexes.set(xrds, (perVersion = new Map()));
+  let byDir = perVersion.get(version);
+  if (!byDir) {
+    const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
+    const withVersion = xrds.filter(hasVersion);
+    byDir = new Map();
+    for (const x of withVersion.length ? withVersion : xrds) {
+      for (let dir = parentDir(x.file); ; dir = parentDir(dir)) {
+        if (!byDir.has(dir)) byDir.set(dir, x);
+        if (dir === "") break;
+      }
+    }
+    perVersion.set(version, byDir);
+  }
+  return byDir;
+}
+
+/** `a/b/x.yaml` → `a/b`, `a` → "" (the root). */
+function parentDir(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
 }
 
 function xrdGroup(xrd: Manifest): string | undefined {

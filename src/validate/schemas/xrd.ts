@@ -113,9 +113,12 @@ function claimSchema(authored: OpenAPISchema | undefined): OpenAPISchema {
   return root;
 }
 
-/** The authored schema with `spec` required and both `spec` and `status` present as objects. */
+/**
+ * The authored schema with `spec` required and both `spec` and `status` present as objects. Only
+ * the levels changed here are copied; below them the manifest's schema is shared, never changed.
+ */
 function base(authored: OpenAPISchema | undefined): OpenAPISchema {
-  const root: OpenAPISchema = structuredClone(authored ?? {});
+  const root: OpenAPISchema = { ...(authored ?? {}) };
   root.type = "object";
   root.properties = { ...(root.properties ?? {}) };
   root.required = [...new Set([...(root.required ?? []), "spec"])];
