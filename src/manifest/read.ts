@@ -1,6 +1,6 @@
 import type { Finding } from "../report/finding.js";
-import { discover } from "./discover.js";
-import { DEFAULT_LIMITS, loadPath, type LoadLimits } from "./load.js";
+import { discover, type DiscoveredFile } from "./discover.js";
+import { DEFAULT_LIMITS, loadPath, type LoadedFile, type LoadLimits } from "./load.js";
 import type { Manifest } from "./manifest.js";
 
 export interface ReadResult {
@@ -12,13 +12,32 @@ export interface ReadResult {
 
 /** Discovers and loads every manifest below the paths, with the loading findings. */
 export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS): ReadResult {
-  const files = discover(paths, { root, ignore });
-  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
-  for (const f of files) {
-    const loaded = loadPath(f.abs, f.rel, limits);
-    result.manifests.push(...loaded.manifests);
-    result.findings.push(...loaded.findings);
-    result.documents += loaded.documents;
+  return mergeLoaded(loadFiles(discover(paths, { root, ignore }), limits));
+}
+
+/** Loads files in order; a file that cannot be read is a finding, not an exception. */
+export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_LIMITS): LoadedFile[] {
+  return files.map((f) => {
+    try {
+      return loadPath(f.abs, f.rel, limits);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      const finding: Finding = { rule: "file/unreadable", severity: "error", message: `file could not be read (${reason})`, file: f.rel, line: 1, column: 1 };
+      return { manifests: [], findings: [finding], documents: 0 };
+    }
+  });
+}
+
+/** Loaded files, in order, as one result. */
+export function mergeLoaded(...parts: LoadedFile[][]): ReadResult {
+  const result: ReadResult = { manifests: [], findings: [], files: 0, documents: 0 };
+  for (const part of parts) {
+    for (const loaded of part) {
+      for (const m of loaded.manifests) result.manifests.push(m);
+      for (const f of loaded.findings) result.findings.push(f);
+      result.documents += loaded.documents;
+      result.files++;
+    }
   }
   return result;
 }

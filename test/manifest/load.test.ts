@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { discover } from "../../src/manifest/discover.js";
 import { loadFile, loadPath } from "../../src/manifest/load.js";
+import { loadFiles } from "../../src/manifest/read.js";
 import { HAS_SHARED, SHARED, tempRepo } from "../helpers.js";
 
 const load = (text: string, limits?: { maxFileBytes: number; maxAliasCount: number }) => loadFile("f.yaml", Buffer.from(text), limits);
@@ -62,6 +63,25 @@ describe("loading manifests", () => {
     const r = load(`apiVersion: v1\nkind: ConfigMap\n${lines.join("\n")}\n`);
     expect(r.findings).toMatchObject([{ rule: "yaml/alias-limit" }]);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("reads asterisks in prose on the fast path, and only real anchors on the bounded one", () => {
+    // CRD descriptions and cron schedules are full of `*`; they must not cost the slow parser.
+    const prose = load('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  schedule: "* * * * *"\n  note: matches *all* names, **bold**\n');
+    expect(prose.source?.events).toBeDefined();
+    expect(prose.manifests[0].locate("/data/note")).toEqual({ line: 6, column: 3 });
+    const anchored = load("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: &x one\n  b: *x\n");
+    expect(anchored.source?.events).toBeUndefined();
+    expect(anchored.manifests[0].object.data).toEqual({ a: "one", b: "one" });
+    expect(anchored.manifests[0].locate("/data/b")).toEqual({ line: 6, column: 3 });
+  });
+
+  it("turns a file that cannot be read into a finding", () => {
+    const dir = tempRepo({ "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n" });
+    const loaded = loadFiles([{ abs: path.join(dir, "ok.yaml"), rel: "ok.yaml" }, { abs: path.join(dir, "gone.yaml"), rel: "gone.yaml" }]);
+    expect(loaded[0].manifests).toHaveLength(1);
+    expect(loaded[1].findings).toMatchObject([{ rule: "file/unreadable", severity: "error", file: "gone.yaml", line: 1 }]);
+    expect(loaded[1].findings[0].message).toContain("ENOENT");
   });
 
   it("refuses files over the size limit and binary files", () => {
