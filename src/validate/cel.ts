@@ -36,7 +36,6 @@ interface Compiled {
   fieldPath?: string;
   /** Why the rule cannot run (a parse error); reported once per object. */
   error?: string;
-  transition: boolean;
 }
 
 let env: CelEnv | undefined;
@@ -72,12 +71,13 @@ function comprehensionDepth(node: unknown): number {
  */
 const MAX_STEPS = 1e6;
 
+/** A node's rules, compiled once; transition rules (`oldSelf`) only apply to updates and are left out. */
 function compileRules(rules: CelRule[]): Compiled[] {
   let compiled = compiledRules.get(rules);
   if (!compiled) {
-    compiled = rules.map((r) => {
-      const base: Compiled = { rule: String(r.rule ?? ""), depth: 0, message: r.message, fieldPath: r.fieldPath, transition: /\boldSelf\b/.test(String(r.rule ?? "")) };
-      if (base.transition) return base;
+    const onCreate = rules.filter((r) => !/\boldSelf\b/.test(String(r.rule ?? "")));
+    compiled = onCreate.map((r) => {
+      const base: Compiled = { rule: String(r.rule ?? ""), depth: 0, message: r.message, fieldPath: r.fieldPath };
       try {
         const compiled = compileProgram(base.rule);
         base.program = compiled.program;
@@ -94,29 +94,62 @@ function compileRules(rules: CelRule[]): Compiled[] {
 }
 
 /** Every failing rule below `schema` for `value` (already defaulted, as the API server sees it). */
-export function celViolations(schema: OpenAPISchema, value: unknown, path: (string | number)[] = [], out: Violation[] = []): Violation[] {
-  if (value === undefined || value === null) return out;
+export function celViolations(schema: OpenAPISchema, value: unknown): Violation[] {
+  const out: Violation[] = [];
+  walk(schema, value, [], out);
+  return out;
+}
+
+/** Visits only schema nodes with rules at or below them; `path` is one array, pushed and popped. */
+function walk(schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
+  if (value === undefined || value === null || !hasRules(schema)) return;
   const rules = schema["x-kubernetes-validations"];
-  if (Array.isArray(rules) && rules.length > 0) evaluate(compileRules(rules as CelRule[]), schema, value, path, out);
+  if (Array.isArray(rules) && rules.length > 0) {
+    const compiled = compileRules(rules as CelRule[]);
+    if (compiled.length > 0) evaluate(compiled, schema, value, path, out);
+  }
   if (Array.isArray(value)) {
     const items = schema.items;
-    if (items && !Array.isArray(items)) value.forEach((item, i) => celViolations(items, item, [...path, i], out));
-    return out;
+    if (!items || Array.isArray(items) || !hasRules(items)) return;
+    for (let i = 0; i < value.length; i++) visit(items, value[i], i, path, out);
+    return;
   }
-  if (!isPlainObject(value)) return out;
-  for (const [key, child] of Object.entries(schema.properties ?? {})) celViolations(child, value[key], [...path, key], out);
+  if (!isPlainObject(value)) return;
+  const props = schema.properties;
+  if (props) for (const key in props) if (key in value) visit(props[key]!, value[key], key, path, out);
   const extra = schema.additionalProperties;
-  if (extra && typeof extra === "object") {
-    for (const key of Object.keys(value)) if (!schema.properties || !(key in schema.properties)) celViolations(extra, value[key], [...path, key], out);
+  if (extra && typeof extra === "object" && hasRules(extra)) {
+    for (const key of Object.keys(value)) if (!props || !(key in props)) visit(extra, value[key], key, path, out);
   }
-  return out;
+}
+
+function visit(schema: OpenAPISchema, value: unknown, segment: string | number, path: (string | number)[], out: Violation[]): void {
+  path.push(segment);
+  walk(schema, value, path, out);
+  path.pop();
+}
+
+const withRules = new WeakMap<OpenAPISchema, boolean>();
+
+/** Whether a schema node or any node below it declares rules: most subtrees do not, and are skipped. */
+function hasRules(schema: OpenAPISchema): boolean {
+  let known = withRules.get(schema);
+  if (known === undefined) {
+    withRules.set(schema, false); // a cycle, if a schema ever had one, ends here
+    const rules = schema["x-kubernetes-validations"];
+    const items = schema.items && !Array.isArray(schema.items) ? [schema.items] : [];
+    const extra = schema.additionalProperties && typeof schema.additionalProperties === "object" ? [schema.additionalProperties] : [];
+    const children = [...Object.values(schema.properties ?? {}), ...items, ...extra];
+    known = (Array.isArray(rules) && rules.length > 0) || children.some(hasRules);
+    withRules.set(schema, known);
+  }
+  return known;
 }
 
 function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
   const size = { widest: 1 };
   const self = toCel(value, schema, size);
   for (const r of rules) {
-    if (r.transition) continue;
     if (!r.program) {
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
       continue;

@@ -25,6 +25,16 @@ describe("x-kubernetes-validations (CEL)", () => {
     ]);
   });
 
+  it("rules under list items and map values run for each one, at its own path", () => {
+    const port: OpenAPISchema = { type: "object", "x-kubernetes-validations": [{ rule: "self.port > 0", message: "port must be positive" }], properties: { port: { type: "integer" } } };
+    const s: OpenAPISchema = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { list: { type: "array", items: port }, byName: { type: "object", additionalProperties: port }, plain: { type: "object", properties: { port: { type: "integer" } } } } } },
+    };
+    const value = { spec: { list: [{ port: 1 }, { port: 0 }], byName: { "a.b": { port: -1 }, ok: { port: 2 } }, plain: { port: -5 } } };
+    expect(celViolations(s, value).map((v) => v.pointer)).toEqual(["/spec/list/1", "/spec/byName/a.b"]);
+  });
+
   it("messageExpression, fieldPath, has(), size(), string functions and numbers typed by the schema", () => {
     const s = schema([
       { rule: "!has(self.name) || self.name.lowerAscii() == self.name", messageExpression: "'name ' + self.name + ' must be lowercase'", fieldPath: ".name" },
