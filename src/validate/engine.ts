@@ -14,7 +14,7 @@ interface Prepared {
 
 /**
  * Validates one object against one schema entry as the API server would: prune nulls and apply
- * defaults on a copy, then check the copy. The manifest itself is never changed.
+ * defaults (copy on write), then check the result. The manifest itself is never changed.
  */
 export class SchemaEngine {
   private readonly prepared = new WeakMap<SchemaEntry, Prepared>();
@@ -28,11 +28,16 @@ export class SchemaEngine {
   /** The same for an object embedded in a manifest (a function's input, say). */
   validateObject(value: unknown, entry: SchemaEntry): Violation[] {
     const prepared = this.prepare(entry);
-    const object = cloneJson(value);
-    const violations: Violation[] = [];
-    if (entry.schema && entry.structural) violations.push(...applyStructural(entry.schema, object));
+    if (!entry.schema || !entry.structural) {
+      // Validators from other packages are not ours to trust with the manifest's own object.
+      const copy = cloneJson(value);
+      return violationsFromAjv(prepared.validator(copy), prepared.json, copy);
+    }
+    // Defaults and pruning on a copy-on-write view: the manifest itself is never changed.
+    const { value: object, errors } = applyStructural(entry.schema, value);
+    const violations: Violation[] = [...errors];
     violations.push(...violationsFromAjv(prepared.validator(object), prepared.json, object));
-    if (entry.schema && entry.structural) violations.push(...celViolations(entry.schema, object));
+    violations.push(...celViolations(entry.schema, object));
     return violations;
   }
 

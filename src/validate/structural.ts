@@ -11,35 +11,63 @@ export interface StructuralError {
  * What the API server does to an object before it validates it: nulls in non-nullable fields are
  * pruned, then schema defaults fill absent fields (so a defaulted field is never "missing").
  * Also checks `x-kubernetes-list-type: map` key uniqueness, which JSON schema cannot say.
- * Mutates `value`; callers pass a copy.
+ * Copy on write: `value` is never changed; the result shares every subtree that needed no change,
+ * so an object without defaults or nulls to prune costs one walk and no copy.
  */
-export function applyStructural(schema: OpenAPISchema, value: unknown, errors: StructuralError[] = [], path: (string | number)[] = []): StructuralError[] {
-  if (Array.isArray(value)) {
-    const items = schema.items;
-    if (items && !Array.isArray(items)) {
-      value.forEach((item, i) => applyStructural(items, item, errors, [...path, i]));
-      if (schema["x-kubernetes-list-type"] === "map") checkMapKeys(schema, value, errors, path);
-    }
-    return errors;
-  }
-  if (!isPlainObject(value)) return errors;
+export function applyStructural(schema: OpenAPISchema, value: unknown): { value: unknown; errors: StructuralError[] } {
+  const errors: StructuralError[] = [];
+  return { value: structural(schema, value, errors, []), errors };
+}
+
+function structural(schema: OpenAPISchema, value: unknown, errors: StructuralError[], path: (string | number)[]): unknown {
+  if (Array.isArray(value)) return structuralList(schema, value, errors, path);
+  if (!isPlainObject(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  const write = (key: string, v: unknown) => {
+    copy ??= { ...value };
+    if (v === undefined) delete copy[key];
+    else copy[key] = v;
+  };
+  const child = (sub: OpenAPISchema, key: string, v: unknown) => {
+    path.push(key);
+    const next = structural(sub, v, errors, path);
+    path.pop();
+    if (next !== v) write(key, next);
+  };
   const props = schema.properties;
   if (props) {
-    for (const [key, child] of Object.entries(props)) {
-      if (value[key] === null && !child.nullable) delete value[key];
-      if (value[key] === undefined && child.default !== undefined) value[key] = structuredClone(child.default);
-      if (value[key] !== undefined) applyStructural(child, value[key], errors, [...path, key]);
+    for (const key in props) {
+      const sub = props[key]!;
+      let v = value[key];
+      if (v === null && !sub.nullable) write(key, (v = undefined));
+      if (v === undefined && sub.default !== undefined) write(key, (v = structuredClone(sub.default)));
+      if (v !== undefined) child(sub, key, v);
     }
   }
   const extra = schema.additionalProperties;
   if (extra && typeof extra === "object") {
     for (const key of Object.keys(value)) {
       if (props && key in props) continue;
-      if (value[key] === null && !extra.nullable) delete value[key];
-      else applyStructural(extra, value[key], errors, [...path, key]);
+      if (value[key] === null && !extra.nullable) write(key, undefined);
+      else child(extra, key, value[key]);
     }
   }
-  return errors;
+  return copy ?? value;
+}
+
+function structuralList(schema: OpenAPISchema, list: unknown[], errors: StructuralError[], path: (string | number)[]): unknown[] {
+  const items = schema.items;
+  if (!items || Array.isArray(items)) return list;
+  let copy: unknown[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    path.push(i);
+    const next = structural(items, list[i], errors, path);
+    path.pop();
+    if (next !== list[i]) (copy ??= list.slice())[i] = next;
+  }
+  const result = copy ?? list;
+  if (schema["x-kubernetes-list-type"] === "map") checkMapKeys(schema, result, errors, path);
+  return result;
 }
 
 function checkMapKeys(schema: OpenAPISchema, list: unknown[], errors: StructuralError[], path: (string | number)[]): void {

@@ -101,8 +101,8 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     return failed({ rule: "render/no-pipeline", severity: "error", message: "the Composition has no pipeline steps to render" });
   }
 
-  const xr = cloneJson(req.xr);
-  if (req.xrSchema) applyStructural(req.xrSchema, xr);
+  const copy = cloneJson(req.xr);
+  const xr = req.xrSchema ? (applyStructural(req.xrSchema, copy).value as JsonObject) : copy;
   try {
     const out = await runPipeline({
       xr,
