@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import * as YAML from "yaml";
+import * as jsyaml from "js-yaml";
 import { isPlainObject } from "../structural.js";
 import { gvkOf, type Gvk, type OpenAPISchema } from "./types.js";
 
@@ -48,8 +48,9 @@ function expand(node: unknown, fragments: Record<string, unknown>, stack: string
   return out;
 }
 
+/** Our own files: js-yaml (a few times faster than `yaml` here), YAML 1.2 core schema, duplicate keys refused. */
 function readYaml(file: string): unknown {
-  return YAML.parse(fs.readFileSync(file, "utf8"));
+  return jsyaml.load(fs.readFileSync(file, "utf8"), { schema: jsyaml.CORE_SCHEMA });
 }
 
 /** `schemas/` beside the package, found from this module whether it runs from src/ or dist/. */
