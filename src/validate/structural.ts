@@ -23,33 +23,41 @@ function structural(schema: OpenAPISchema, value: unknown, errors: StructuralErr
   if (Array.isArray(value)) return structuralList(schema, value, errors, path);
   if (!isPlainObject(value)) return value;
   let copy: Record<string, unknown> | undefined;
-  const write = (key: string, v: unknown) => {
-    copy ??= { ...value };
-    if (v === undefined) delete copy[key];
-    else copy[key] = v;
-  };
-  const child = (sub: OpenAPISchema, key: string, v: unknown) => {
-    path.push(key);
-    const next = structural(sub, v, errors, path);
-    path.pop();
-    if (next !== v) write(key, next);
-  };
   const props = schema.properties;
   if (props) {
     for (const key in props) {
       const sub = props[key]!;
       let v = value[key];
-      if (v === null && !sub.nullable) write(key, (v = undefined));
-      if (v === undefined && sub.default !== undefined) write(key, (v = structuredClone(sub.default)));
-      if (v !== undefined) child(sub, key, v);
+      if (v === null && !sub.nullable) {
+        copy ??= { ...value };
+        delete copy[key];
+        v = undefined;
+      }
+      if (v === undefined && sub.default !== undefined) {
+        copy ??= { ...value };
+        copy[key] = v = cloneJson(sub.default);
+      }
+      if (v === undefined) continue;
+      path.push(key);
+      const next = structural(sub, v, errors, path);
+      path.pop();
+      if (next !== v) (copy ??= { ...value })[key] = next;
     }
   }
   const extra = schema.additionalProperties;
   if (extra && typeof extra === "object") {
     for (const key of Object.keys(value)) {
       if (props && key in props) continue;
-      if (value[key] === null && !extra.nullable) write(key, undefined);
-      else child(extra, key, value[key]);
+      const v = value[key];
+      if (v === null && !extra.nullable) {
+        copy ??= { ...value };
+        delete copy[key];
+        continue;
+      }
+      path.push(key);
+      const next = structural(extra, v, errors, path);
+      path.pop();
+      if (next !== v) (copy ??= { ...value })[key] = next;
     }
   }
   return copy ?? value;
