@@ -1,4 +1,4 @@
-import { packEvents, usesAnchors, type PackedEvents } from "./positions.js";
+import { packEvents, type PackedEvents } from "./positions.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -81,9 +81,10 @@ interface Parsed {
 function parseFast(text: string): Parsed | undefined {
   try {
     const events = jsyaml.parseEvents(text, {});
-    if (usesAnchors(events)) return undefined;
+    const packed = packEvents(events);
+    if (!packed) return undefined;
     const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
-    return { documents, errors: [], events: packEvents(events) };
+    return { documents, errors: [], events: packed };
   } catch {
     return undefined;
   }

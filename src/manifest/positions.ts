@@ -7,7 +7,7 @@ export interface Position {
   column: number;
 }
 
-/** Whether a file may use anchors or aliases (a cheap over-approximation of `usesAnchors`). */
+/** Whether a file may use anchors or aliases (a cheap over-approximation of what `packEvents` finds). */
 export function hasAnchors(text: string): boolean {
   return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
 }
@@ -79,15 +79,6 @@ function keyText(key: unknown): string | undefined {
 
 const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, ALIAS, POP } = jsyaml.EVENT_ID;
 
-/** Whether parsed events hold an anchor or an alias (exact, unlike `hasAnchors`). */
-export function usesAnchors(events: jsyaml.Event[]): boolean {
-  for (const e of events) {
-    if (e.type === ALIAS) return true;
-    if ("anchorStart" in e && e.anchorStart !== -1) return true;
-  }
-  return false;
-}
-
 /**
  * js-yaml's parser events packed 6 numbers each (type, start, end, style, chomping, indent): a
  * fraction of the memory of the event objects, so the loader keeps them for every file and
@@ -96,20 +87,28 @@ export function usesAnchors(events: jsyaml.Event[]): boolean {
 export type PackedEvents = Int32Array;
 const STRIDE = 6;
 
-export function packEvents(events: jsyaml.Event[]): PackedEvents {
+/**
+ * Packs the events of a file, or returns undefined when one carries an anchor or is an alias:
+ * such files take the bounded parser (events never expand aliases, so nothing was built yet).
+ */
+export function packEvents(events: jsyaml.Event[]): PackedEvents | undefined {
   const packed = new Int32Array(events.length * STRIDE);
-  events.forEach((e, i) => {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
     const at = i * STRIDE;
     packed[at] = e.type;
-    if (e.type === MAPPING || e.type === SEQUENCE) packed[at + 1] = e.start;
-    else if (e.type === SCALAR) {
+    if (e.type === MAPPING || e.type === SEQUENCE) {
+      if (e.anchorStart !== -1) return undefined;
+      packed[at + 1] = e.start;
+    } else if (e.type === SCALAR) {
+      if (e.anchorStart !== -1) return undefined;
       packed[at + 1] = e.valueStart;
       packed[at + 2] = e.valueEnd;
       packed[at + 3] = e.style;
       packed[at + 4] = e.chomping;
       packed[at + 5] = e.indent;
-    }
-  });
+    } else if (e.type === ALIAS) return undefined;
+  }
   return packed;
 }
 
@@ -126,7 +125,9 @@ export class EventPositionIndex implements PositionLocator {
     private readonly text: string,
     events?: PackedEvents,
   ) {
-    this.events = events ?? packEvents(jsyaml.parseEvents(text, {}));
+    const packed = events ?? packEvents(jsyaml.parseEvents(text, {}));
+    if (!packed) throw new Error("the file has anchors: its positions come from the yaml tree");
+    this.events = packed;
     this.count = this.events.length / STRIDE;
     let depth = 0;
     for (let i = 0; i < this.count; i++) {

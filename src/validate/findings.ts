@@ -45,12 +45,16 @@ export function applyPolicy(findings: Finding[], rules: Record<string, RuleLevel
 
 /** The ignore annotations that apply to findings placed on repository objects (by file, kind and name). */
 export function objectSuppressions(findings: Finding[], manifests: Manifest[]): Map<Finding, string[]> {
-  const byObject = new Map(manifests.map((m) => [`${m.file}|${m.kind}|${m.name}`, m]));
+  const byObject = new Map<string, string[]>();
+  for (const m of manifests) {
+    const ignore = ignoredRules(m);
+    if (ignore.length) byObject.set(`${m.file}|${m.kind}|${m.name}`, ignore);
+  }
   const out = new Map<Finding, string[]>();
+  if (byObject.size === 0) return out;
   for (const f of findings) {
-    const on = byObject.get(`${f.file}|${f.kind}|${f.name}`);
-    const ignore = on ? ignoredRules(on) : [];
-    if (ignore.length) out.set(f, ignore);
+    const ignore = byObject.get(`${f.file}|${f.kind}|${f.name}`);
+    if (ignore) out.set(f, ignore);
   }
   return out;
 }
