@@ -195,7 +195,7 @@ function single(objects: JsonObject[], file: string, what: string): JsonObject {
 /** Schemas of the CRDs and XRDs given (and the built-in ones), by apiVersion and kind. */
 function schemaLookup(manifests: Manifest[], builtins = false): SchemaLookup {
   const registry = new SchemaRegistry();
-  for (const m of manifests) registry.addDefinitions(m, { quiet: true });
+  for (const m of manifests) registry.addDefinitions(m, { library: true });
   if (builtins) registry.addBuiltins();
   return (apiVersion, kind) => registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined;
 }

@@ -65,7 +65,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     : undefined;
   const registry = new SchemaRegistry(locations);
   for (const m of scanned.manifests) registry.addDefinitions(m);
-  for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { quiet: true });
+  for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { library: true });
   registry.addBuiltins();
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? [])];

@@ -22,6 +22,8 @@ export interface SchemaEntry {
   definedAt?: string;
 }
 
+type DefinitionLayer = "crd" | "crdLibrary" | "xrd" | "xrdLibrary";
+
 export interface RegistryNote {
   message: string;
   manifest?: Manifest;
@@ -29,13 +31,17 @@ export interface RegistryNote {
 
 /**
  * Every schema a run knows, keyed by group, version and kind (never by kind alone). Sources in
- * order, first hit wins: CRDs in the scanned paths then `--crds`, XRD-derived schemas, the
- * built-in schemas (ours, then Kubernetes core kinds), then schema locations.
+ * order, first hit wins: CRDs in the scanned paths then `--crds`, XRD-derived schemas (scanned,
+ * then `--crds`), the built-in schemas (ours, then Kubernetes core kinds), then schema locations.
+ * Library definitions (`--crds`) have layers of their own, so they may be added before or after
+ * the repository's with the same result.
  */
 export class SchemaRegistry {
-  private readonly layers: Record<"crd" | "xrd" | "builtin" | "location", Map<string, SchemaEntry>> = {
+  private readonly layers: Record<DefinitionLayer | "builtin" | "location", Map<string, SchemaEntry>> = {
     crd: new Map(),
+    crdLibrary: new Map(),
     xrd: new Map(),
+    xrdLibrary: new Map(),
     builtin: new Map(),
     location: new Map(),
   };
@@ -47,11 +53,13 @@ export class SchemaRegistry {
 
   /**
    * Registers whatever schemas a manifest defines (CRDs and XRDs); returns how many. A second
-   * definition of a GVK is noted unless `quiet` (CRD libraries given with --crds often overlap).
+   * definition of a GVK in the repository is noted; in a `library` (CRDs given with --crds often
+   * overlap) it is not.
    */
-  addDefinitions(manifest: Manifest, options: { quiet?: boolean } = {}): number {
-    if (isCrd(manifest)) return this.addAll("crd", schemasFromCrd(manifest), manifest, options.quiet);
-    if (isXrd(manifest)) return this.addAll("xrd", schemasFromXrd(manifest), manifest, options.quiet);
+  addDefinitions(manifest: Manifest, options: { library?: boolean } = {}): number {
+    const library = options.library === true;
+    if (isCrd(manifest)) return this.addAll(library ? "crdLibrary" : "crd", schemasFromCrd(manifest), manifest, library);
+    if (isXrd(manifest)) return this.addAll(library ? "xrdLibrary" : "xrd", schemasFromXrd(manifest), manifest, library);
     return 0;
   }
 
@@ -92,14 +100,16 @@ export class SchemaRegistry {
 
   /** All entries that came from definitions in the repo (for rules that cross-reference them). */
   defined(): SchemaEntry[] {
-    return [...this.layers.crd.values(), ...this.layers.xrd.values()];
+    const { crd, crdLibrary, xrd, xrdLibrary } = this.layers;
+    return [...crd.values(), ...crdLibrary.values(), ...xrd.values(), ...xrdLibrary.values()];
   }
 
   private fromLayers(key: string): SchemaEntry | undefined {
-    return this.layers.crd.get(key) ?? this.layers.xrd.get(key) ?? this.layers.builtin.get(key);
+    const { crd, crdLibrary, xrd, xrdLibrary, builtin } = this.layers;
+    return crd.get(key) ?? crdLibrary.get(key) ?? xrd.get(key) ?? xrdLibrary.get(key) ?? builtin.get(key);
   }
 
-  private addAll(layer: "crd" | "xrd", defined: DefinedSchema[], manifest: Manifest, quiet = false): number {
+  private addAll(layer: DefinitionLayer, defined: DefinedSchema[], manifest: Manifest, quiet: boolean): number {
     const map = this.layers[layer];
     for (const d of defined) {
       const key = gvkKey(d.gvk);
@@ -110,7 +120,7 @@ export class SchemaRegistry {
         }
         continue;
       }
-      map.set(key, { gvk: d.gvk, source: layer, origin: manifest.file, schema: d.schema, structural: true, definedBy: manifest, definedAt: d.pointer });
+      map.set(key, { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema: d.schema, structural: true, definedBy: manifest, definedAt: d.pointer });
     }
     return defined.length;
   }
