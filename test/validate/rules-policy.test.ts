@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig } from "../../src/config/config.js";
 import { main } from "../../src/main.js";
 import { validateRepo } from "../../src/validate/run.js";
-import { HAS_SHARED, REPO, SHARED, tempRepo } from "../helpers.js";
+import { HAS_SHARED, REPO, SHARED, runCli, tempRepo } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/rules");
 const fixture = (rel: string) => fs.readFileSync(path.join(FIXTURES, rel), "utf8");
@@ -101,6 +101,19 @@ describe("the XRD a Composition is checked against", () => {
       "far: version v1 is not served (XRD xbuckets.example.org in teams/a/xrd.yaml)",
       "near-a: version v1 is not served (XRD xbuckets.example.org in teams/a/xrd.yaml)",
     ]);
+  });
+});
+
+describe("an XR that several Compositions could render", () => {
+  it("names the first five candidates and counts the rest", async () => {
+    const xrd = `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xbuckets.example.org}\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n    - name: v1\n      served: true\n      referenceable: true\n      schema: {openAPIV3Schema: {type: object}}\n`;
+    const files: Record<string, string> = { "xrd.yaml": xrd, "xr.yaml": "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: b}\nspec: {}\n" };
+    for (let i = 1; i <= 7; i++) {
+      files[`c${i}.yaml`] = `apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c${i}}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n    - step: ready\n      functionRef: {name: function-auto-ready}\n`;
+    }
+    const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
+    const ambiguous = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/composition-ambiguous");
+    expect(ambiguous?.message).toBe("7 Compositions could render this XR (c1, c2, c3, c4, c5 and 2 more); set compositionRef or compositionSelector");
   });
 });
 

@@ -55,6 +55,13 @@ export function noCompositionFinding(source: Manifest, why: NoComposition): Find
 }
 
 /** The Composition an XR uses, or why there is none. */
+/** The first few names, then how many more: a repository of copies would otherwise print hundreds. */
+function someNames(compositions: Manifest[], shown = 5): string {
+  const names = compositions.slice(0, shown).map((c) => c.name ?? "(unnamed)");
+  const more = compositions.length - names.length;
+  return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
+}
+
 export function pickComposition(xr: JsonObject, index: RepoIndex, xrd: Manifest | undefined): Manifest | NoComposition {
   const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind));
   const { ref, labels } = selection(xr);
@@ -73,7 +80,7 @@ export function pickComposition(xr: JsonObject, index: RepoIndex, xrd: Manifest 
   if (chosen) return chosen;
   return {
     rule: "render/composition-ambiguous",
-    message: `${candidates.length} Compositions could render this XR (${candidates.map((c) => c.name).join(", ")}); set compositionRef or compositionSelector`,
+    message: `${candidates.length} Compositions could render this XR (${someNames(candidates)}); set compositionRef or compositionSelector`,
   };
 }
 
