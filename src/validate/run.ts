@@ -34,7 +34,12 @@ export interface ValidateOptions {
   fetch?: typeof fetch;
   /** The semantic rules (rules/); off only to measure what they cost. */
   semanticRules?: boolean;
+  /** Filled with where the run's time went (the bench prints it). */
+  timings?: Partial<Timings>;
 }
+
+/** Milliseconds per phase: reading (discovery and parsing), the registry, schemas, rules, the rest. */
+export type Timings = Record<"read" | "registry" | "schemas" | "rules" | "finish", number>;
 
 export interface ValidateResult {
   findings: Finding[];
@@ -52,10 +57,12 @@ export interface ValidateResult {
 /** Reads every manifest below the paths and checks each against the schema registry. */
 export async function validateRepo(options: ValidateOptions): Promise<ValidateResult> {
   const { config } = options;
+  const lap = stopwatch(options.timings);
   const limits: LoadLimits = { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}), ...options.limits };
   const scanned = readManifests(options.paths, options.root, config.ignore, limits);
   const crdPaths = [...config.crds, ...(options.crds ?? [])];
   const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits) : undefined;
+  lap("read");
 
   const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
   const compiler = new ValidatorCompiler(cacheBase && path.join(cacheBase, "validators"));
@@ -75,6 +82,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     if (note.manifest) findings.push(findingAt(note.manifest, "/metadata/name", "schema/duplicate-definition", "warning", note.message));
   }
 
+  lap("registry");
   const engine = options.engine ?? "builtin";
   const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
   const schemaEngine = new SchemaEngine(compiler);
@@ -85,15 +93,20 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     if (!(core && engine === "kubeconform")) findings.push(...checkManifest(m, registry, schemaEngine, policy));
   }
   findings.push(...schemaProblems(registry, schemaEngine));
+  lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
   const ruleFindings = options.semanticRules === false ? [] : runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") });
+  lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
+  lap("schemas");
 
   const all = [...dropSuperseded(findings, ruleFindings), ...ruleFindings];
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
+  const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
+  lap("finish");
   return {
-    findings: applyPolicy(all, config.rules, suppressions).sort(compareFindings),
+    findings: reported,
     files: scanned.files,
     documents: scanned.documents,
     manifests: scanned.manifests,
@@ -133,3 +146,13 @@ function distinctGvks(manifests: Manifest[]): Gvk[] {
   return [...seen.values()];
 }
 
+/** Adds the time since the last lap to a phase; does nothing when nobody asked. */
+function stopwatch(into: Partial<Timings> | undefined): (phase: keyof Timings) => void {
+  let last = performance.now();
+  return (phase) => {
+    if (!into) return;
+    const now = performance.now();
+    into[phase] = (into[phase] ?? 0) + now - last;
+    last = now;
+  };
+}
