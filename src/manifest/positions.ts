@@ -92,7 +92,7 @@ const STRIDE = 6;
  * such files take the bounded parser (events never expand aliases, so nothing was built yet).
  */
 export function packEvents(events: jsyaml.Event[]): PackedEvents | undefined {
-  const packed = new Int32Array(events.length * STRIDE);
+  const packed = allocate(events.length * STRIDE);
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     const at = i * STRIDE;
@@ -110,6 +110,26 @@ export function packEvents(events: jsyaml.Event[]): PackedEvents | undefined {
     } else if (e.type === ALIAS) return undefined;
   }
   return packed;
+}
+
+/**
+ * Packed events are carved out of shared slabs: one ArrayBuffer per file made thousands of
+ * small external allocations, each tracked by the garbage collector. A slab lives as long as
+ * any file's events in it.
+ */
+const SLAB_INTS = 256 * 1024;
+let slab = new Int32Array(0);
+let slabUsed = 0;
+
+function allocate(length: number): Int32Array {
+  if (length > SLAB_INTS / 4) return new Int32Array(length);
+  if (slabUsed + length > slab.length) {
+    slab = new Int32Array(SLAB_INTS);
+    slabUsed = 0;
+  }
+  const view = slab.subarray(slabUsed, slabUsed + length);
+  slabUsed += length;
+  return view;
 }
 
 /** Positions from js-yaml's events: a pointer is followed by skipping sibling subtrees. */
