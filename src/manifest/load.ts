@@ -29,10 +29,23 @@ export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT
   try {
     const size = fs.fstatSync(fd).size;
     if (size > limits.maxFileBytes) return tooLarge(file, size, limits);
-    return loadFile(file, fs.readFileSync(fd), limits);
+    return loadFile(file, readExactly(fd, size), limits);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The file's first `size` bytes (readFileSync on a descriptor would stat it again). */
+function readExactly(fd: number, size: number): Buffer {
+  if (size === 0) return fs.readFileSync(fd); // a pipe or /proc file says 0 and still has bytes
+  const buffer = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const n = fs.readSync(fd, buffer, read, size - read, read);
+    if (n === 0) break; // the file shrank since fstat
+    read += n;
+  }
+  return read === size ? buffer : buffer.subarray(0, read);
 }
 
 function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
