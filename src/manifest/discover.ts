@@ -27,29 +27,29 @@ const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
 export function discover(paths: string[], options: DiscoverOptions): DiscoveredFile[] {
   const root = path.resolve(options.root);
   const configIgnored = options.ignore?.length ? picomatch(options.ignore, { dot: true }) : () => false;
-  const gitignores = new GitignoreChain();
   const found = new Map<string, DiscoveredFile>();
   const add = (abs: string, rel = relativeTo(root, abs)) => found.set(abs, { abs, rel });
 
-  // `rel` is built by joining names on the way down: path.relative per entry is what costs.
-  const walk = (dir: string, relDir: string) => {
+  // `rel` is built by joining names on the way down (path.relative per entry is what costs), and
+  // each directory's .gitignore layers are its parent's plus its own.
+  const walk = (dir: string, relDir: string, inherited: GitignoreLayer[]) => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    gitignores.listed(dir, entries.map((e) => e.name));
-    const matcher = gitignores.forDir(dir);
+    const layers = layersOf(dir, entries, inherited);
+    const ignored = matcher(layers);
     for (const entry of entries) {
       const abs = dir + path.sep + entry.name;
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
       if (configIgnored(rel)) continue;
       if (entry.isDirectory()) {
-        if (ALWAYS_SKIPPED_DIRS.has(entry.name) || matcher(abs, true)) continue;
-        walk(abs, rel);
+        if (ALWAYS_SKIPPED_DIRS.has(entry.name) || ignored(abs, true)) continue;
+        walk(abs, rel, layers);
       } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
-        if (!matcher(abs, false)) add(abs, rel);
+        if (!ignored(abs, false)) add(abs, rel);
       }
     }
   };
@@ -58,7 +58,7 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     const abs = path.resolve(root, p);
     const stat = fs.statSync(abs, { throwIfNoEntry: false });
     if (!stat) throw new Error(`path not found: ${p}`);
-    if (stat.isDirectory()) walk(abs, relativeTo(root, abs));
+    if (stat.isDirectory()) walk(abs, relativeTo(root, abs), ancestorLayers(abs));
     else add(abs);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
@@ -68,46 +68,52 @@ function relativeTo(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join("/") || ".";
 }
 
+/** One `.gitignore`: its patterns apply to paths below its directory. */
+interface GitignoreLayer {
+  dir: string;
+  ig: Ignore;
+}
+
+/** A directory's layers: a repository root starts afresh (its parents' .gitignore files stop there), then its own file. */
+function layersOf(dir: string, entries: fs.Dirent[], inherited: GitignoreLayer[]): GitignoreLayer[] {
+  let repoRoot = false;
+  let gitignore = false;
+  for (const e of entries) {
+    if (e.name === ".git") repoRoot = true;
+    else if (e.name === ".gitignore") gitignore = true;
+  }
+  const base = repoRoot ? [] : inherited;
+  const own = gitignore ? readLayer(dir) : undefined;
+  return own ? [...base, own] : base;
+}
+
+/** The layers of the directories above a starting directory, up to its repository root. */
+function ancestorLayers(start: string): GitignoreLayer[] {
+  const layers: GitignoreLayer[] = [];
+  if (fs.existsSync(path.join(start, ".git"))) return layers;
+  for (let d = path.dirname(start); ; d = path.dirname(d)) {
+    const own = readLayer(d);
+    if (own) layers.unshift(own);
+    if (fs.existsSync(path.join(d, ".git")) || path.dirname(d) === d) return layers;
+  }
+}
+
+/** A directory's own `.gitignore`; none when there is no such file or it cannot be read. */
+function readLayer(dir: string): GitignoreLayer | undefined {
+  try {
+    return { dir, ig: ignore().add(fs.readFileSync(path.join(dir, ".gitignore"), "utf8")) };
+  } catch {
+    return undefined;
+  }
+}
+
 type Matcher = (abs: string, isDir: boolean) => boolean;
 
-/** The `.gitignore` files that apply to a directory: its own and each ancestor's. */
-class GitignoreChain {
-  private readonly cache = new Map<string, { dir: string; ig: Ignore } | null>();
-  private readonly repoRoots = new Map<string, boolean>();
-
-  forDir(dir: string): Matcher {
-    const layers: { dir: string; ig: Ignore }[] = [];
-    for (let d = dir; ; d = path.dirname(d)) {
-      const layer = this.layer(d);
-      if (layer) layers.unshift(layer);
-      if (this.isRepoRoot(d) || path.dirname(d) === d) break;
-    }
-    if (layers.length === 0) return () => false;
-    return (abs, isDir) =>
-      layers.some(({ dir: base, ig }) => {
-        const rel = path.relative(base, abs).split(path.sep).join("/");
-        return rel !== "" && !rel.startsWith("..") && ig.ignores(isDir ? rel + "/" : rel);
-      });
-  }
-
-  /** What a directory holds, from a listing already made: saves a stat per name asked about. */
-  listed(dir: string, names: string[]): void {
-    this.repoRoots.set(dir, names.includes(".git"));
-    if (!names.includes(".gitignore")) this.cache.set(dir, null);
-  }
-
-  private isRepoRoot(dir: string): boolean {
-    let known = this.repoRoots.get(dir);
-    if (known === undefined) this.repoRoots.set(dir, (known = fs.existsSync(path.join(dir, ".git"))));
-    return known;
-  }
-
-  private layer(dir: string): { dir: string; ig: Ignore } | null {
-    if (!this.cache.has(dir)) {
-      const file = path.join(dir, ".gitignore");
-      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
-      this.cache.set(dir, text === undefined ? null : { dir, ig: ignore().add(text) });
-    }
-    return this.cache.get(dir)!;
-  }
+function matcher(layers: GitignoreLayer[]): Matcher {
+  if (layers.length === 0) return () => false;
+  return (abs, isDir) =>
+    layers.some(({ dir: base, ig }) => {
+      const rel = path.relative(base, abs).split(path.sep).join("/");
+      return rel !== "" && !rel.startsWith("..") && ig.ignores(isDir ? rel + "/" : rel);
+    });
 }

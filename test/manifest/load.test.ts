@@ -110,4 +110,30 @@ describe("discovering files", () => {
     const files = discover(["."], { root: dir, ignore: ["vendor/**"] }).map((f) => f.rel);
     expect(files).toEqual(["a.yaml", "b.yml", "c.json", "sub/ok.yaml"]);
   });
+
+  it("applies the .gitignore files above a starting directory, up to its repository root only", () => {
+    const outer = tempRepo({
+      ".gitignore": "*.outer.yaml\n",
+      "repo/.gitignore": "*.skip.yaml\n",
+      "repo/team/.gitignore": "local.yaml\n",
+      "repo/team/apps/a.yaml": "",
+      "repo/team/apps/b.skip.yaml": "",
+      "repo/team/apps/c.outer.yaml": "",
+      "repo/team/apps/local.yaml": "",
+      "repo/team/nested/.gitignore": "n.yaml\n",
+      "repo/team/nested/n.yaml": "",
+      "repo/team/nested/m.skip.yaml": "",
+      "repo/team/nested/local.yaml": "",
+    });
+    fs.mkdirSync(path.join(outer, "repo/.git"));
+    fs.mkdirSync(path.join(outer, "repo/team/nested/.git")); // a repository of its own: the parents' files stop there
+    const files = discover(["team"], { root: path.join(outer, "repo") }).map((f) => f.rel);
+    expect(files).toEqual(["team/apps/a.yaml", "team/apps/c.outer.yaml", "team/nested/local.yaml", "team/nested/m.skip.yaml"]);
+  });
+
+  it("a .gitignore that cannot be read ignores nothing", () => {
+    const dir = tempRepo({ "a.yaml": "", "sub/b.yaml": "" });
+    fs.mkdirSync(path.join(dir, "sub/.gitignore"));
+    expect(discover(["."], { root: dir }).map((f) => f.rel)).toEqual(["a.yaml", "sub/b.yaml"]);
+  });
 });
