@@ -137,10 +137,11 @@ function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter): F
   const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
   const duplicate = err.code === "DUPLICATE_KEY";
   const firstLine = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  const tooDeep = /Maximum call stack size exceeded/.test(firstLine);
   return {
     rule: duplicate ? "yaml/duplicate-key" : "yaml/syntax",
     severity: "error",
-    message: duplicate ? `duplicate mapping key: ${firstLine}` : firstLine,
+    message: duplicate ? `duplicate mapping key: ${firstLine}` : tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine,
     line: pos.line,
     column: pos.col,
   };

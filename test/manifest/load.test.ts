@@ -84,6 +84,12 @@ describe("loading manifests", () => {
     expect(loaded[1].findings[0].message).toContain("ENOENT");
   });
 
+  it("a document nested thousands of levels deep is a finding, not a crash", () => {
+    const r = load(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata:\n  a: ${"[".repeat(20000)}${"]".repeat(20000)}\n`);
+    expect(r.manifests).toEqual([]);
+    expect(r.findings[0]).toMatchObject({ rule: "yaml/syntax", line: 5, message: "the document nests too deeply to read (hundreds of levels); not read" });
+  });
+
   it("refuses files over the size limit and binary files", () => {
     expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([{ rule: "file/too-large" }]);
     expect(loadFile("b.yaml", Buffer.from([0x61, 0x00, 0x62])).findings).toMatchObject([{ rule: "file/binary" }]);
