@@ -22,13 +22,16 @@ const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
 /**
  * Lists manifest files (`*.yaml`, `*.yml`, `*.json`) below the given paths, honouring every
  * `.gitignore` on the way down and the config's ignore globs. A path named explicitly as a file
- * is always read. Output is sorted, so runs are deterministic.
+ * is always read. Symbolic links are followed when they lead inside the root (a pull request must
+ * not get a file from elsewhere on the runner read, and quoted in a report), a linked directory
+ * once and never into its own parents. Output is sorted, so runs are deterministic.
  */
 export function discover(paths: string[], options: DiscoverOptions): DiscoveredFile[] {
   const root = path.resolve(options.root);
   const configIgnored = options.ignore?.length ? picomatch(options.ignore, { dot: true }) : () => false;
   const found = new Map<string, DiscoveredFile>();
   const add = (abs: string, rel = relativeTo(root, abs)) => found.set(abs, { abs, rel });
+  let links: SymlinkPolicy;
 
   // `rel` is built by joining names on the way down (path.relative per entry is what costs), and
   // each directory's .gitignore layers are its parent's plus its own.
@@ -45,10 +48,11 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       const abs = dir + path.sep + entry.name;
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
       if (configIgnored(rel)) continue;
-      if (entry.isDirectory()) {
+      const kind = entry.isSymbolicLink() ? links.follow(abs) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
+      if (kind === "dir") {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || ignored(abs, true)) continue;
         walk(abs, rel, layers);
-      } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
+      } else if (kind === "file" && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
         if (!ignored(abs, false)) add(abs, rel);
       }
     }
@@ -58,10 +62,42 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     const abs = path.resolve(root, p);
     const stat = fs.statSync(abs, { throwIfNoEntry: false });
     if (!stat) throw new Error(`path not found: ${p}`);
+    // Links may lead anywhere inside the root; a directory named outside it keeps them inside itself.
+    links = new SymlinkPolicy(isInside(abs, root) ? root : abs);
     if (stat.isDirectory()) walk(abs, relativeTo(root, abs), ancestorLayers(abs));
     else add(abs);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+/** Where a symbolic link may lead: inside the boundary only; a directory once, and never to one of the link's own parents. */
+class SymlinkPolicy {
+  private realBoundary?: string;
+  private readonly followedDirs = new Set<string>();
+
+  constructor(private readonly boundary: string) {}
+
+  follow(link: string): "dir" | "file" | undefined {
+    let real: string;
+    let stat: fs.Stats;
+    try {
+      real = fs.realpathSync(link);
+      stat = fs.statSync(real);
+    } catch {
+      return undefined; // dangling
+    }
+    this.realBoundary ??= fs.realpathSync(this.boundary);
+    if (!isInside(real, this.realBoundary)) return undefined;
+    if (stat.isFile()) return "file";
+    if (!stat.isDirectory()) return undefined;
+    if (isInside(fs.realpathSync(path.dirname(link)), real) || this.followedDirs.has(real)) return undefined;
+    this.followedDirs.add(real);
+    return "dir";
+  }
+}
+
+function isInside(target: string, dir: string): boolean {
+  return target === dir || target.startsWith(dir + path.sep);
 }
 
 function relativeTo(root: string, abs: string): string {

@@ -142,4 +142,17 @@ describe("discovering files", () => {
     fs.mkdirSync(path.join(dir, "sub/.gitignore"));
     expect(discover(["."], { root: dir }).map((f) => f.rel)).toEqual(["a.yaml", "sub/b.yaml"]);
   });
+
+  it("follows symbolic links that stay inside the root, and no others", () => {
+    const outside = tempRepo({ "secret.yaml": "token: hunter2\n" });
+    const dir = tempRepo({ "shared/base.yaml": "", "apps/app.yaml": "" });
+    fs.symlinkSync(path.join(dir, "shared/base.yaml"), path.join(dir, "apps/base.yaml")); // a file inside
+    fs.symlinkSync(path.join(dir, "shared"), path.join(dir, "apps/common")); // a directory inside
+    fs.symlinkSync(path.join(outside, "secret.yaml"), path.join(dir, "apps/leak.yaml")); // outside the root
+    fs.symlinkSync(outside, path.join(dir, "apps/elsewhere")); // a directory outside
+    fs.symlinkSync(dir, path.join(dir, "apps/loop")); // a parent of the link: never followed
+    fs.symlinkSync(path.join(dir, "missing.yaml"), path.join(dir, "apps/dangling.yaml"));
+    const files = discover(["."], { root: dir }).map((f) => f.rel);
+    expect(files).toEqual(["apps/app.yaml", "apps/base.yaml", "apps/common/base.yaml", "shared/base.yaml"]);
+  });
 });
