@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
+import { staysInside } from "../manifest/discover.js";
 import { isSeverity, type Severity } from "../report/finding.js";
 
 export type RuleLevel = Severity | "off";
@@ -70,10 +71,15 @@ export function loadConfig(root: string, explicit?: string): Config {
     if (explicit) throw new ConfigError("config file not found", explicit);
     return emptyConfig();
   }
-  return parseConfig(fs.readFileSync(file, "utf8"), path.relative(root, file) || file);
+  return parseConfig(fs.readFileSync(file, "utf8"), path.relative(root, file) || file, root);
 }
 
-export function parseConfig(text: string, file: string): Config {
+/**
+ * Parses a config. With `root`, the local paths it names (crds, schemaLocations, parameterSchemas)
+ * must stay inside it: the config is part of the repository, and a pull request that changes it
+ * must not get files from elsewhere on the runner read. Command-line flags may name any path.
+ */
+export function parseConfig(text: string, file: string, root?: string): Config {
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter, uniqueKeys: true });
   const lineOf = (node: unknown) => {
@@ -101,12 +107,14 @@ export function parseConfig(text: string, file: string): Config {
       case "crds":
       case "clusterDefinitions":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) fail("must be a list of strings");
+        if (root && (key === "crds" || key === "schemaLocations")) (value as string[]).forEach((p) => checkInside(root, p, fail));
         config[key as "ignore"] = value;
         break;
       case "parameterSchemas":
         if (!value || typeof value !== "object" || Array.isArray(value) || !Object.values(value).every((v) => typeof v === "string")) {
           fail("must map definition names to JSON schema files");
         }
+        if (root) Object.values(value as Record<string, string>).forEach((p) => checkInside(root, p, fail));
         config.parameterSchemas = value;
         break;
       case "rules":
@@ -132,6 +140,15 @@ export function parseConfig(text: string, file: string): Config {
     }
   }
   return config;
+}
+
+/** A local path (or the fixed part of a location template) must stay inside the repository; URLs are not paths. */
+function checkInside(root: string, p: string, fail: (msg: string) => never): void {
+  if (/^https?:\/\//.test(p)) return;
+  const fixed = p.split("{{")[0]!;
+  if (!staysInside(root, fixed || ".")) {
+    fail(`"${p}" leads outside the repository; name such paths on the command line (--crds, --schema-location) or in the Action's inputs instead`);
+  }
 }
 
 function parseFunctions(value: unknown, fail: (msg: string) => never): Record<string, FunctionConfig> {

@@ -100,6 +100,21 @@ function isInside(target: string, dir: string): boolean {
   return target === dir || target.startsWith(dir + path.sep);
 }
 
+/** Whether a path, relative to `root`, stays inside it once symbolic links are resolved (as far as it exists). */
+export function staysInside(root: string, p: string): boolean {
+  return isInside(realAsFarAsItExists(path.resolve(root, p)), realAsFarAsItExists(path.resolve(root)));
+}
+
+/** The real path of the longest part that exists, with the rest appended (a link may sit above a missing file). */
+function realAsFarAsItExists(abs: string): string {
+  try {
+    return fs.realpathSync(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    return parent === abs ? abs : path.join(realAsFarAsItExists(parent), path.basename(abs));
+  }
+}
+
 function relativeTo(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join("/") || ".";
 }

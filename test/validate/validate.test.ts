@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -192,6 +195,16 @@ describe("schema locations", () => {
     expect(findings).toMatchObject([{ rule: "schema/type", path: "spec.size" }]);
   });
 
+  it("a manifest's apiVersion cannot walk a template out of its directory", async () => {
+    const outside = tempRepo({ "secret.json": JSON.stringify({ type: "object", properties: { spec: { enum: ["hunter2"] } } }) });
+    const catalog = path.join(outside, "catalog");
+    fs.mkdirSync(path.join(catalog, "x"), { recursive: true });
+    // x/../../secret.json from catalog/: group "x", version "../../secret"
+    const findings = await validate({ "g.yaml": "apiVersion: x/../../secret\nkind: K\nspec: 1\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceAPIVersion}}.json`] });
+    expect(findings.map((f) => f.rule)).toEqual(["schema/missing"]);
+    expect(JSON.stringify(findings)).not.toContain("hunter2");
+  });
+
   it("downloads over HTTP once (disk cache), and a failed download is a finding", async () => {
     let requests = 0;
     const server = http.createServer((req, res) => {
@@ -223,5 +236,16 @@ describe("configuration", () => {
     expect(config).toMatchObject({ ignore: ["vendor/**"], rules: { "schema/missing": "off", "pt/*": "warning" }, missingSchemas: "error" });
     expect(() => parseConfig("ignore: []\nschemaLocation: [x]\n", "c.yaml")).toThrow(/c\.yaml:2: unknown key "schemaLocation"/);
     expect(() => parseConfig("rules:\n  a/b: loud\n", "c.yaml")).toThrow(ConfigError);
+  });
+
+  it("paths in the repository's config stay inside the repository (a pull request may change the config)", () => {
+    const root = tempRepo({ "crds/a.yaml": "", "schemas/p.json": "{}" });
+    fs.symlinkSync(os.tmpdir(), path.join(root, "tmp-link"));
+    const ok = parseConfig("crds: [crds, ./crds/a.yaml]\nschemaLocations: ['schemas/{{.Group}}.json', 'https://example.org/{{.Group}}.json']\nparameterSchemas: {p: schemas/p.json}\n", "c.yaml", root);
+    expect(ok.crds).toEqual(["crds", "./crds/a.yaml"]);
+    expect(() => parseConfig("crds:\n  - ../elsewhere\n", "c.yaml", root)).toThrow(/c\.yaml:2: crds: "\.\.\/elsewhere" leads outside the repository/);
+    expect(() => parseConfig("schemaLocations: ['/etc/{{.Group}}.json']\n", "c.yaml", root)).toThrow(/leads outside the repository/);
+    expect(() => parseConfig("parameterSchemas: {p: /home/runner/key.json}\n", "c.yaml", root)).toThrow(/leads outside the repository/);
+    expect(() => parseConfig("crds: [tmp-link/crds]\n", "c.yaml", root)).toThrow(/leads outside the repository/);
   });
 });

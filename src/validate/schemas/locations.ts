@@ -30,6 +30,8 @@ export class SchemaLocations {
   constructor(private readonly options: LocationOptions) {}
 
   async find(gvk: Gvk): Promise<LocationResult> {
+    // The GVK comes from a manifest: `apiVersion: x/../../secret` must not walk a template out of its directory.
+    if (!isKubernetesGvk(gvk)) return { failures: [] };
     const failures: string[] = [];
     for (const template of this.options.templates) {
       const where = expandTemplate(template, gvk, this.options);
@@ -64,6 +66,16 @@ export class SchemaLocations {
     if (!this.options.cacheDir) return undefined;
     return path.join(this.options.cacheDir, crypto.createHash("sha256").update(url).digest("hex").slice(0, 32) + ".json");
   }
+}
+
+const DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const GROUP = new RegExp(`^(${DNS_LABEL}(\\.${DNS_LABEL})*)?$`);
+const VERSION = new RegExp(`^${DNS_LABEL}$`);
+const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/** Group, version and kind as Kubernetes names them (a DNS subdomain, a DNS label, a word). */
+export function isKubernetesGvk(gvk: Gvk): boolean {
+  return GROUP.test(gvk.group) && VERSION.test(gvk.version) && KIND.test(gvk.kind);
 }
 
 function readLocal(file: string): string | undefined {
