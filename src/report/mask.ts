@@ -76,6 +76,17 @@ export class SecretMasker {
 
 type Context = "secret-root" | "secret-data" | undefined;
 
+/**
+ * Whether the value at a path of an object is one the masker hides (a Secret's data or
+ * stringData entry, or a field named like a password, token or private key), so a message about
+ * that field shows its mask, never its value.
+ */
+export function isSecretField(object: unknown, segments: string[]): boolean {
+  if (rootContext(object) === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
+  const last = segments[segments.length - 1];
+  return last !== undefined && (SENSITIVE_NAME.test(last) || SECRET_KEY_NAME.test(last));
+}
+
 function rootContext(object: unknown): Context {
   const o = object as Record<string, unknown> | null;
   return o && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined) ? "secret-root" : undefined;

@@ -1,5 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { pointerSegments, pointerToFieldPath, toPointer } from "../manifest/pointer.js";
+import { isSecretField, maskValue } from "../report/mask.js";
 import { FORMAT_HINTS } from "./formats.js";
 import type { JsonSchema } from "./openapi.js";
 
@@ -31,6 +32,8 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
   const at = e.instancePath;
   const field = display(at);
   const p = e.params as Record<string, unknown>;
+  const secret = isSecretField(data, pointerSegments(at));
+  const preview = (value: unknown) => (secret && value !== null && typeof value !== "object" ? maskValue(String(value)) : previewOf(value));
   switch (e.keyword) {
     case "additionalProperties": {
       const name = String(p.additionalProperty);
@@ -161,7 +164,7 @@ function article(type: string): string {
   return names.join(" or ");
 }
 
-function preview(value: unknown): string {
+function previewOf(value: unknown): string {
   if (value !== null && typeof value === "object") return Array.isArray(value) ? `[…${value.length} items]` : "{…}";
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? text.slice(0, 57) + "…" : text;

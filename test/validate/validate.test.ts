@@ -177,6 +177,19 @@ spec:
   });
 });
 
+describe("secret values in messages", () => {
+  it("a finding about a Secret's data or a password-like field shows the mask, never the value", async () => {
+    const findings = await validate({
+      "s.yaml": 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  password: "hunter2-not-base64!"\nstringData:\n  token: 987654\n',
+      "crd.yaml": CRD.replace("other: {type: string}", "other: {type: string}\n                adminPassword: {type: string}"),
+      "w.yaml": widget("  size: 1\n  adminPassword: 4242424\n"),
+    });
+    const messages = findings.map((f) => f.message).join("\n");
+    expect(messages).not.toMatch(/hunter2|987654|4242424/);
+    expect(findings.filter((f) => f.message.includes("<masked sha256:")).map((f) => f.path).sort()).toEqual(["data.password", "spec.adminPassword", "stringData.token"]);
+  });
+});
+
 describe("schema locations", () => {
   it("expands kubeconform's template variables", () => {
     const gvk = { group: "apps", version: "v1", kind: "Deployment" };
