@@ -32,9 +32,8 @@ export interface PipelineStep {
   credentials?: { name?: string; source?: string; secretRef?: { name?: string; namespace?: string } }[];
 }
 
-export interface PipelineInputs {
-  xr: JsonObject;
-  steps: PipelineStep[];
+/** What a pipeline's functions run with and may ask for, besides the XR and the steps. */
+export interface PipelineEnvironment {
   runtime: (functionName: string) => FunctionRuntime;
   observedResources?: JsonObject[];
   /** Resources functions may require (required and extra resources). */
@@ -44,6 +43,11 @@ export interface PipelineInputs {
   /** The OpenAPI schema of a kind, for functions that require schemas; undefined when unknown. */
   schemaFor?: SchemaLookup;
   timeoutMs: number;
+}
+
+export interface PipelineInputs extends PipelineEnvironment {
+  xr: JsonObject;
+  steps: PipelineStep[];
 }
 
 export type SchemaLookup = (apiVersion: string, kind: string) => JsonObject | undefined;

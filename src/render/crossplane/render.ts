@@ -3,7 +3,6 @@ import type { Severity as FindingSeverity } from "../../report/finding.js";
 import type { OpenAPISchema } from "../../validate/schemas/types.js";
 import { applyStructural } from "../../validate/structural.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
-import type { FunctionRuntime } from "../runner/runtime.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { toPipelineComposition } from "./convert.js";
 import {
@@ -13,21 +12,13 @@ import {
   resultDocuments,
   type OutputOptions,
 } from "./output.js";
-import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineStep, type SchemaLookup, type StepResult } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineEnvironment, type PipelineStep, type StepResult } from "./pipeline.js";
 
-export interface RenderRequest extends OutputOptions {
+export interface RenderRequest extends OutputOptions, PipelineEnvironment {
   xr: JsonObject;
   composition: JsonObject;
-  runtime: (functionName: string) => FunctionRuntime;
   /** The XR's schema (from its XRD): its defaults are applied to the XR first. */
   xrSchema?: OpenAPISchema;
-  observedResources?: JsonObject[];
-  requiredResources?: JsonObject[];
-  context?: JsonObject;
-  credentials?: JsonObject[];
-  /** Answers functions' required schemas. */
-  schemaFor?: SchemaLookup;
-  timeoutMs: number;
   /** Crossplane major version whose semantics apply (1 allows `mode: Resources` silently-ish). */
   crossplaneVersion?: 1 | 2;
 }
