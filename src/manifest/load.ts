@@ -109,7 +109,7 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
   const documents: ParsedDocument[] = [];
   const errors: Finding[] = [];
   for (const doc of docs) {
-    const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter));
+    const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter, doc));
     docErrors.push(...collectionKeyErrors(doc, lineCounter));
     if (docErrors.length > 0) {
       errors.push(...docErrors);
@@ -133,18 +133,30 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
   return { documents, errors };
 }
 
-function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter): Finding {
+function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter, doc: YAML.Document.Parsed): Finding {
   const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-  const duplicate = err.code === "DUPLICATE_KEY";
   const firstLine = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   const tooDeep = /Maximum call stack size exceeded/.test(firstLine);
-  return {
-    rule: duplicate ? "yaml/duplicate-key" : "yaml/syntax",
-    severity: "error",
-    message: duplicate ? `duplicate mapping key: ${firstLine}` : tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine,
-    line: pos.line,
-    column: pos.col,
-  };
+  const at = { severity: "error" as const, line: pos.line, column: pos.col };
+  if (err.code === "DUPLICATE_KEY") return { rule: "yaml/duplicate-key", message: duplicateKeyMessage(doc, err.pos[0], lineCounter), ...at };
+  return { rule: "yaml/syntax", message: tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine, ...at };
+}
+
+/** Names the repeated key and where it first appears (the parser only says keys must be unique). */
+function duplicateKeyMessage(doc: YAML.Document.Parsed, offset: number, lineCounter: YAML.LineCounter): string {
+  let message = "duplicate mapping key: keys in a mapping must be unique (the API server rejects the object)";
+  YAML.visit(doc, {
+    Map(_, map) {
+      const repeated = map.items.find((p) => YAML.isScalar(p.key) && p.key.range?.[0] === offset);
+      if (!repeated) return undefined;
+      const name = String((repeated.key as YAML.Scalar).value);
+      const first = map.items.find((p) => p !== repeated && YAML.isScalar(p.key) && String(p.key.value) === name);
+      const firstLine = YAML.isScalar(first?.key) && first.key.range ? lineCounter.linePos(first.key.range[0]).line : undefined;
+      message = `duplicate mapping key \`${name}\`${firstLine ? ` (first at line ${firstLine})` : ""}: keys in a mapping must be unique (the API server rejects the object)`;
+      return YAML.visit.BREAK;
+    },
+  });
+  return message;
 }
 
 /** `{{ .x }}: v` parses as a map whose key is a map: legal YAML, never a Kubernetes object. */

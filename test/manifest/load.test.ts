@@ -36,6 +36,9 @@ describe("loading manifests", () => {
   it("reports duplicate keys with the duplicate's line", () => {
     const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n");
     expect(r.findings).toMatchObject([{ rule: "yaml/duplicate-key", line: 5, column: 3 }]);
+    expect(r.findings[0]!.message).toBe("duplicate mapping key `name` (first at line 4): keys in a mapping must be unique (the API server rejects the object)");
+    const flow = load('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {"k": 1, "x": 2, "k": 3}\n');
+    expect(flow.findings[0]!.message).toContain("duplicate mapping key `k` (first at line 4)");
     expect(r.manifests).toEqual([]);
   });
 
