@@ -5,7 +5,7 @@ import type { Violation } from "./messages.js";
 import { compileRe2 } from "./re2.js";
 import { kubernetesCel } from "./cel-kubernetes.js";
 import type { OpenAPISchema } from "./schemas/types.js";
-import { isPlainObject } from "./structural.js";
+import { fieldOf, isPlainObject } from "./structural.js";
 
 /**
  * `x-kubernetes-validations` evaluated as the API server does on create: each rule runs with
@@ -116,7 +116,12 @@ function walk(schema: OpenAPISchema, value: unknown, path: (string | number)[], 
   }
   if (!isPlainObject(value)) return;
   const props = schema.properties;
-  if (props) for (const key in props) if (key in value) visit(props[key]!, value[key], key, path, out);
+  if (props) {
+    for (const key in props) {
+      const v = fieldOf(value, key);
+      if (v !== undefined) visit(props[key]!, v, key, path, out);
+    }
+  }
   const extra = schema.additionalProperties;
   if (extra && typeof extra === "object" && hasRules(extra)) {
     for (const key of Object.keys(value)) if (!props || !(key in props)) visit(extra, value[key], key, path, out);

@@ -27,7 +27,7 @@ function structural(schema: OpenAPISchema, value: unknown, errors: StructuralErr
   if (props) {
     for (const key in props) {
       const sub = props[key]!;
-      let v = value[key];
+      let v = fieldOf(value, key);
       if (v === null && !sub.nullable) {
         copy ??= { ...value };
         delete copy[key];
@@ -92,6 +92,15 @@ function checkMapKeys(schema: OpenAPISchema, list: unknown[], errors: Structural
       errors.push({ pointer: toPointer([...path, i]), rule: "schema/duplicate", message: `duplicate entry with ${described} (first at index ${first}); list items are keyed by ${keys.join(", ")}` });
     }
   });
+}
+
+/**
+ * A field of a parsed object; undefined when absent, even for names Object.prototype has
+ * (a schema property called `constructor` must not find a function). Parsed data has no functions.
+ */
+export function fieldOf(object: Record<string, unknown>, key: string): unknown {
+  const v = object[key];
+  return typeof v === "function" ? undefined : v;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

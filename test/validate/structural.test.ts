@@ -48,4 +48,10 @@ describe("structural defaults and pruning", () => {
       { pointer: "/spec/ports/2", rule: "schema/duplicate", message: 'duplicate entry with name="a" (first at index 0); list items are keyed by name' },
     ]);
   });
+
+  it("a property named like an Object method is absent until the object has it", () => {
+    const odd: OpenAPISchema = { type: "object", properties: { constructor: { type: "string", default: "made" }, toString: { type: "string" } } };
+    expect(applyStructural(odd, {}).value).toEqual({ constructor: "made" });
+    expect(applyStructural(odd, { constructor: "mine" }).value).toEqual({ constructor: "mine" });
+  });
 });
