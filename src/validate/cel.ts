@@ -4,7 +4,7 @@ import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
 import { compileRe2 } from "./re2.js";
 import { kubernetesCel } from "./cel-kubernetes.js";
-import type { OpenAPISchema } from "./schemas/types.js";
+import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 import { fieldOf, isPlainObject } from "./structural.js";
 
 /**
@@ -216,7 +216,7 @@ function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest
     size.widest = Math.max(size.widest, Object.keys(value).length);
     const props = schema?.properties ?? {};
     const extra = schema?.additionalProperties && typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, props[k] ?? extra, size)]));
+    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, propertyOf(props, k) ?? extra, size)]));
   }
   return value;
 }

@@ -2,6 +2,7 @@ import type { ErrorObject } from "ajv";
 import { pointerSegments, pointerToFieldPath, toPointer } from "../manifest/pointer.js";
 import { isSecretField, maskValue } from "../report/mask.js";
 import { FORMAT_HINTS } from "./formats.js";
+import { propertyOf } from "./schemas/types.js";
 import type { JsonSchema } from "./openapi.js";
 
 /** One schema violation, before it is tied to a file and line. */
@@ -102,7 +103,7 @@ function knownFields(schema: JsonSchema | undefined, pointer: string): string[] 
     if (!node) return [];
     const props = node.properties as Record<string, JsonSchema> | undefined;
     if (/^\d+$/.test(seg) && node.items && typeof node.items === "object" && !Array.isArray(node.items)) node = node.items as JsonSchema;
-    else if (props && props[seg]) node = props[seg];
+    else if (propertyOf(props, seg)) node = props![seg];
     else if (node.additionalProperties && typeof node.additionalProperties === "object") node = node.additionalProperties as JsonSchema;
     else return [];
   }

@@ -1,5 +1,5 @@
 import { FieldPathError, parseFieldPath, segmentsToString, type Segment } from "../manifest/fieldpath.js";
-import type { OpenAPISchema } from "./schemas/types.js";
+import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 
 /**
  * Whether a Crossplane field path (`spec.parameters.tags[0]`, `metadata.labels[a/b]`) can exist
@@ -77,14 +77,14 @@ function child(schema: OpenAPISchema, segment: Segment): OpenAPISchema | "unknow
     if (all.includes("unknown")) return "unknown";
     return all.find((s) => s !== undefined);
   }
-  if (schema["x-kubernetes-preserve-unknown-fields"] === true && !schema.properties?.[fieldName(segment)]) return "unknown";
+  if (schema["x-kubernetes-preserve-unknown-fields"] === true && !propertyOf(schema.properties, fieldName(segment))) return "unknown";
   if (schema["x-kubernetes-int-or-string"]) return undefined;
   const type = typeof schema.type === "string" ? schema.type : undefined;
   if (schema.type === undefined && !schema.properties && !schema.items && schema.additionalProperties === undefined) return "unknown";
   if ("index" in segment) return indexChild(schema, type);
   if (segment.field === "*") return wildcardChild(schema, type);
   if (type && type !== "object") return undefined;
-  const declared = schema.properties?.[segment.field];
+  const declared = propertyOf(schema.properties, segment.field);
   if (declared) return declared;
   if (typeof schema.additionalProperties === "object") return schema.additionalProperties;
   if (schema.additionalProperties === true) return "unknown";

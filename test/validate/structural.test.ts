@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { schemaAtPath } from "../../src/validate/schema-path.js";
 import { applyStructural } from "../../src/validate/structural.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
 
@@ -53,5 +54,11 @@ describe("structural defaults and pruning", () => {
     const odd: OpenAPISchema = { type: "object", properties: { constructor: { type: "string", default: "made" }, toString: { type: "string" } } };
     expect(applyStructural(odd, {}).value).toEqual({ constructor: "made" });
     expect(applyStructural(odd, { constructor: "mine" }).value).toEqual({ constructor: "mine" });
+  });
+
+  it("a field path through such a name is missing unless the schema declares it", () => {
+    const withSpec: OpenAPISchema = { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } };
+    expect(schemaAtPath(withSpec, "spec.constructor").status).toBe("missing");
+    expect(schemaAtPath(withSpec, "spec.size").status).toBe("found");
   });
 });

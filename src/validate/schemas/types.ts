@@ -45,3 +45,8 @@ export function gvkKey({ group, version, kind }: Gvk): string {
 export function gvkLabel({ group, version, kind }: Gvk): string {
   return `${group ? group + "/" : ""}${version} ${kind}`;
 }
+
+/** The schema of a declared property; never a name Object.prototype has (`constructor`, `toString`). */
+export function propertyOf<T>(properties: Record<string, T> | undefined, name: string): T | undefined {
+  return properties && Object.hasOwn(properties, name) ? properties[name] : undefined;
+}
