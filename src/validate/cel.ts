@@ -124,7 +124,7 @@ function walk(schema: OpenAPISchema, value: unknown, path: (string | number)[], 
   }
   const extra = schema.additionalProperties;
   if (extra && typeof extra === "object" && hasRules(extra)) {
-    for (const key of Object.keys(value)) if (!props || !(key in props)) visit(extra, value[key], key, path, out);
+    for (const key of Object.keys(value)) if (!propertyOf(props, key)) visit(extra, value[key], key, path, out);
   }
 }
 

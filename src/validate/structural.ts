@@ -1,4 +1,4 @@
-import type { OpenAPISchema } from "./schemas/types.js";
+import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 import { toPointer } from "../manifest/pointer.js";
 
 export interface StructuralError {
@@ -47,7 +47,7 @@ function structural(schema: OpenAPISchema, value: unknown, errors: StructuralErr
   const extra = schema.additionalProperties;
   if (extra && typeof extra === "object") {
     for (const key of Object.keys(value)) {
-      if (props && key in props) continue;
+      if (propertyOf(props, key)) continue;
       const v = value[key];
       if (v === null && !extra.nullable) {
         copy ??= { ...value };

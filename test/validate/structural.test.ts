@@ -54,6 +54,8 @@ describe("structural defaults and pruning", () => {
     const odd: OpenAPISchema = { type: "object", properties: { constructor: { type: "string", default: "made" }, toString: { type: "string" } } };
     expect(applyStructural(odd, {}).value).toEqual({ constructor: "made" });
     expect(applyStructural(odd, { constructor: "mine" }).value).toEqual({ constructor: "mine" });
+    const labels: OpenAPISchema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: { type: "string" } };
+    expect(applyStructural(labels, { a: "x", constructor: null }).value).toEqual({ a: "x" }); // pruned like any other extra key
   });
 
   it("a field path through such a name is missing unless the schema declares it", () => {
