@@ -1,4 +1,4 @@
-import { hasAnchors, positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
+import { positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
@@ -19,8 +19,7 @@ export class SourceFile {
   ) {}
 
   locate(docIndex: number, pointer: string): Position {
-    // Kept events mean the fast path read the file, which it only does for files without anchors.
-    this.index ??= positionLocator(this.text, !this.events && hasAnchors(this.text), this.events);
+    this.index ??= positionLocator(this.text, this.events);
     return this.index.locate(docIndex, pointer);
   }
 }

@@ -7,11 +7,6 @@ export interface Position {
   column: number;
 }
 
-/** Whether a file may use anchors or aliases (a cheap over-approximation of what `packEvents` finds). */
-export function hasAnchors(text: string): boolean {
-  return /(^|[\s,[{:-])[&*][^\s,[\]{}]/m.test(text);
-}
-
 /** Maps JSON pointers to line and column in one file; only files with findings ever build one. */
 export interface PositionLocator {
   locate(docIndex: number, pointer: string): Position;
@@ -19,19 +14,12 @@ export interface PositionLocator {
 
 /**
  * The locator for a file: js-yaml's parser events (offsets only, no tree: several times cheaper
- * than a `yaml` document) for plain files, the `yaml` document tree for files with anchors or
- * aliases, or that js-yaml rejects. Both give the position of the last key or item the pointer
- * reaches (tested to agree on the whole corpus).
+ * than a `yaml` document) when the loader kept them, which it does for every file js-yaml read
+ * without anchors or aliases; otherwise the `yaml` document tree. Both give the position of the
+ * last key or item the pointer reaches (tested to agree on the whole corpus).
  */
-export function positionLocator(text: string, hasAnchors: boolean, events?: PackedEvents): PositionLocator {
-  if (!hasAnchors) {
-    try {
-      return new EventPositionIndex(text, events);
-    } catch {
-      // js-yaml rejects the file: the yaml tree still has positions for what it could read.
-    }
-  }
-  return new PositionIndex(text);
+export function positionLocator(text: string, events: PackedEvents | undefined): PositionLocator {
+  return events ? new EventPositionIndex(text, events) : new PositionIndex(text);
 }
 
 /** Positions from the `yaml` package's document tree (resolves aliases). */

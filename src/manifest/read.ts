@@ -29,15 +29,12 @@ export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_
 }
 
 /** Loaded files, in order, as one result. */
-export function mergeLoaded(...parts: LoadedFile[][]): ReadResult {
-  const result: ReadResult = { manifests: [], findings: [], files: 0, documents: 0 };
-  for (const part of parts) {
-    for (const loaded of part) {
-      for (const m of loaded.manifests) result.manifests.push(m);
-      for (const f of loaded.findings) result.findings.push(f);
-      result.documents += loaded.documents;
-      result.files++;
-    }
+function mergeLoaded(files: LoadedFile[]): ReadResult {
+  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
+  for (const loaded of files) {
+    for (const m of loaded.manifests) result.manifests.push(m);
+    for (const f of loaded.findings) result.findings.push(f);
+    result.documents += loaded.documents;
   }
   return result;
 }
