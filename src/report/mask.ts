@@ -54,7 +54,7 @@ export class SecretMasker {
       let result: unknown;
       if (context === "secret-data" && isScalar(v)) result = this.mask(String(v), true, copy);
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
-      else if (isScalar(v) && v !== "" && (SENSITIVE_NAME.test(key) || KEY_NAME.test(key))) result = this.mask(String(v), SENSITIVE_NAME.test(key) || SECRET_KEY_NAME.test(key), copy);
+      else if (isScalar(v) && v !== "" && (SENSITIVE_NAME.test(key) || KEY_NAME.test(key))) result = this.mask(String(v), hidesValue(key), copy);
       else result = this.walk(v, undefined, copy);
       if (copy) out[key] = result;
     }
@@ -84,7 +84,12 @@ type Context = "secret-root" | "secret-data" | undefined;
 export function isSecretField(object: unknown, segments: string[]): boolean {
   if (rootContext(object) === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
   const last = segments[segments.length - 1];
-  return last !== undefined && (SENSITIVE_NAME.test(last) || SECRET_KEY_NAME.test(last));
+  return last !== undefined && hidesValue(last);
+}
+
+/** A field whose value is itself secret, by its name (a `...key` field only when the key is a secret one). */
+function hidesValue(fieldName: string): boolean {
+  return SENSITIVE_NAME.test(fieldName) || SECRET_KEY_NAME.test(fieldName);
 }
 
 function rootContext(object: unknown): Context {
