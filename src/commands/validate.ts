@@ -29,6 +29,7 @@ Options:
   --cache-dir DIR                  compiled validators and downloaded schemas
   --no-cache                       compile every schema afresh, write nothing
   --root DIR                       repository root; finding paths are relative to it (default: .)
+  --debug                          print the stack of an internal error with its finding
 `;
 
 const OPTIONS = {
@@ -45,6 +46,7 @@ const OPTIONS = {
   "cache-dir": { type: "string" },
   "no-cache": { type: "boolean" },
   root: { type: "string" },
+  debug: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -90,7 +92,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     result.findings.sort(compareFindings);
   }
   const summary = summarize(result.findings, result.files, result.documents);
-  const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY });
+  const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
   return result.findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }

@@ -1,9 +1,11 @@
 import type { Manifest } from "../manifest/manifest.js";
 import { findingAt } from "../validate/findings.js";
+import { guarded } from "../validate/guard.js";
+import type { Finding } from "../report/finding.js";
 import { RepoIndex } from "../validate/repo-index.js";
 import { renderRepo as renderXrs, type RepoRenderOptions } from "./crossplane/repo.js";
 import { renderAppConfig, type OamRenderOptions } from "./oam/appconfig.js";
-import type { RenderedSource } from "./source.js";
+import { failedInternally, type RenderedSource } from "./source.js";
 
 /**
  * Everything a repository renders: every XR and claim through its Composition, every OAM
@@ -14,7 +16,10 @@ export async function renderEverything(manifests: Manifest[] | RepoIndex, option
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
   const selected = options.select ?? (() => true);
   const xrs = await renderXrs(index, options);
-  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2" && selected(ac)).map((ac) => renderAppConfig(ac, index, options));
+  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2" && selected(ac)).map((ac) => {
+    const findings: Finding[] = [];
+    return guarded(ac, "rendering", findings, () => renderAppConfig(ac, index, options)) ?? failedInternally(ac, findings);
+  });
   return [...xrs, ...appConfigs, ...index.applications.filter(selected).map(notRendered)];
 }
 

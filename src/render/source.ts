@@ -26,6 +26,11 @@ export interface RenderedSource {
   findings: Finding[];
 }
 
+/** A source whose rendering hit a composition-ci bug: the finding says so, and nothing is rendered. */
+export function failedInternally(source: Manifest, findings: Finding[]): RenderedSource {
+  return { source, via: "composition-ci (internal error)", documents: [], objects: [], keys: [], ok: false, findings };
+}
+
 /**
  * How a rendered object is known across renders: kind plus its composition resource name when it
  * has one (composed resources may have generated names), else its name.

@@ -3,6 +3,7 @@ import { pointerToFieldPath } from "../manifest/pointer.js";
 import type { Finding } from "../report/finding.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";
+import { guarded } from "../validate/guard.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "./functions/response.js";
@@ -19,17 +20,19 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
   await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
   const findings: Finding[] = [];
   for (const { s, o } of objects) {
-    const entry = registry.get(gvkOf(o.apiVersion, o.kind));
-    if (!entry) continue;
-    // Findings go on the source, so the rendered object needs no text of its own to locate fields in.
-    const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
-    for (const v of engine.validate(manifest, entry)) {
-      const field = pointerToFieldPath(v.pointer) || "(root)";
-      const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}) at ${field}: ${v.message}`;
-      const finding = findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
-      finding.path = field;
-      findings.push(finding);
-    }
+    guarded(s.source, "validating what it renders:", findings, () => {
+      const entry = registry.get(gvkOf(o.apiVersion, o.kind));
+      if (!entry) return;
+      // Findings go on the source, so the rendered object needs no text of its own to locate fields in.
+      const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
+      for (const v of engine.validate(manifest, entry)) {
+        const field = pointerToFieldPath(v.pointer) || "(root)";
+        const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}) at ${field}: ${v.message}`;
+        const finding = findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
+        finding.path = field;
+        findings.push(finding);
+      }
+    });
   }
   return findings;
 }

@@ -16,6 +16,8 @@ export interface Finding {
   path?: string;
   /** Set when an ignore annotation or config matched; suppressed findings are counted, not shown. */
   suppressed?: boolean;
+  /** More for machines and debugging (an internal error's stack): JSON output, and text with --debug. */
+  detail?: string;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

@@ -10,6 +10,8 @@ interface Prepared {
   json?: JsonSchema;
   validator: Validator;
   problems: SchemaProblem[];
+  /** The schema could not be compiled: nothing of it applies (defaults and CEL rules neither). */
+  unusable?: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export class SchemaEngine {
       const copy = cloneJson(value);
       return violationsFromAjv(prepared.validator(copy), prepared.json, copy);
     }
+    if (prepared.unusable) return [];
     // Defaults and pruning on a copy-on-write view: the manifest itself is never changed.
     const { value: object, errors } = applyStructural(entry.schema, value);
     const violations: Violation[] = [...errors];
@@ -46,15 +49,25 @@ export class SchemaEngine {
     return this.prepare(entry).problems;
   }
 
+  /** A schema that cannot be compiled is a problem of the definition; its kind then validates without it. */
+  private compile(entry: SchemaEntry): Prepared {
+    const problems: SchemaProblem[] = [];
+    try {
+      const json = toJsonSchema(entry.schema ?? {}, { structural: entry.structural }, problems);
+      return { json, validator: this.compiler.compile(json), problems };
+    } catch (err) {
+      problems.push({ path: "(root)", message: `the schema cannot be used, so it was not applied: ${(err as Error).message.split("\n")[0]}` });
+      return { validator: () => [], problems, unusable: true };
+    }
+  }
+
   private prepare(entry: SchemaEntry): Prepared {
     let prepared = this.prepared.get(entry);
     if (!prepared) {
       if (entry.external) {
         prepared = { validator: entry.external, problems: [] };
       } else {
-        const problems: SchemaProblem[] = [];
-        const json = toJsonSchema(entry.schema ?? {}, { structural: entry.structural }, problems);
-        prepared = { json, validator: this.compiler.compile(json), problems };
+        prepared = this.compile(entry);
       }
       this.prepared.set(entry, prepared);
     }

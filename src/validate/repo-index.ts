@@ -3,6 +3,8 @@ import { isCrd } from "./schemas/crd.js";
 import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
 import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
 import { isPlainObject } from "./structural.js";
+import { guarded } from "./guard.js";
+import type { Finding } from "../report/finding.js";
 
 /**
  * Everything the semantic rules and the renderer look things up by, built once from the
@@ -65,8 +67,11 @@ export class RepoIndex {
   private readonly crdByGroupKind = new Map<string, CrdInfo>();
   private objectsByIdentity?: Map<string, Manifest>;
 
+  /** Objects that could not be indexed (a composition-ci bug): reported, never the end of the run. */
+  readonly failures: Finding[] = [];
+
   constructor(readonly manifests: Manifest[]) {
-    for (const m of manifests) this.add(m);
+    for (const m of manifests) guarded(m, "indexing", this.failures, () => this.add(m));
   }
 
   /** Compositions whose compositeTypeRef is this apiVersion and kind. */
@@ -161,11 +166,13 @@ export class RepoIndex {
 
   private addXrd(xrd: Manifest): void {
     this.xrds.push(xrd);
-    const spec = xrd.object.spec as Record<string, unknown>;
-    const xrKind = (spec.names as { kind?: string } | undefined)?.kind ?? "";
+    const spec = isPlainObject(xrd.object.spec) ? xrd.object.spec : {};
+    const names = isPlainObject(spec.names) ? spec.names : {};
+    const xrKind = typeof names.kind === "string" ? names.kind : "";
     const typeKey = `${String(spec.group)}|${xrKind}`;
     this.xrdsByType.set(typeKey, [...(this.xrdsByType.get(typeKey) ?? []), xrd]);
-    const claimKind = (spec.claimNames as { kind?: string } | undefined)?.kind;
+    const claimNames = isPlainObject(spec.claimNames) ? spec.claimNames : {};
+    const claimKind = typeof claimNames.kind === "string" ? claimNames.kind : undefined;
     for (const s of schemasFromXrd(xrd)) {
       const key = gvkKey(s.gvk);
       if (this.xrTypes.has(key)) continue;

@@ -8,6 +8,7 @@ import { compareFindings, type Finding } from "../report/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
 import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
+import { guarded } from "./guard.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
@@ -90,11 +91,12 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   for (const m of scanned.manifests) {
     const core = isKubernetesCoreKind(m.apiVersion, m.kind);
     if (core && engine !== "builtin") coreForKubeconform.push(m);
-    if (!(core && engine === "kubeconform")) findings.push(...checkManifest(m, registry, schemaEngine, policy));
+    if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, policy)));
   }
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
+  findings.push(...index.failures);
   const ruleFindings = options.semanticRules === false ? [] : runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") });
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
@@ -131,8 +133,11 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
 function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding[] {
   const out: Finding[] = [];
   for (const entry of registry.defined()) {
-    const problems = engine.problems(entry);
     if (!entry.definedBy) continue;
+    for (const d of entry.defects ?? []) {
+      out.push(findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "error", `schema of ${gvkLabel(entry.gvk)} at ${d.path}: ${d.message}`));
+    }
+    const problems = engine.problems(entry);
     for (const p of problems) {
       out.push(findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "warning", `schema of ${gvkLabel(entry.gvk)} at ${p.path || "(root)"}: ${p.message}`));
     }

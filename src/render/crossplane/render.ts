@@ -75,6 +75,8 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
   const mismatch = refMismatch(req.xr, req.composition);
   if (mismatch) return failed({ rule: "render/composition-mismatch", severity: "error", message: mismatch });
 
+  const malformed = malformedComposition(req.composition);
+  if (malformed) return failed({ rule: "render/invalid-composition", severity: "error", message: `the Composition cannot be rendered: ${malformed}` });
   let composition = req.composition;
   if (isLegacyResourcesMode(composition)) {
     composition = toPipelineComposition(composition);
@@ -127,4 +129,28 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     if (!(err instanceof PipelineError)) throw err;
     return failed({ rule: err.rule, severity: "error", message: err.message, step: err.step, functionName: err.functionName, detail: err.detail });
   }
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What makes a Composition impossible to render (the API server would reject it), if anything. */
+export function malformedComposition(composition: JsonObject): string | undefined {
+  const spec = composition.spec;
+  if (!isObject(spec)) return "spec is missing or not an object";
+  const listOfObjects = (key: string): string | undefined => {
+    const list = spec[key];
+    if (list === undefined) return undefined;
+    if (!Array.isArray(list)) return `spec.${key} is not a list`;
+    const bad = list.findIndex((item) => !isObject(item));
+    return bad >= 0 ? `spec.${key}[${bad}] is not an object` : undefined;
+  };
+  const problem = listOfObjects("pipeline") ?? listOfObjects("resources") ?? listOfObjects("patchSets");
+  if (problem) return problem;
+  for (const [i, step] of ((spec.pipeline ?? []) as JsonObject[]).entries()) {
+    if (typeof step.step !== "string") return `spec.pipeline[${i}].step is not a string`;
+    if (!isObject(step.functionRef) || typeof step.functionRef.name !== "string") return `spec.pipeline[${i}].functionRef.name is not a string`;
+    if (step.input !== undefined && !isObject(step.input)) return `spec.pipeline[${i}].input is not an object`;
+  }
+  if (spec.environment !== undefined && !isObject(spec.environment)) return "spec.environment is not an object";
+  return undefined;
 }

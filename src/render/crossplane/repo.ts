@@ -1,6 +1,7 @@
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../../validate/findings.js";
+import { guardedAsync } from "../../validate/guard.js";
 import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
@@ -9,7 +10,7 @@ import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import type { SchemaLookup } from "./pipeline.js";
-import { renderedObjectKey, type RenderedSource } from "../source.js";
+import { failedInternally, renderedObjectKey, type RenderedSource } from "../source.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
 
@@ -34,7 +35,8 @@ export function functionManifests(manifests: Manifest[] | RepoIndex): Map<string
   const out = new Map<string, FunctionManifest>();
   for (const [name, m] of index.functions) {
     const annotations = (m.object.metadata?.annotations ?? {}) as Record<string, string>;
-    out.set(name, { name, package: (m.object.spec as JsonObject | undefined)?.package as string | undefined, annotations });
+    const pkg = (m.object.spec as JsonObject | undefined)?.package;
+    out.set(name, { name, package: typeof pkg === "string" ? pkg : undefined, annotations: stringValues(annotations) });
   }
   return out;
 }
@@ -66,7 +68,9 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
     for (const source of index.manifests) {
       const type = types.get(`${source.group}/${source.version}/${source.kind}`);
       if (!type || (options.select && !options.select(source))) continue;
-      out.push(await renderSource(source, type, index, pool, options));
+      const findings: Finding[] = [];
+      const rendered = await guardedAsync(source, "rendering", findings, () => renderSource(source, type, index, pool, options));
+      out.push(rendered ?? failedInternally(source, findings));
     }
   } finally {
     await pool.close();
@@ -106,4 +110,10 @@ async function renderSource(
     rendered,
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
+}
+
+/** Only the string values of a map (annotations of a hand-written object may be anything). */
+function stringValues(map: unknown): Record<string, string> {
+  if (typeof map !== "object" || map === null) return {};
+  return Object.fromEntries(Object.entries(map).filter((e): e is [string, string] => typeof e[1] === "string"));
 }

@@ -13,7 +13,7 @@ export interface Report {
   toolVersion: string;
 }
 
-export function formatReport(format: OutputFormat, report: Report, options: { color?: boolean } = {}): string {
+export function formatReport(format: OutputFormat, report: Report, options: { color?: boolean; debug?: boolean } = {}): string {
   switch (format) {
     case "json":
       return formatJson(report);
@@ -22,6 +22,6 @@ export function formatReport(format: OutputFormat, report: Report, options: { co
     case "junit":
       return formatJunit(report);
     default:
-      return formatText(report, options.color ?? false);
+      return formatText(report, options.color ?? false, options.debug ?? false);
   }
 }

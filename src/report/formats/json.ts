@@ -6,6 +6,7 @@ export function formatJson(report: Report): string {
     const out: Record<string, unknown> = { rule: f.rule, severity: f.severity, message: f.message };
     for (const key of ["file", "line", "column", "apiVersion", "kind", "name", "path"] as const) if (f[key] !== undefined) out[key] = f[key];
     if (f.suppressed) out.suppressed = true;
+    if (f.detail !== undefined) out.detail = f.detail;
     return out;
   });
   const { files, documents, errors, warnings, infos, suppressed } = report.summary;

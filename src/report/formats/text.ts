@@ -6,7 +6,7 @@ const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
 
 /** For people: findings grouped by file, then a one-line summary. */
-export function formatText(report: Report, color: boolean): string {
+export function formatText(report: Report, color: boolean, debug = false): string {
   const paint = (code: string, s: string) => (color ? `${code}${s}${RESET}` : s);
   const lines: string[] = [];
   const byFile = new Map<string, Finding[]>();
@@ -21,6 +21,7 @@ export function formatText(report: Report, color: boolean): string {
       const where = f.line ? `${f.line}:${f.column ?? 1}` : "";
       const object = f.kind ? paint(DIM, ` [${f.kind}${f.name ? ` ${f.name}` : ""}]`) : "";
       lines.push(`  ${where.padEnd(8)} ${paint(COLORS[f.severity], f.severity.padEnd(7))} ${f.message}  ${paint(DIM, f.rule)}${object}`);
+      if (debug && f.detail) lines.push(...f.detail.split("\n").map((l) => paint(DIM, `           ${l}`)));
     }
     lines.push("");
   }

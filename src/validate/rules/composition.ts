@@ -10,9 +10,11 @@ export const PIPELINE_SUPERSEDES = ["schema/duplicate", "schema/required", "sche
 export function compositionRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
   for (const composition of ctx.index.compositions) {
-    checkTypeRef(composition, ctx, sink);
-    if (isLegacyResourcesMode(composition.object)) checkMode(composition, ctx, sink);
-    else checkPipeline(composition, ctx, sink);
+    sink.guard(composition, () => {
+      checkTypeRef(composition, ctx, sink);
+      if (isLegacyResourcesMode(composition.object)) checkMode(composition, ctx, sink);
+      else checkPipeline(composition, ctx, sink);
+    });
   }
   return sink.findings;
 }

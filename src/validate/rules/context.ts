@@ -3,6 +3,7 @@ import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding, Severity } from "../../report/finding.js";
 import type { SchemaEngine } from "../engine.js";
 import { findingAt } from "../findings.js";
+import { guarded } from "../guard.js";
 import type { RepoIndex } from "../repo-index.js";
 import type { SchemaRegistry } from "../schemas/registry.js";
 
@@ -29,6 +30,11 @@ export class FindingSink {
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.findings.push(findingAt(manifest, pointer, rule, severity, message));
+  }
+
+  /** Checks one manifest; an exception is an internal/error finding on it, and the other manifests go on. */
+  guard(manifest: Manifest, check: () => void): void {
+    guarded(manifest, "checking the rules of", this.findings, check);
   }
 }
 

@@ -23,13 +23,15 @@ const SEMVER = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 export function functionRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
-  for (const fn of ctx.index.functions.values()) checkPackage(fn, sink);
+  for (const fn of ctx.index.functions.values()) sink.guard(fn, () => checkPackage(fn, sink));
   for (const composition of ctx.index.compositions) {
     if (isLegacyResourcesMode(composition.object)) continue;
-    asArray(asObject(composition.object.spec)?.pipeline).forEach((raw, i) => {
-      const step = asObject(raw);
-      if (step && asObject(step.input)) checkInput(composition, step, i, ctx, sink);
-    });
+    sink.guard(composition, () =>
+      asArray(asObject(composition.object.spec)?.pipeline).forEach((raw, i) => {
+        const step = asObject(raw);
+        if (step && asObject(step.input)) checkInput(composition, step, i, ctx, sink);
+      }),
+    );
   }
   return sink.findings;
 }

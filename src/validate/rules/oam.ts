@@ -17,11 +17,11 @@ export function oamRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
   for (const components of ctx.index.components.values()) {
     for (const component of components) {
-      if (component.version === "v1alpha2") checkComponent(component, ctx, sink);
+      if (component.version === "v1alpha2") sink.guard(component, () => checkComponent(component, ctx, sink));
     }
   }
   for (const ac of ctx.index.appConfigs) {
-    if (ac.version === "v1alpha2") checkAppConfig(ac, ctx, sink);
+    if (ac.version === "v1alpha2") sink.guard(ac, () => checkAppConfig(ac, ctx, sink));
   }
   return sink.findings;
 }

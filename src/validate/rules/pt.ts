@@ -3,6 +3,7 @@ import type { Finding } from "../../report/finding.js";
 import { getConversionFunc } from "../../render/functions/patch-and-transform/transforms.js";
 import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "../../render/functions/patch-and-transform/types.js";
 import { re2Error } from "../re2.js";
+import { decodeResources } from "../../render/functions/patch-and-transform/input.js";
 import { schemaAtPath, schemaValueType } from "../schema-path.js";
 import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
@@ -27,21 +28,28 @@ interface Scope {
 
 export function ptRules(ctx: RuleContext): Finding[] {
   const sink = new FindingSink();
-  for (const composition of ctx.index.compositions) {
-    const spec = asObject(composition.object.spec) ?? {};
-    const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx) };
-    if (isLegacyResourcesMode(composition.object)) {
-      checkInput(scope, { resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment } as Resources, "/spec", ctx);
-      continue;
-    }
-    asArray(spec.pipeline).forEach((raw, i) => {
-      const input = asObject(asObject(raw)?.input);
-      if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") {
-        checkInput(scope, input as Resources, ptr("spec", "pipeline", i, "input"), ctx);
-      }
-    });
-  }
+  for (const composition of ctx.index.compositions) sink.guard(composition, () => checkComposition(composition, ctx, sink));
   return sink.findings;
+}
+
+function checkComposition(composition: Manifest, ctx: RuleContext, sink: FindingSink): void {
+  const spec = asObject(composition.object.spec) ?? {};
+  const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx) };
+  // The rules read the input as the function decodes it; one it cannot decode has a schema finding already.
+  const check = (raw: unknown, at: string) => {
+    const decoded = decodeResources(raw);
+    if ("input" in decoded) checkInput(scope, decoded.input, at, ctx);
+  };
+  if (isLegacyResourcesMode(composition.object)) {
+    check({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }, "/spec");
+    return;
+  }
+  asArray(spec.pipeline).forEach((raw, i) => {
+    const input = asObject(asObject(raw)?.input);
+    if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") {
+      check(input, ptr("spec", "pipeline", i, "input"));
+    }
+  });
 }
 
 function xrTarget(spec: Record<string, unknown>, ctx: RuleContext): Target | undefined {

@@ -41,10 +41,12 @@ export function velaRules(ctx: RuleContext): Finding[] {
   const schemas = new ParameterSchemas(ctx, sink);
   for (const app of ctx.index.applications) {
     if (app.version !== "v1beta1") continue;
-    asArray(asObject(app.object.spec)?.components).forEach((raw, i) => {
-      const component = asObject(raw);
-      if (component) checkComponent(app, component, ptr("spec", "components", i), ctx, schemas, sink);
-    });
+    sink.guard(app, () =>
+      asArray(asObject(app.object.spec)?.components).forEach((raw, i) => {
+        const component = asObject(raw);
+        if (component) checkComponent(app, component, ptr("spec", "components", i), ctx, schemas, sink);
+      }),
+    );
   }
   return sink.findings;
 }

@@ -1,6 +1,7 @@
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../findings.js";
+import { guarded } from "../guard.js";
 import { cloneJson } from "../structural.js";
 import type { RepoIndex } from "../repo-index.js";
 import type { RuleContext } from "./context.js";
@@ -14,9 +15,11 @@ export function xrRules(ctx: RuleContext): Finding[] {
   for (const source of ctx.index.manifests) {
     const type = ctx.index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`);
     if (!type) continue;
-    const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
-    const picked = pickComposition(xr, ctx.index, type.xrd);
-    if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(noCompositionFinding(source, picked));
+    guarded(source, "checking the rules of", out, () => {
+      const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
+      const picked = pickComposition(xr, ctx.index, type.xrd);
+      if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(noCompositionFinding(source, picked));
+    });
   }
   return out;
 }

@@ -9,10 +9,12 @@ export function xrdRules(ctx: RuleContext): Finding[] {
   for (const xrd of ctx.index.xrds) {
     const spec = asObject(xrd.object.spec);
     if (!spec) continue;
-    checkNames(xrd, spec, sink);
-    checkClaimNames(xrd, spec, sink);
-    checkReferenceable(xrd, spec, sink);
-    checkCompositionRefs(xrd, spec, ctx, sink);
+    sink.guard(xrd, () => {
+      checkNames(xrd, spec, sink);
+      checkClaimNames(xrd, spec, sink);
+      checkReferenceable(xrd, spec, sink);
+      checkCompositionRefs(xrd, spec, ctx, sink);
+    });
   }
   return sink.findings;
 }

@@ -5,6 +5,7 @@ import { loadBuiltinSchemas } from "./builtin.js";
 import { isCrd, schemasFromCrd, type DefinedSchema } from "./crd.js";
 import type { SchemaLocations } from "./locations.js";
 import { isXrd, schemasFromXrd } from "./xrd.js";
+import { sanitizeSchema, type SchemaDefect } from "./sanitize.js";
 import { gvkKey, gvkLabel, type Gvk, type OpenAPISchema, type SchemaSource } from "./types.js";
 
 export interface SchemaEntry {
@@ -20,6 +21,8 @@ export interface SchemaEntry {
   /** The manifest that defined it (a CRD or XRD in the repo), if any. */
   definedBy?: Manifest;
   definedAt?: string;
+  /** Parts of the schema left out because they were malformed (reported on the definition). */
+  defects?: SchemaDefect[];
 }
 
 type DefinitionLayer = "crd" | "crdLibrary" | "xrd" | "xrdLibrary";
@@ -83,7 +86,12 @@ export class SchemaRegistry {
       if (this.kubernetes.get(key) || !this.locations || this.layers.location.has(key) || this.missingFromLocations.has(key)) continue;
       const found = await this.locations.find(gvk);
       failures.push(...found.failures.map((f) => `schema location for ${gvkLabel(gvk)}: ${f}`));
-      if (found.schema) this.layers.location.set(key, { gvk, source: "location", origin: found.origin!, schema: found.schema, structural: false });
+      if (found.schema) {
+        const defects: SchemaDefect[] = [];
+        const schema = sanitizeSchema(found.schema, defects, { jsonSchema: true });
+        failures.push(...defects.map((d) => `schema for ${gvkLabel(gvk)} from ${found.origin} at ${d.path}: ${d.message}`));
+        this.layers.location.set(key, { gvk, source: "location", origin: found.origin!, schema, structural: false });
+      }
       else this.missingFromLocations.add(key);
     }
     return failures;
@@ -120,7 +128,11 @@ export class SchemaRegistry {
         }
         continue;
       }
-      map.set(key, { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema: d.schema, structural: true, definedBy: manifest, definedAt: d.pointer });
+      const defects: SchemaDefect[] = [];
+      const schema = sanitizeSchema(d.schema, defects);
+      const entry: SchemaEntry = { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema, structural: true, definedBy: manifest, definedAt: d.pointer };
+      if (defects.length) entry.defects = defects;
+      map.set(key, entry);
     }
     return defined.length;
   }

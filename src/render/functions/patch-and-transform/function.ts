@@ -15,6 +15,7 @@ import { extractConnectionDetails, getConnectionSecretRef, supportsConnectionDet
 import { applyComposedPatch, applyEnvironmentPatch, composedTemplates, toComposedResource } from "./patches.js";
 import { isReady } from "./ready.js";
 import type { ComposedTemplate, Patch, Resources } from "./types.js";
+import { decodeResources } from "./input.js";
 import { fromFieldPathPolicy, patchType, validateResources } from "./validate.js";
 
 /** Composition resource name of the Secret holding a v2 XR's connection details (our choice). */
@@ -25,7 +26,9 @@ const quote = (s: unknown) => JSON.stringify(s ?? "");
 /** function-patch-and-transform's RunFunction, in process. */
 export function runPatchAndTransform(req: RunFunctionRequest): RunFunctionResponse {
   const rsp = responseTo(req);
-  const input = (req.input ?? {}) as Resources;
+  const decoded = decodeResources(req.input);
+  if ("error" in decoded) return fatal(rsp, `cannot get Function input from *v1.RunFunctionRequest: ${decoded.error}`);
+  const input = decoded.input;
   const invalid = validateResources(input);
   if (invalid) return fatal(rsp, `invalid Function input: ${invalid.message}`);
 
