@@ -12,7 +12,7 @@ import { scopeRefs } from "./oam/scopes.js";
 
 /** Every source a repository renders, in index order: XRs, claims, ApplicationConfigurations, Applications. */
 export function renderSources(index: RepoIndex): Manifest[] {
-  const xrs = index.manifests.filter((m) => index.xrTypes.has(`${m.group}/${m.version}/${m.kind}`));
+  const xrs = index.manifests.filter((m) => index.isXrOrClaim(m));
   const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
   return [...xrs, ...appConfigs, ...index.applications];
 }
@@ -20,12 +20,12 @@ export function renderSources(index: RepoIndex): Manifest[] {
 export function sourceFiles(source: Manifest, index: RepoIndex): Set<string> {
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
-  else if (index.xrTypes.has(`${source.group}/${source.version}/${source.kind}`)) addXrFiles(source, index, files);
+  else if (index.isXrOrClaim(source)) addXrFiles(source, index, files);
   return files;
 }
 
 function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
-  const type = index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`)!;
+  const type = index.xrTypeOf(source)!;
   files.add(type.xrd.file);
   const group = asString(asObject(type.xrd.object.spec)?.group) ?? "";
   for (const xrd of index.xrdsFor(group, type.xrKind)) files.add(xrd.file);

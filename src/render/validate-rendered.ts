@@ -21,7 +21,7 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
   const findings: Finding[] = [];
   for (const { s, o } of objects) {
     guarded(s.source, "validating what it renders:", findings, () => {
-      const entry = registry.get(gvkOf(o.apiVersion, o.kind));
+      const entry = registry.get(gvkOf(o.apiVersion, o.kind), s.source.file);
       if (!entry) return;
       // Findings go on the source, so the rendered object needs no text of its own to locate fields in.
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);

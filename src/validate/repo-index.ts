@@ -4,6 +4,7 @@ import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
 import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
 import { isPlainObject } from "./structural.js";
 import { guarded } from "./guard.js";
+import { PackageLayout } from "../manifest/packages.js";
 import type { Finding } from "../report/finding.js";
 
 /**
@@ -46,7 +47,8 @@ export type KindInfo = Pick<CrdInfo, "name" | "group" | "kind" | "versions">;
 export class RepoIndex {
   readonly crds: CrdInfo[] = [];
   readonly xrds: Manifest[] = [];
-  readonly xrTypes = new Map<string, XrType>();
+  /** XR and claim types by `group/version/kind`; alternative packages may define one type each. */
+  private readonly xrTypesByKey = new Map<string, XrType[]>();
   readonly compositions: Manifest[] = [];
   /** `pkg.crossplane.io` Functions by name. */
   readonly functions = new Map<string, Manifest>();
@@ -61,7 +63,7 @@ export class RepoIndex {
   /** ConfigMaps holding a KubeVela definition's parameter schema, by definition name. */
   readonly parameterSchemas = new Map<string, Manifest>();
   private readonly compositionsByType = new Map<string, Manifest[]>();
-  private readonly compositionsByName = new Map<string, Manifest>();
+  private readonly compositionsByName = new Map<string, Manifest[]>();
   private readonly xrdsByType = new Map<string, Manifest[]>();
   private readonly crdByName = new Map<string, CrdInfo>();
   private readonly crdByGroupKind = new Map<string, CrdInfo>();
@@ -70,17 +72,42 @@ export class RepoIndex {
   /** Objects that could not be indexed (a composition-ci bug): reported, never the end of the run. */
   readonly failures: Finding[] = [];
 
+  readonly layout: PackageLayout;
+
   constructor(readonly manifests: Manifest[]) {
+    this.layout = PackageLayout.fromManifests(manifests);
     for (const m of manifests) guarded(m, "indexing", this.failures, () => this.add(m));
   }
 
-  /** Compositions whose compositeTypeRef is this apiVersion and kind. */
-  compositionsFor(apiVersion: string, kind: string): Manifest[] {
-    return this.compositionsByType.get(`${apiVersion}|${kind}`) ?? [];
+  /** The XR or claim type of a manifest, defined by the XRD nearest to it; undefined when it is neither. */
+  xrTypeOf(m: Manifest): XrType | undefined {
+    return this.xrType(m.group, m.version, m.kind, m.file);
   }
 
-  compositionNamed(name: string): Manifest | undefined {
-    return this.compositionsByName.get(name);
+  /** The type of `group/version/kind` as seen from `near` (the nearest XRD defining it). */
+  xrType(group: string, version: string, kind: string, near: string): XrType | undefined {
+    const types = this.xrTypesByKey.get(`${group}/${version}/${kind}`);
+    return types && this.layout.nearest(types, (t) => t.xrd.file, near);
+  }
+
+  /** True when some XRD defines the manifest's kind as an XR or claim. */
+  isXrOrClaim(m: Manifest): boolean {
+    return this.xrTypesByKey.has(`${m.group}/${m.version}/${m.kind}`);
+  }
+
+  /**
+   * Compositions whose compositeTypeRef is this apiVersion and kind; with `near`, only those of
+   * that file's own package when it has any (alternative packages are never installed together).
+   */
+  compositionsFor(apiVersion: string, kind: string, near?: string): readonly Manifest[] {
+    const all = this.compositionsByType.get(`${apiVersion}|${kind}`) ?? [];
+    return near === undefined ? all : this.layout.preferOwnPackage(all, (c) => c.file, near);
+  }
+
+  /** The Composition of that name (the nearest to `near` when alternative packages each have one). */
+  compositionNamed(name: string, near?: string): Manifest | undefined {
+    const found = this.compositionsByName.get(name) ?? [];
+    return near === undefined ? found[0] : this.layout.nearest(found, (c) => c.file, near);
   }
 
   /** XRDs defining this group and XR kind (any version). */
@@ -158,7 +185,7 @@ export class RepoIndex {
 
   private addComposition(m: Manifest): void {
     this.compositions.push(m);
-    if (m.name && !this.compositionsByName.has(m.name)) this.compositionsByName.set(m.name, m);
+    if (m.name) this.compositionsByName.set(m.name, [...(this.compositionsByName.get(m.name) ?? []), m]);
     const ref = isPlainObject(m.object.spec) && isPlainObject(m.object.spec.compositeTypeRef) ? m.object.spec.compositeTypeRef : {};
     const key = `${String(ref.apiVersion)}|${String(ref.kind)}`;
     this.compositionsByType.set(key, [...(this.compositionsByType.get(key) ?? []), m]);
@@ -175,9 +202,9 @@ export class RepoIndex {
     const claimKind = typeof claimNames.kind === "string" ? claimNames.kind : undefined;
     for (const s of schemasFromXrd(xrd)) {
       const key = gvkKey(s.gvk);
-      if (this.xrTypes.has(key)) continue;
       const isXr = s.gvk.kind === xrKind;
-      this.xrTypes.set(key, { xrd, xrKind, claim: s.gvk.kind === claimKind && !isXr, schema: isXr ? s.schema : undefined });
+      const type: XrType = { xrd, xrKind, claim: s.gvk.kind === claimKind && !isXr, schema: isXr ? s.schema : undefined };
+      this.xrTypesByKey.set(key, [...(this.xrTypesByKey.get(key) ?? []), type]);
     }
   }
 

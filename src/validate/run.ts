@@ -9,6 +9,7 @@ import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
 import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
 import { guarded } from "./guard.js";
+import { PackageLayout } from "../manifest/packages.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
@@ -71,7 +72,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const locations = templates.length
     ? new SchemaLocations({ templates, cacheDir: cacheBase && path.join(cacheBase, "schemas"), fetch: options.fetch })
     : undefined;
-  const registry = new SchemaRegistry(locations);
+  const registry = new SchemaRegistry(locations, PackageLayout.fromManifests(scanned.manifests));
   for (const m of scanned.manifests) registry.addDefinitions(m);
   for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { library: true });
   registry.addBuiltins();
@@ -80,7 +81,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
   for (const note of registry.notes) {
-    if (note.manifest) findings.push(findingAt(note.manifest, "/metadata/name", "schema/duplicate-definition", "warning", note.message));
+    if (note.manifest) findings.push(findingAt(note.manifest, "/metadata/name", "schema/duplicate-definition", note.severity, note.message));
   }
 
   lap("registry");
@@ -121,7 +122,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
 
 function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, policy: MissingSchemaPolicy): Finding[] {
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
-  const entry = registry.get(gvk);
+  const entry = registry.get(gvk, m.file);
   if (!entry) {
     if (policy === "ignore") return [];
     return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];

@@ -113,7 +113,7 @@ describe("an XR that several Compositions could render", () => {
     }
     const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
     const ambiguous = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/composition-ambiguous");
-    expect(ambiguous?.message).toBe("7 Compositions could render this XR (c1, c2, c3, c4, c5 and 2 more); set compositionRef or compositionSelector");
+    expect(ambiguous?.message).toBe("7 Compositions could render this XR (c1, c2, c3, c4, c5 and 2 more) and Crossplane would pick one at random; set compositionRef or compositionSelector");
   });
 });
 

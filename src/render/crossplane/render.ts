@@ -57,14 +57,6 @@ function refMismatch(xr: JsonObject, composition: JsonObject): string | undefine
   if (ref.apiVersion !== xr.apiVersion || ref.kind !== xr.kind) {
     return `the Composition's compositeTypeRef (${ref.apiVersion ?? "?"}, ${ref.kind ?? "?"}) does not match the XR (${String(xr.apiVersion)}, ${String(xr.kind)})`;
   }
-  const spec = (xr.spec ?? {}) as JsonObject;
-  const selector = ((spec.crossplane as JsonObject | undefined)?.compositionSelector ?? spec.compositionSelector) as
-    | { matchLabels?: Record<string, string> }
-    | undefined;
-  const labels = ((composition.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
-  for (const [k, v] of Object.entries(selector?.matchLabels ?? {})) {
-    if (labels[k] !== v) return `the XR's compositionSelector requires label ${k}=${v}, which the Composition does not have`;
-  }
   return undefined;
 }
 

@@ -10,6 +10,7 @@ import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import type { SchemaLookup } from "./pipeline.js";
+import { gvkOf } from "../../validate/schemas/types.js";
 import { failedInternally, renderedObjectKey, type RenderedSource } from "../source.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
@@ -55,7 +56,6 @@ function problemFinding(p: RenderProblem, source: Manifest, composition: Manifes
 /** Renders every XR and claim example found among `manifests`. Never throws for bad input. */
 export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedXr[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
-  const types = index.xrTypes;
   const compositions = index.compositions;
   const functions = functionManifests(index);
   const needsLegacy = compositions.some((c) => isLegacyResourcesMode(c.object)) && !functions.has(LEGACY_PT_FUNCTION);
@@ -66,7 +66,7 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
   const out: RenderedXr[] = [];
   try {
     for (const source of index.manifests) {
-      const type = types.get(`${source.group}/${source.version}/${source.kind}`);
+      const type = index.xrTypeOf(source);
       if (!type || (options.select && !options.select(source))) continue;
       const findings: Finding[] = [];
       const rendered = await guardedAsync(source, "rendering", findings, () => renderSource(source, type, index, pool, options));
@@ -85,10 +85,11 @@ async function renderSource(
   pool: RuntimePool,
   options: RepoRenderOptions,
 ): Promise<RenderedXr> {
-  const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : cloneJson(source.object as JsonObject);
-  const picked = pickComposition(xr, index, type.xrd);
+  const xr = type.claim ? xrFromClaim(source.object, type) : cloneJson(source.object as JsonObject);
+  const picked = pickComposition(xr, index, type, source.file);
   if (!("object" in picked)) return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [noCompositionFinding(source, picked)] };
-  const schema = type.claim ? index.xrTypes.get(`${source.group}/${source.version}/${type.xrKind}`)?.schema : type.schema;
+  const xrGvk = gvkOf(String(xr.apiVersion), type.xrKind);
+  const schema = type.claim ? index.xrType(xrGvk.group, xrGvk.version, xrGvk.kind, source.file)?.schema : type.schema;
   const rendered = await renderComposite({
     xr,
     composition: picked.object as JsonObject,

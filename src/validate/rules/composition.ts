@@ -1,4 +1,5 @@
 import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
+import type { RepoIndex } from "../repo-index.js";
 import type { Finding } from "../../report/finding.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 
@@ -33,7 +34,7 @@ function checkTypeRef(composition: Manifest, ctx: RuleContext, sink: FindingSink
   const group = groupOf(apiVersion);
   const at = "/spec/compositeTypeRef";
   const xrds = ctx.index.xrds;
-  const xrd = closestXrd(composition, versionOf(apiVersion), ctx.index.xrdsFor(group, kind));
+  const xrd = closestXrd(composition, versionOf(apiVersion), ctx.index.xrdsFor(group, kind), ctx.index);
   if (!xrd) {
     const claimOf = xrds.find((x) => xrdGroup(x) === group && xrdNames(x, "claimNames")?.kind === kind);
     const hint = claimOf
@@ -115,47 +116,12 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   );
 }
 
-/** Of the XRDs for a type, one that has the version, then the one nearest the Composition's file. */
-/**
- * Of several XRDs defining the type, the one nearest the Composition: among those with the
- * version, the first (in file order) under the deepest directory both share. XRDs are indexed by
- * every ancestor directory once per type and version, so a repository of many copies stays linear.
- */
-function closestXrd(composition: Manifest, version: string, xrds: Manifest[]): Manifest | undefined {
+/** Of several XRDs defining the type, the one nearest the Composition (its own package first) among those with the version. */
+function closestXrd(composition: Manifest, version: string, xrds: Manifest[], index: RepoIndex): Manifest | undefined {
   if (xrds.length <= 1) return xrds[0];
-  const byDir = xrdsByAncestor(xrds, version);
-  for (let dir = parentDir(composition.file); ; dir = parentDir(dir)) {
-    const found = byDir.get(dir);
-    if (found) return found;
-    if (dir === "") return undefined;
-  }
-}
-
-const ancestorIndexes = new WeakMap<Manifest[], Map<string, Map<string, Manifest>>>();
-
-function xrdsByAncestor(xrds: Manifest[], version: string): Map<string, Manifest> {
-  let perVersion = ancestorIndexes.get(xrds);
-  if (!perVersion) ancestorIndexes.set(xrds, (perVersion = new Map()));
-  let byDir = perVersion.get(version);
-  if (!byDir) {
-    const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
-    const withVersion = xrds.filter(hasVersion);
-    byDir = new Map();
-    for (const x of withVersion.length ? withVersion : xrds) {
-      for (let dir = parentDir(x.file); ; dir = parentDir(dir)) {
-        if (!byDir.has(dir)) byDir.set(dir, x);
-        if (dir === "") break;
-      }
-    }
-    perVersion.set(version, byDir);
-  }
-  return byDir;
-}
-
-/** `a/b/x.yaml` → `a/b`, `a` → "" (the root). */
-function parentDir(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return slash < 0 ? "" : path.slice(0, slash);
+  const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
+  const withVersion = xrds.filter(hasVersion);
+  return index.layout.nearest(withVersion.length ? withVersion : xrds, (x) => x.file, composition.file);
 }
 
 function xrdGroup(xrd: Manifest): string | undefined {

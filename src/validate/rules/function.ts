@@ -69,7 +69,7 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
     sink.add(composition, at + "/kind", "function/input-invalid", "error", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}`);
     return;
   }
-  const entry = ctx.registry.get(gvkOf(apiVersion, kind));
+  const entry = ctx.registry.get(gvkOf(apiVersion, kind), composition.file);
   if (!entry?.schema) return;
   for (const v of ctx.engine.validateObject(input, entry)) {
     sink.add(composition, at + v.pointer, "function/input-invalid", v.severity ?? "error", `${label} (${apiVersion} ${kind}): ${v.message}`);

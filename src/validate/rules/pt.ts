@@ -34,7 +34,7 @@ export function ptRules(ctx: RuleContext): Finding[] {
 
 function checkComposition(composition: Manifest, ctx: RuleContext, sink: FindingSink): void {
   const spec = asObject(composition.object.spec) ?? {};
-  const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx) };
+  const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx, composition.file) };
   // The rules read the input as the function decodes it; one it cannot decode has a schema finding already.
   const check = (raw: unknown, at: string) => {
     const decoded = decodeResources(raw);
@@ -52,15 +52,16 @@ function checkComposition(composition: Manifest, ctx: RuleContext, sink: Finding
   });
 }
 
-function xrTarget(spec: Record<string, unknown>, ctx: RuleContext): Target | undefined {
+function xrTarget(spec: Record<string, unknown>, ctx: RuleContext, near: string): Target | undefined {
   const ref = asObject(spec.compositeTypeRef);
-  return targetFor(asString(ref?.apiVersion), asString(ref?.kind), ctx);
+  return targetFor(asString(ref?.apiVersion), asString(ref?.kind), ctx, near);
 }
 
-function targetFor(apiVersion: string | undefined, kind: string | undefined, ctx: RuleContext): Target | undefined {
+/** The schema of a kind as the Composition at `near` sees it (its own package's definition first). */
+function targetFor(apiVersion: string | undefined, kind: string | undefined, ctx: RuleContext, near: string): Target | undefined {
   if (!apiVersion || !kind) return undefined;
   const gvk = gvkOf(apiVersion, kind);
-  const entry = ctx.registry.get(gvk);
+  const entry = ctx.registry.get(gvk, near);
   return entry?.schema ? { schema: entry.schema, label: gvkLabel(gvk) } : undefined;
 }
 
@@ -80,7 +81,7 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
       } else names.set(resource.name, i);
     }
     const base_ = asObject(resource.base);
-    const composed = targetFor(asString(base_?.apiVersion), asString(base_?.kind), ctx);
+    const composed = targetFor(asString(base_?.apiVersion), asString(base_?.kind), ctx, scope.composition.file);
     asArray(resource.patches).forEach((p, j) => {
       const patch = (asObject(p) ?? {}) as Patch;
       const pAt = `${at}/patches/${j}`;

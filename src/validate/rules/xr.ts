@@ -3,8 +3,8 @@ import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../findings.js";
 import { guarded } from "../guard.js";
 import { cloneJson } from "../structural.js";
-import type { RepoIndex } from "../repo-index.js";
-import type { RuleContext } from "./context.js";
+import type { RepoIndex, XrType } from "../repo-index.js";
+import { asObject, asString, type RuleContext } from "./context.js";
 
 /** xr/*: every XR and claim example in the repository has a Composition to render it. */
 
@@ -13,19 +13,19 @@ type JsonObject = Record<string, unknown>;
 export function xrRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const source of ctx.index.manifests) {
-    const type = ctx.index.xrTypes.get(`${source.group}/${source.version}/${source.kind}`);
+    const type = ctx.index.xrTypeOf(source);
     if (!type) continue;
     guarded(source, "checking the rules of", out, () => {
-      const xr = type.claim ? xrFromClaim(source.object, type.xrKind) : source.object;
-      const picked = pickComposition(xr, ctx.index, type.xrd);
+      const xr = type.claim ? xrFromClaim(source.object, type) : source.object;
+      const picked = pickComposition(xr, ctx.index, type, source.file);
       if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(noCompositionFinding(source, picked));
     });
   }
   return out;
 }
 
-/** The XR a claim stands for, as the claim reconciler would create it. */
-export function xrFromClaim(claim: JsonObject, xrKind: string): JsonObject {
+/** The XR a claim stands for, as the claim reconciler would create it (at the XRD's referenceable version). */
+export function xrFromClaim(claim: JsonObject, type: XrType): JsonObject {
   const meta = (claim.metadata ?? {}) as JsonObject;
   const spec = cloneJson((claim.spec ?? {}) as JsonObject);
   delete spec.resourceRef;
@@ -35,15 +35,35 @@ export function xrFromClaim(claim: JsonObject, xrKind: string): JsonObject {
     "crossplane.io/claim-name": String(meta.name ?? ""),
     "crossplane.io/claim-namespace": String(meta.namespace ?? "default"),
   };
-  return { apiVersion: claim.apiVersion, kind: xrKind, metadata: { name: meta.name, labels }, spec };
+  const apiVersion = referenceableApiVersion(type.xrd) ?? claim.apiVersion;
+  return { apiVersion, kind: type.xrKind, metadata: { name: meta.name, labels }, spec };
 }
 
-function selection(xr: JsonObject): { ref?: string; labels?: Record<string, string> } {
-  const spec = (xr.spec ?? {}) as JsonObject;
-  const holder = (spec.crossplane ?? spec) as JsonObject;
+/** `group/version` of the XRD's referenceable version (the one XRs are reconciled at). */
+function referenceableApiVersion(xrd: Manifest): string | undefined {
+  const spec = asObject(xrd.object.spec) ?? {};
+  const versions = Array.isArray(spec.versions) ? spec.versions.map((v) => asObject(v) ?? {}) : [];
+  const version = versions.find((v) => v.referenceable === true) ?? (versions.length === 1 ? versions[0] : undefined);
+  return typeof spec.group === "string" && typeof version?.name === "string" ? `${spec.group}/${version.name}` : undefined;
+}
+
+interface Selection {
+  ref?: string;
+  labels?: Record<string, string>;
+  /** A selector is set at all (even one with no labels): the XRD's default then does not apply. */
+  hasSelector: boolean;
+}
+
+/** The XR's own choice: `spec.crossplane.*` for v2 XRs, `spec.*` for legacy ones and claims. */
+function selection(xr: JsonObject): Selection {
+  const spec = asObject(xr.spec) ?? {};
+  const holder = asObject(spec.crossplane) ?? spec;
+  const selector = asObject(holder.compositionSelector);
+  const labels = asObject(selector?.matchLabels);
   return {
-    ref: (holder.compositionRef as { name?: string } | undefined)?.name,
-    labels: (holder.compositionSelector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels,
+    ref: asString(asObject(holder.compositionRef)?.name),
+    labels: labels && (Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])) as Record<string, string>),
+    hasSelector: selector !== undefined,
   };
 }
 
@@ -54,36 +74,47 @@ export interface NoComposition {
 }
 
 export function noCompositionFinding(source: Manifest, why: NoComposition): Finding {
-  return findingAt(source, "", why.rule, "error", why.message);
+  return findingAt(source, "", why.rule, why.rule === "render/composition-ambiguous" ? "warning" : "error", why.message);
 }
 
-/** The Composition an XR uses, or why there is none. */
 /** The first few names, then how many more: a repository of copies would otherwise print hundreds. */
-function someNames(compositions: Manifest[], shown = 5): string {
+function someNames(compositions: readonly Manifest[], shown = 5): string {
   const names = compositions.slice(0, shown).map((c) => c.name ?? "(unnamed)");
   const more = compositions.length - names.length;
   return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
 }
 
-export function pickComposition(xr: JsonObject, index: RepoIndex, xrd: Manifest | undefined): Manifest | NoComposition {
-  const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind));
-  const { ref, labels } = selection(xr);
-  const missing = (message: string): NoComposition => ({ rule: "xr/composition-missing", message });
-  if (ref) return index.compositionNamed(ref) ?? missing(`compositionRef names Composition "${ref}", which is not in the repository`);
-  let candidates = forType;
-  if (labels) {
-    candidates = forType.filter((c) => Object.entries(labels).every(([k, v]) => c.object.metadata?.labels?.[k] === v));
-  }
+/**
+ * The Composition an XR uses, or why there is none, in the order Crossplane's composite
+ * controller selects one: the XRD's enforcedCompositionRef (it overrides the XR's own ref), the
+ * XR's compositionRef, the XRD's defaultCompositionRef (only when the XR has neither a ref nor a
+ * selector), then the Compositions for the XR's exact apiVersion and kind that carry the selector's
+ * labels (all of them without a selector): one is picked; several make Crossplane pick at random.
+ * Alternative packages in one repository are never installed together: names and candidates are
+ * looked up in the XR's own package first (`near`).
+ */
+export function pickComposition(xr: JsonObject, index: RepoIndex, type: XrType, near: string): Manifest | NoComposition {
+  const xrdSpec = asObject(type.xrd.object.spec) ?? {};
+  const named = (name: string, why: string): Manifest | NoComposition =>
+    index.compositionNamed(name, near) ?? { rule: "xr/composition-missing", message: `${why} names Composition "${name}", which is not in the repository` };
+  const enforced = asString(asObject(xrdSpec.enforcedCompositionRef)?.name);
+  if (enforced) return named(enforced, `the enforcedCompositionRef of XRD ${type.xrd.name ?? ""}`);
+  const { ref, labels, hasSelector } = selection(xr);
+  if (ref) return named(ref, "compositionRef");
+  const fallback = asString(asObject(xrdSpec.defaultCompositionRef)?.name);
+  if (fallback && !hasSelector) return named(fallback, `the defaultCompositionRef of XRD ${type.xrd.name ?? ""}`);
+  const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind), near);
+  const candidates = labels ? forType.filter((c) => Object.entries(labels).every(([k, v]) => c.object.metadata?.labels?.[k] === v)) : forType;
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) {
-    return missing(`no Composition in the repository is for ${String(xr.apiVersion)} ${String(xr.kind)}${labels ? " with the selected labels" : ""}`);
+    return {
+      rule: "xr/composition-missing",
+      message: `no Composition in the repository is for ${String(xr.apiVersion)} ${String(xr.kind)}${labels ? ` with the labels ${JSON.stringify(labels)}` : ""}`,
+    };
   }
-  const fallback = ((xrd?.object.spec as JsonObject | undefined)?.defaultCompositionRef as { name?: string } | undefined)?.name;
-  const chosen = fallback ? candidates.find((c) => c.name === fallback) : undefined;
-  if (chosen) return chosen;
   return {
     rule: "render/composition-ambiguous",
-    message: `${candidates.length} Compositions could render this XR (${someNames(candidates)}); set compositionRef or compositionSelector`,
+    message: `${candidates.length} Compositions could render this XR (${someNames(candidates)}) and Crossplane would pick one at random; set compositionRef or compositionSelector`,
   };
 }
 

@@ -6,6 +6,8 @@ import { isCrd, schemasFromCrd, type DefinedSchema } from "./crd.js";
 import type { SchemaLocations } from "./locations.js";
 import { isXrd, schemasFromXrd } from "./xrd.js";
 import { sanitizeSchema, type SchemaDefect } from "./sanitize.js";
+import { PackageLayout, parentDir } from "../../manifest/packages.js";
+import { jsonEqual } from "../../manifest/fieldpath.js";
 import { gvkKey, gvkLabel, type Gvk, type OpenAPISchema, type SchemaSource } from "./types.js";
 
 export interface SchemaEntry {
@@ -23,6 +25,8 @@ export interface SchemaEntry {
   definedAt?: string;
   /** Parts of the schema left out because they were malformed (reported on the definition). */
   defects?: SchemaDefect[];
+  /** The schema as the definition wrote it (to tell identical copies apart from real alternatives). */
+  rawSchema?: OpenAPISchema;
 }
 
 type DefinitionLayer = "crd" | "crdLibrary" | "xrd" | "xrdLibrary";
@@ -30,6 +34,7 @@ type DefinitionLayer = "crd" | "crdLibrary" | "xrd" | "xrdLibrary";
 export interface RegistryNote {
   message: string;
   manifest?: Manifest;
+  severity: "error" | "info";
 }
 
 /**
@@ -40,11 +45,13 @@ export interface RegistryNote {
  * the repository's with the same result.
  */
 export class SchemaRegistry {
-  private readonly layers: Record<DefinitionLayer | "builtin" | "location", Map<string, SchemaEntry>> = {
+  private readonly definitions: Record<DefinitionLayer, Map<string, SchemaEntry[]>> = {
     crd: new Map(),
     crdLibrary: new Map(),
     xrd: new Map(),
     xrdLibrary: new Map(),
+  };
+  private readonly layers: Record<"builtin" | "location", Map<string, SchemaEntry>> = {
     builtin: new Map(),
     location: new Map(),
   };
@@ -52,7 +59,11 @@ export class SchemaRegistry {
   private readonly missingFromLocations = new Set<string>();
   readonly notes: RegistryNote[] = [];
 
-  constructor(private readonly locations?: SchemaLocations) {}
+  constructor(
+    private readonly locations?: SchemaLocations,
+    /** Alternative packages may define one kind each: lookups from a file take its nearest definition. */
+    private readonly layout: PackageLayout = new PackageLayout([]),
+  ) {}
 
   /**
    * Registers whatever schemas a manifest defines (CRDs and XRDs); returns how many. A second
@@ -77,7 +88,7 @@ export class SchemaRegistry {
     const failures: string[] = [];
     for (const gvk of gvks) {
       const key = gvkKey(gvk);
-      if (this.fromLayers(key)) continue;
+      if (this.fromLayers(key, undefined)) continue;
       if (!this.kubernetes.has(key)) {
         const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
         const external = await kubernetesValidator(apiVersion, gvk.kind);
@@ -97,9 +108,10 @@ export class SchemaRegistry {
     return failures;
   }
 
-  get(gvk: Gvk): SchemaEntry | undefined {
+  /** The schema of a kind; with `near` (a repository file), the definition nearest to that file. */
+  get(gvk: Gvk, near?: string): SchemaEntry | undefined {
     const key = gvkKey(gvk);
-    return this.fromLayers(key) ?? this.kubernetes.get(key) ?? this.layers.location.get(key) ?? undefined;
+    return this.fromLayers(key, near) ?? this.kubernetes.get(key) ?? this.layers.location.get(key) ?? undefined;
   }
 
   has(gvk: Gvk): boolean {
@@ -108,31 +120,44 @@ export class SchemaRegistry {
 
   /** All entries that came from definitions in the repo (for rules that cross-reference them). */
   defined(): SchemaEntry[] {
-    const { crd, crdLibrary, xrd, xrdLibrary } = this.layers;
-    return [...crd.values(), ...crdLibrary.values(), ...xrd.values(), ...xrdLibrary.values()];
+    const { crd, crdLibrary, xrd, xrdLibrary } = this.definitions;
+    return [crd, crdLibrary, xrd, xrdLibrary].flatMap((layer) => [...layer.values()].flat());
   }
 
-  private fromLayers(key: string): SchemaEntry | undefined {
-    const { crd, crdLibrary, xrd, xrdLibrary, builtin } = this.layers;
-    return crd.get(key) ?? crdLibrary.get(key) ?? xrd.get(key) ?? xrdLibrary.get(key) ?? builtin.get(key);
+  private fromLayers(key: string, near: string | undefined): SchemaEntry | undefined {
+    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.xrd, this.definitions.xrdLibrary]) {
+      const entries = layer.get(key);
+      if (!entries) continue;
+      return near === undefined || entries.length === 1 ? entries[0] : this.layout.nearest(entries, (e) => e.origin, near);
+    }
+    return this.layers.builtin.get(key);
+  }
+
+  /**
+   * Two different definitions of one kind: in one package (or one directory) that is a conflict
+   * the cluster would resolve by whichever is applied last; in alternative packages it is how
+   * repositories offer a choice, and each manifest uses its nearest definition.
+   */
+  private duplicateNote(gvk: Gvk, manifest: Manifest, first: SchemaEntry): RegistryNote {
+    const conflict = parentDir(first.origin) === parentDir(manifest.file) || (this.layout.packageOf(manifest.file) !== undefined && this.layout.samePackage(first.origin, manifest.file));
+    return conflict
+      ? { manifest, severity: "error", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same package; the cluster keeps whichever is applied last` }
+      : { manifest, severity: "info", message: `${gvkLabel(gvk)} is also defined in ${first.origin}, in another package; each manifest is checked against the definition nearest to it` };
   }
 
   private addAll(layer: DefinitionLayer, defined: DefinedSchema[], manifest: Manifest, quiet: boolean): number {
-    const map = this.layers[layer];
+    const map = this.definitions[layer];
     for (const d of defined) {
       const key = gvkKey(d.gvk);
-      const existing = map.get(key);
-      if (existing) {
-        if (!quiet && (existing.definedBy?.file !== manifest.file || existing.definedBy?.docIndex !== manifest.docIndex)) {
-          this.notes.push({ manifest, message: `${gvkLabel(d.gvk)} is also defined in ${existing.origin}; the first definition is used` });
-        }
-        continue;
-      }
+      const existing = map.get(key) ?? [];
+      if (existing.some((e) => e.definedBy === manifest)) continue;
+      if (existing.some((e) => jsonEqual(e.rawSchema, d.schema))) continue; // an identical copy (vendored twice) changes nothing
+      if (!quiet && existing.length) this.notes.push(this.duplicateNote(d.gvk, manifest, existing[0]!));
       const defects: SchemaDefect[] = [];
       const schema = sanitizeSchema(d.schema, defects);
-      const entry: SchemaEntry = { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema, structural: true, definedBy: manifest, definedAt: d.pointer };
+      const entry: SchemaEntry = { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema, structural: true, definedBy: manifest, definedAt: d.pointer, rawSchema: d.schema };
       if (defects.length) entry.defects = defects;
-      map.set(key, entry);
+      map.set(key, [...existing, entry]);
     }
     return defined.length;
   }

@@ -1,0 +1,86 @@
+import type { Manifest } from "./manifest.js";
+
+/**
+ * Where a repository's packages are: a directory holding a package's metadata (`crossplane.yaml`,
+ * a `meta.pkg.crossplane.io` object, or an Upbound `upbound.yaml` Project) roots a package, and
+ * every file below it belongs to it. Repositories keep alternative packages side by side (only
+ * one is ever installed), so a definition is looked up by proximity: in the asking file's own
+ * package first, then the nearest in the directory tree, then the first found.
+ */
+export class PackageLayout {
+  private readonly roots: Set<string>;
+  private readonly packageOfDir = new Map<string, string | undefined>();
+
+  constructor(roots: Iterable<string>) {
+    this.roots = new Set(roots);
+  }
+
+  static fromManifests(manifests: Manifest[]): PackageLayout {
+    return new PackageLayout(manifests.filter(isPackageMetadata).map((m) => parentDir(m.file)));
+  }
+
+  /** The root directory of the package a file belongs to ("" is the repository root), if any. */
+  packageOf(file: string): string | undefined {
+    return this.packageOfDirectory(parentDir(file));
+  }
+
+  /** True when both files are in one package (an explicit one, or both outside every package). */
+  samePackage(a: string, b: string): boolean {
+    return this.packageOf(a) === this.packageOf(b);
+  }
+
+  /** Of the candidates, the one nearest `from`: same package, then the deepest shared directory, then the first. */
+  nearest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): T | undefined {
+    if (candidates.length <= 1) return candidates[0];
+    const fromPackage = this.packageOf(from);
+    const fromDir = parentDir(from);
+    let best: T | undefined;
+    let bestScore = -1;
+    for (const c of candidates) {
+      const file = fileOf(c);
+      const same = this.packageOf(file) === fromPackage ? 1 : 0;
+      const score = same * 1_000_000 + sharedDepth(fromDir, parentDir(file));
+      if (score > bestScore) {
+        best = c;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  /** The candidates in `from`'s own package (files outside every package are one), or all of them when none is there. */
+  preferOwnPackage<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
+    if (candidates.length <= 1 || this.roots.size === 0) return candidates;
+    const own = this.packageOf(from);
+    const mine = candidates.filter((c) => this.packageOf(fileOf(c)) === own);
+    return mine.length ? mine : candidates;
+  }
+
+  private packageOfDirectory(dir: string): string | undefined {
+    if (this.packageOfDir.has(dir)) return this.packageOfDir.get(dir);
+    const found = this.roots.has(dir) ? dir : dir === "" ? undefined : this.packageOfDirectory(parentDir(dir));
+    this.packageOfDir.set(dir, found);
+    return found;
+  }
+}
+
+/** Package metadata: Crossplane's `meta.pkg.crossplane.io` objects and Upbound's Project. */
+export function isPackageMetadata(m: Manifest): boolean {
+  return m.group === "meta.pkg.crossplane.io" || (m.group === "meta.dev.upbound.io" && m.kind === "Project") || (m.group === "dev.crossplane.io" && m.kind === "Project");
+}
+
+/** `a/b/x.yaml` → `a/b`; `x.yaml` → "" (the root). */
+export function parentDir(file: string): string {
+  const slash = file.lastIndexOf("/");
+  return slash < 0 ? "" : file.slice(0, slash);
+}
+
+/** How many leading directories two directory paths share. */
+function sharedDepth(a: string, b: string): number {
+  if (a === b) return a === "" ? 0 : a.split("/").length;
+  const pa = a === "" ? [] : a.split("/");
+  const pb = b === "" ? [] : b.split("/");
+  let n = 0;
+  while (n < pa.length && n < pb.length && pa[n] === pb[n]) n++;
+  return n;
+}
