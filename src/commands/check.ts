@@ -1,4 +1,5 @@
-import { renderableSources, renderedSummary, renderEverything } from "../render/repo.js";
+import { renderEverything } from "../render/repo.js";
+import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
@@ -50,7 +51,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
     const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs });
-    if (renderableSources(sources).length) io.stderr(renderedSummary(sources));
+    if (sources.length) io.stderr(renderSummary(sources));
     return findings;
   });
 }
@@ -76,7 +77,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     select: options.select,
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
-  const findings = [...sources.flatMap((s) => s.findings), ...(await validateRendered(sources, result.registry, result.engine))];
+  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine))];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
   return { sources, findings: applyPolicy(findings, result.config.rules, suppressions) };

@@ -1,14 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
-import { ConfigError, loadConfig } from "../config/config.js";
+import { ConfigError, loadConfig, type Config } from "../config/config.js";
+import { DEFAULT_LIMITS } from "../manifest/load.js";
 import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
 import { functionManifests } from "../render/crossplane/repo.js";
-import { renderedSummary, renderEverything } from "../render/repo.js";
+import { renderEverything } from "../render/repo.js";
+import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { sourceTitle, streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
@@ -92,7 +94,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
   }
   const runtimeOptions = { functions: config.functions, root, allowExec: Boolean(values["allow-exec"]), clusterDefinitions: config.clusterDefinitions };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
-  if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, { ...runtimeOptions, timeoutMs });
+  if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
   if (positionals.length !== 3) throw new UsageError("render needs <xr> <composition> <functions> (or --all); see --help");
   return renderOne(positionals as [string, string, string], values, io, { ...runtimeOptions, timeoutMs });
 }
@@ -127,6 +129,9 @@ async function renderOne(
     for (const p of rendered.problems) {
       if (p.severity !== "info") io.stderr(`${p.severity}: ${p.rule}: ${p.message}${p.detail ? `\n${p.detail}` : ""}\n`);
     }
+    for (const n of rendered.notRunnable ?? []) {
+      io.stderr(`warning: render/not-rendered: not rendered: step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}\n`);
+    }
     if (!rendered.ok) return 1;
     io.stdout(yamlStream(rendered.documents));
     return 0;
@@ -140,9 +145,10 @@ async function renderAll(
   values: Values,
   io: CommandIO,
   root: string,
+  config: Config,
   options: CommandRuntimeOptions,
 ): Promise<number> {
-  const read = readManifests(paths.map((p) => path.resolve(io.cwd, p)), root);
+  const read = readManifests(paths.map((p) => path.resolve(io.cwd, p)), root, config.ignore, { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) });
   const manifests = read.manifests;
   const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
   const sources = await renderEverything(manifests, {
@@ -161,11 +167,12 @@ async function renderAll(
     if (outDir) fs.writeFileSync(path.join(outDir, fileNames[i]!), stream);
     else io.stdout(`# ${sourceTitle(s.source)} via ${s.via}\n${stream}`);
   }
+  findings.push(...notRenderedFindings(sources));
   findings.sort(compareFindings);
   const summary = summarize(findings, read.files, read.documents);
   const shown = findings.filter((f) => f.severity !== "info" || f.rule === "render/not-rendered" || f.rule === "render/oam-waiting");
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
-  io.stderr(renderedSummary(sources));
+  io.stderr(renderSummary(sources));
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { diffObjects } from "../report/diff.js";
 import type { SecretMasker } from "../report/mask.js";
-import type { SnapshotSource } from "./snapshot.js";
+import { NOT_RENDERED, type SnapshotSource } from "./snapshot.js";
 
 /**
  * Drift: how today's render differs from a baseline (a committed snapshot, or the cluster), as a
@@ -15,6 +15,7 @@ export type DriftKind =
   | "source-added"
   | "source-removed"
   | "source-failed"
+  | "source-not-rendered"
   | "cluster-missing"
   | "cluster-changed"
   | "cluster-orphan";
@@ -65,7 +66,11 @@ export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, S
       continue;
     }
     const newErrors = after.errors.filter((e) => !before.errors.includes(e));
-    if (newErrors.length) items.push(item("source-failed", after.title, undefined, newErrors.join("\n")));
+    const notRendered = newErrors.filter((e) => e.startsWith(`${NOT_RENDERED}:`));
+    const failed = newErrors.filter((e) => !notRendered.includes(e));
+    // Not rendered today: whether it drifted is unknown, and says so rather than "no drift".
+    if (notRendered.length) items.push(item("source-not-rendered", after.title, undefined, notRendered.join("\n")));
+    if (failed.length) items.push(item("source-failed", after.title, undefined, failed.join("\n")));
     if (after.errors.length && after.objects.length === 0 && before.objects.length > 0) continue;
     for (const change of diffObjects(before, after, masker, ["snapshot", "render"])) {
       if (change.status === "unchanged") continue;

@@ -13,6 +13,8 @@ import type { SecretMasker } from "../report/mask.js";
  */
 
 export const SNAPSHOT_MARKER = "# composition-ci snapshot:";
+/** The prefix of a snapshot error that says the source could not be rendered here (not that it failed). */
+export const NOT_RENDERED = "render/not-rendered";
 const KEY_COMMENT = " key: ";
 
 export interface SnapshotSource {
@@ -22,7 +24,7 @@ export interface SnapshotSource {
   title: string;
   objects: JsonObject[];
   keys: string[];
-  /** The source's render errors, `rule: message`. */
+  /** The source's render errors, `rule: message`, and why it was not rendered (`render/not-rendered: …`). */
   errors: string[];
 }
 
@@ -35,7 +37,10 @@ export function snapshotOf(sources: RenderedSource[], masker: SecretMasker): Sna
     title: sourceTitle(s.source),
     objects: s.objects.map((o) => masker.maskObject(o)),
     keys: s.keys,
-    errors: s.findings.filter((f) => f.severity === "error" && !f.suppressed).map((f) => `${f.rule}: ${f.message.split("\n")[0]}`).sort(),
+    errors: [
+      ...s.findings.filter((f) => f.severity === "error" && !f.suppressed).map((f) => `${f.rule}: ${f.message.split("\n")[0]}`),
+      ...(s.notRendered ?? []).map((n) => `${NOT_RENDERED}: function ${n.what} ${n.reason}`),
+    ].sort(),
   }));
 }
 

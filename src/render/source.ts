@@ -21,9 +21,34 @@ export interface RenderedSource {
    * plus an add: kind and composition resource name, or kind and name when the name is not generated.
    */
   keys: string[];
-  /** False when nothing could be rendered; `findings` say why. */
+  /** False when nothing could be rendered; `findings` say why, or `notRendered` does. */
   ok: boolean;
   findings: Finding[];
+  /**
+   * Set when the source was not rendered because composition-ci cannot run what it needs (a
+   * function it may not or cannot run, an engine it does not have): the diff is unknown, and it
+   * is not the repository's fault. Reported once per function (see not-rendered.ts).
+   */
+  notRendered?: NotRendered[];
+}
+
+/** What could not run for a source, why, and what would let it. */
+export interface NotRendered {
+  /** A function name, or an engine (`KubeVela`). */
+  what: string;
+  reason: string;
+  fix: string;
+  severity: "warning" | "info";
+  /** Where the finding goes: the Function object, else the step naming the function. */
+  at: { manifest: Manifest; pointer: string };
+}
+
+/** The state a source is in after rendering, as reports show it. */
+export type SourceState = "rendered" | "not-rendered" | "failed";
+
+export function sourceState(s: RenderedSource): SourceState {
+  if (s.ok) return "rendered";
+  return s.notRendered?.length ? "not-rendered" : "failed";
 }
 
 /** A source whose rendering hit a composition-ci bug: the finding says so, and nothing is rendered. */

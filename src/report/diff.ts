@@ -1,8 +1,7 @@
 import { structuredPatch } from "diff";
 import * as YAML from "yaml";
 import type { Manifest } from "../manifest/manifest.js";
-import { NOT_RENDERED_VIA } from "../render/repo.js";
-import type { RenderedSource } from "../render/source.js";
+import { sourceState, type RenderedSource } from "../render/source.js";
 import type { Finding } from "./finding.js";
 import type { SecretMasker } from "./mask.js";
 
@@ -31,8 +30,14 @@ export interface SourceChange {
   /** The file at head (or base, when removed). */
   file: string;
   via: string;
-  /** `failed` when the source does not render at head but did, or could, at base. */
-  status: ChangeStatus | "failed";
+  /**
+   * `failed` when the source does not render at head but did, or could, at base; `not-rendered`
+   * when composition-ci could not render it (at head, or at base for a removed source): its diff
+   * is unknown, never "unchanged".
+   */
+  status: ChangeStatus | "failed" | "not-rendered";
+  /** For `not-rendered`: what could not run, why, and what would let it. */
+  notRendered?: { what: string; reason: string; fix: string }[];
   objects: ObjectChange[];
 }
 
@@ -69,8 +74,10 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const s = (head ?? base)!;
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
-  if (head?.via === NOT_RENDERED_VIA) {
-    change.status = base ? "unchanged" : "added";
+  const blocked = [head, base].find((side) => side && sourceState(side) === "not-rendered" && (side === head || !head));
+  if (blocked) {
+    change.status = "not-rendered";
+    change.notRendered = blocked.notRendered!.map(({ what, reason, fix }) => ({ what, reason, fix }));
     return change;
   }
   if (head && !head.ok) {

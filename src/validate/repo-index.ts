@@ -4,7 +4,8 @@ import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
 import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
 import { isPlainObject } from "./structural.js";
 import { guarded } from "./guard.js";
-import { PackageLayout } from "../manifest/packages.js";
+import { PackageLayout, isPackageMetadata } from "../manifest/packages.js";
+import { packagePath } from "../manifest/package-ref.js";
 import type { Finding } from "../report/finding.js";
 
 /**
@@ -68,6 +69,7 @@ export class RepoIndex {
   private readonly crdByName = new Map<string, CrdInfo>();
   private readonly crdByGroupKind = new Map<string, CrdInfo>();
   private objectsByIdentity?: Map<string, Manifest>;
+  private dependencyFunctionNames?: Set<string>;
 
   /** Objects that could not be indexed (a composition-ci bug): reported, never the end of the run. */
   readonly failures: Finding[] = [];
@@ -88,6 +90,45 @@ export class RepoIndex {
   xrType(group: string, version: string, kind: string, near: string): XrType | undefined {
     const types = this.xrTypesByKey.get(`${group}/${version}/${kind}`);
     return types && this.layout.nearest(types, (t) => t.xrd.file, near);
+  }
+
+  /**
+   * Where an Upbound project builds a function of this name from: a project names its embedded
+   * functions after its repository (`xpkg.upbound.io/upbound/configuration-app` and
+   * `functions/xapp/` make `upbound-configuration-appxapp`).
+   */
+  embeddedFunction(name: string): string | undefined {
+    for (const project of this.manifests) {
+      if (project.group !== "meta.dev.upbound.io" || project.kind !== "Project") continue;
+      const repository = (project.object.spec as { repository?: unknown } | undefined)?.repository;
+      if (typeof repository !== "string") continue;
+      const prefix = repository.split("/").slice(1).join("-");
+      if (prefix && name.startsWith(prefix) && name.length > prefix.length) {
+        const dir = project.file.includes("/") ? project.file.slice(0, project.file.lastIndexOf("/") + 1) : "";
+        return `${dir}functions/${name.slice(prefix.length)}/`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The names Crossplane gives the Functions a package depends on (`dependsOn` of crossplane.yaml
+   * or upbound.yaml): the package path as a DNS label, `crossplane-contrib-function-auto-ready`.
+   */
+  dependencyFunctions(): Set<string> {
+    if (this.dependencyFunctionNames) return this.dependencyFunctionNames;
+    const names = new Set<string>();
+    for (const m of this.manifests) {
+      if (!isPackageMetadata(m)) continue;
+      const deps = (m.object.spec as { dependsOn?: unknown } | undefined)?.dependsOn;
+      for (const dep of Array.isArray(deps) ? deps : []) {
+        if (!isPlainObject(dep)) continue;
+        const pkg = typeof dep.function === "string" ? dep.function : dep.kind === "Function" && typeof dep.package === "string" ? dep.package : undefined;
+        if (pkg) names.add(packagePath(pkg).replaceAll("/", "-").toLowerCase());
+      }
+    }
+    this.dependencyFunctionNames = names;
+    return names;
   }
 
   /** True when some XRD defines the manifest's kind as an XR or claim. */

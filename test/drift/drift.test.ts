@@ -74,8 +74,8 @@ describe("drift against a committed snapshot", () => {
     const report = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--format", "json")).stdout) as DriftReport;
     const kinds = report.items.map((i) => i.kind);
     expect(kinds).toContain("source-removed");
-    expect(kinds).toContain("source-failed");
-    expect(report.items.find((i) => i.kind === "source-failed")!.detail).toContain("render/function-failed");
+    expect(kinds).toContain("source-not-rendered");
+    expect(report.items.find((i) => i.kind === "source-not-rendered")!.detail).toContain("function function-missing-here is not in the repository");
     expect(report.sources).toBe(1);
   }, 30_000);
 

@@ -121,11 +121,11 @@ describe("the Docker runtime (a stand-in docker CLI)", () => {
     process.env.PATH = `${bin}${path.delimiter}${saved}`;
     const refused = await render(repo(""));
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("refused unless --allow-exec");
+    expect(refused.stderr).toContain("which needs Docker and --allow-exec. To render it: run with --allow-exec");
     expect(fs.existsSync(path.join(bin, "calls.log"))).toBe(false);
     process.env.FAKE_DOCKER_DOWN = "1";
     const down = await render(repo(""), "--allow-exec");
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain("needs Docker, and no Docker engine answers (Cannot connect to the Docker daemon");
+    expect(down.stderr).toContain(", and no Docker engine answers (Cannot connect to the Docker daemon");
   }, 30_000);
 });

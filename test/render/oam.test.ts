@@ -463,7 +463,7 @@ spec:
     const rendered = await runCli(["render", "--all", "."], dir);
     const docs = YAML.parseAllDocuments(rendered.stdout).map((d) => d.toJS());
     expect(docs.map((d) => d.kind)).toEqual(["ContainerizedWorkload", "ManualScalerTrait"]);
-    expect(rendered.stderr).toContain("not rendered (CUE definitions)");
+    expect(rendered.stderr).toContain("1 source (Application vela-app) was validated but not rendered: KubeVela renders Applications from the CUE templates");
     const { code, stdout } = await runCli(["check", ".", "--format", "json"], dir);
     const report = JSON.parse(stdout) as { findings: { rule: string; message: string; kind: string }[] };
     const schema = report.findings.filter((f) => f.rule === "render/schema");

@@ -1,3 +1,4 @@
+import { notRenderedFindings } from "../../src/render/not-rendered.js";
 import fs from "node:fs";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -249,7 +250,7 @@ describe.skipIf(!HAS_SHARED)("render the shared corpus examples", () => {
     const dir = path.join(corpus, "patch-and-transform-examples/multistep");
     const { code, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/render\/function-failed: .*function-go-templating.*(refused unless --allow-exec|no Docker engine)/);
+    expect(stderr).toMatch(/render\/not-rendered: not rendered: step "[^"]+": function function-go-templating would run the image .* which needs Docker and --allow-exec\. To render it: run with --allow-exec/);
   });
 
   it("auto-ready examples end in a clear finding for their go-templating step", async () => {
@@ -258,7 +259,7 @@ describe.skipIf(!HAS_SHARED)("render the shared corpus examples", () => {
       const composition = example === "basic" ? "composition-k8s.yaml" : "composition.yaml";
       const { code, stderr } = await cli(["render", "xr.yaml", composition, "functions.yaml"], dir);
       expect(code).toBe(1);
-      expect(stderr).toContain("render/function-failed");
+      expect(stderr).toContain("render/not-rendered");
     }
   });
 });
@@ -326,9 +327,11 @@ spec: { package: example.org/add-label:v1.0.0 }
   it("refuses repository code without --allow-exec, with a finding that says so", async () => {
     const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`));
     const sources = await renderRepo(manifestsIn(dir), { functions: { "add-label": { command: ["node", "x.mjs"] } }, root: dir, allowExec: false, timeoutMs: 2000 });
-    expect(sources[0]!.findings[0]!.rule).toBe("render/function-failed");
-    expect(sources[0]!.findings[0]!.message).toContain("refused unless --allow-exec");
-    expect(sources[0]!.findings[0]!.file).toBe("composition.yaml");
+    expect(sources[0]!.ok).toBe(false);
+    expect(sources[0]!.findings).toEqual([]);
+    const [finding] = notRenderedFindings(sources);
+    expect(finding).toMatchObject({ rule: "render/not-rendered", severity: "warning", file: "functions.yaml" });
+    expect(finding!.message).toContain("function add-label would run `node x.mjs` from the repository. To render it: run with --allow-exec");
   });
 
   it("turns a crashing and a hanging function into findings and goes on", async () => {

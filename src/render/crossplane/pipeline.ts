@@ -12,7 +12,7 @@ import {
 } from "@crossplane-org/function-sdk-typescript";
 import { jsonEqual } from "../../manifest/fieldpath.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
-import { FunctionFailure, type FunctionRuntime } from "../runner/runtime.js";
+import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type FunctionRuntime } from "../runner/runtime.js";
 
 /** What `crossplane render` does with an XR, a Pipeline Composition and its functions. */
 
@@ -72,6 +72,21 @@ export class PipelineError extends Error {
   }
 }
 
+/** A step whose function cannot run here (not the repository's fault), and what would let it. */
+export interface NotRunnableStep {
+  step: string;
+  functionName: string;
+  reason: string;
+  fix: string;
+}
+
+/** The pipeline was not run: some of its functions cannot run here. Nothing is rendered, nothing failed. */
+export class PipelineNotRunnable extends Error {
+  constructor(readonly steps: NotRunnableStep[]) {
+    super(`not rendered: ${steps.map((s) => `function ${s.functionName} ${s.reason}`).join("; ")}`);
+  }
+}
+
 export interface PipelineOutput {
   desired: State;
   results: StepResult[];
@@ -92,6 +107,12 @@ export function observedState(xr: JsonObject, observed: JsonObject[]): State {
 }
 
 export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutput> {
+  const notRunnable = inputs.steps.flatMap((step) => {
+    const fnName = step.functionRef?.name ?? "";
+    const runtime = inputs.runtime(fnName);
+    return runtime instanceof UnavailableRuntime && runtime.fix !== undefined ? [{ step: step.step, functionName: fnName, reason: runtime.reason, fix: runtime.fix }] : [];
+  });
+  if (notRunnable.length) throw new PipelineNotRunnable(notRunnable);
   const observed = observedState(inputs.xr, inputs.observedResources ?? []);
   let desired: State = { composite: undefined, resources: {} };
   let context = cloneJson(inputs.context);
@@ -136,6 +157,7 @@ async function runWithRequirements(
     try {
       rsp = await runtime.run(req, inputs.timeoutMs);
     } catch (err) {
+      if (err instanceof FunctionNotRunnable) throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: err.message, fix: err.fix }]);
       const failure = err instanceof FunctionFailure ? err : new FunctionFailure(String(err));
       throw new PipelineError(
         `pipeline step "${step.step}": function ${fnName} failed: ${failure.message}`,

@@ -12,7 +12,16 @@ import {
   resultDocuments,
   type OutputOptions,
 } from "./output.js";
-import { COMPOSITION_RESOURCE_NAME, PipelineError, runPipeline, type PipelineEnvironment, type PipelineStep, type StepResult } from "./pipeline.js";
+import {
+  COMPOSITION_RESOURCE_NAME,
+  PipelineError,
+  PipelineNotRunnable,
+  runPipeline,
+  type NotRunnableStep,
+  type PipelineEnvironment,
+  type PipelineStep,
+  type StepResult,
+} from "./pipeline.js";
 
 export interface RenderRequest extends OutputOptions, PipelineEnvironment {
   xr: JsonObject;
@@ -44,6 +53,8 @@ export interface Rendered {
   problems: RenderProblem[];
   /** False when the pipeline could not run to the end (nothing was rendered). */
   ok: boolean;
+  /** Set when the pipeline was not run because some of its functions cannot run here. */
+  notRunnable?: NotRunnableStep[];
 }
 
 const RESULT_SEVERITY: Partial<Record<Severity, FindingSeverity>> = {
@@ -118,6 +129,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     if (req.includeContext) documents.push(contextDocument(out.context));
     return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true };
   } catch (err) {
+    if (err instanceof PipelineNotRunnable) return { documents: [], composed: [], results: [], problems, ok: false, notRunnable: err.steps };
     if (!(err instanceof PipelineError)) throw err;
     return failed({ rule: err.rule, severity: "error", message: err.message, step: err.step, functionName: err.functionName, detail: err.detail });
   }

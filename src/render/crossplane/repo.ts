@@ -11,7 +11,9 @@ import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import type { SchemaLookup } from "./pipeline.js";
 import { gvkOf } from "../../validate/schemas/types.js";
-import { failedInternally, renderedObjectKey, type RenderedSource } from "../source.js";
+import { failedInternally, renderedObjectKey, type NotRendered, type RenderedSource } from "../source.js";
+import type { NotRunnableStep } from "./pipeline.js";
+import { asArray, asObject } from "../../validate/rules/context.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
 
@@ -62,6 +64,7 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
   const pool = new RuntimePool(functions, {
     ...options,
     functions: needsLegacy ? { [LEGACY_PT_FUNCTION]: { builtin: LEGACY_PT_FUNCTION }, ...options.functions } : options.functions,
+    embeddedFunction: (name) => index.embeddedFunction(name),
   });
   const out: RenderedXr[] = [];
   try {
@@ -100,7 +103,7 @@ async function renderSource(
     includeFunctionResults: options.includeFunctionResults,
     includeFullXr: options.includeFullXr,
   });
-  return {
+  const out: RenderedXr = {
     source,
     via: `Composition ${picked.name ?? ""}`,
     documents: rendered.ok ? rendered.documents : [],
@@ -111,6 +114,17 @@ async function renderSource(
     rendered,
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
+  if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
+  return out;
+}
+
+/** A function that cannot run, placed at its Function object, else at the step that names it. */
+function notRunnableAt(n: NotRunnableStep, composition: Manifest, index: RepoIndex): NotRendered {
+  const fn = index.functions.get(n.functionName);
+  const steps = asArray(asObject(composition.object.spec)?.pipeline);
+  const step = steps.findIndex((s) => asObject(s)?.step === n.step);
+  const at = fn ? { manifest: fn, pointer: "/spec/package" } : { manifest: composition, pointer: step >= 0 ? `/spec/pipeline/${step}/functionRef/name` : "/spec" };
+  return { what: n.functionName, reason: n.reason, fix: n.fix, severity: "warning", at };
 }
 
 /** Only the string values of a map (annotations of a hand-written object may be anything). */

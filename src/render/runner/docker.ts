@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { GrpcFunctionClient, grpcFailure } from "./grpc.js";
 import { freePort } from "./process.js";
-import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
+import { FunctionFailure, FunctionNotRunnable, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
 
 /**
  * The Docker runtime, as `crossplane render` runs it: the function's image (its package, or the
@@ -76,7 +76,7 @@ export class DockerRuntime implements FunctionRuntime {
     try {
       await docker(["version", "--format", "{{.Server.Version}}"], 15_000);
     } catch (err) {
-      throw new FunctionFailure(`function ${this.name} (${image}) needs Docker, and no Docker engine answers (${(err as Error).message.split("\n")[0]}); ${this.hint}`);
+      throw new FunctionNotRunnable(`needs Docker to run ${image}, and no Docker engine answers (${(err as Error).message.split("\n")[0]})`, `run where a Docker engine answers, or ${this.hint}`);
     }
     await this.pull(image, pullPolicy);
     const port = await freePort();

@@ -21,15 +21,34 @@ export class FunctionFailure extends Error {
   }
 }
 
-/** A runtime that cannot be used at all (refused, unavailable); every call fails the same way. */
+/**
+ * A function that cannot run here: what composition-ci may not or cannot do (exec not allowed, no
+ * Docker engine, a function only a build of the repository makes), not a fault of the repository.
+ * Sources that need it are reported as not rendered, with `fix`: what would let it run.
+ */
+export class FunctionNotRunnable extends FunctionFailure {
+  constructor(
+    message: string,
+    readonly fix: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A runtime that cannot be used at all; every call fails the same way. With `fix` it is a function
+ * composition-ci cannot run here (FunctionNotRunnable); without, a mistake in the repository or
+ * its config (an unknown built-in, say).
+ */
 export class UnavailableRuntime implements FunctionRuntime {
   constructor(
     readonly kind: RuntimeKind,
     readonly reason: string,
+    readonly fix?: string,
   ) {}
 
   run(): Promise<RunFunctionResponse> {
-    return Promise.reject(new FunctionFailure(this.reason));
+    return Promise.reject(this.fix === undefined ? new FunctionFailure(this.reason) : new FunctionNotRunnable(this.reason, this.fix));
   }
 
   async close(): Promise<void> {}

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { FunctionConfig } from "../../config/config.js";
-import { BuiltinRuntime, builtinByName, builtinFor } from "./builtin.js";
+import { BuiltinRuntime, builtinByName, builtinFor, type BuiltinFunction } from "./builtin.js";
 import { DockerRuntime, dockerSettings } from "./docker.js";
 import { DevelopmentRuntime } from "./grpc.js";
 import { ModuleRuntime } from "./module.js";
@@ -26,20 +26,26 @@ export interface RuntimeOptions {
   /** Repository code (process, module, Docker) runs only when true. */
   allowExec: boolean;
   startTimeoutMs?: number;
+  /** Where an Upbound project builds a function of this name from (`functions/<name>`), if it does. */
+  embeddedFunction?: (name: string) => string | undefined;
 }
 
-const EXEC_REFUSED = (name: string, what: string) =>
-  `function ${name} would run ${what} from the repository; that is refused unless --allow-exec (Action input allow-exec) is given`;
+const EXEC_FIX = "run with --allow-exec (Action input allow-exec: true) if you trust the repository";
+
+const CONFIG_FIX = "give it a built-in, a command or a module under functions: in .composition-ci.yaml";
+const CONFIGURE_FIX = `${CONFIG_FIX}, or annotate its Function ${RUNTIME_ANNOTATION}: Development and serve it yourself`;
 
 /**
  * Chooses how each function runs, like `crossplane render`: the config's `functions:` entry
  * first, then the runtime annotation (Development, Docker), then a built-in for the package,
- * then Docker (crossplane render's default).
+ * then Docker (crossplane render's default). A function with no Function object runs as the
+ * built-in it is usually named after (`function-patch-and-transform`,
+ * `crossplane-contrib-function-auto-ready`).
  */
 export function runtimeFor(fn: FunctionManifest | undefined, name: string, options: RuntimeOptions): FunctionRuntime {
   const configured = options.functions[name];
   if (configured) return configuredRuntime(name, configured, options);
-  if (!fn) return new UnavailableRuntime("builtin", `function ${name} is not in the repository and not configured in functions:`);
+  if (!fn) return runtimeWithoutManifest(name, options);
   const runtime = fn.annotations[RUNTIME_ANNOTATION];
   if (runtime === "Development") {
     return new DevelopmentRuntime(fn.annotations[DEVELOPMENT_TARGET_ANNOTATION] || DEFAULT_DEVELOPMENT_TARGET);
@@ -50,16 +56,40 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   return dockerRuntime(fn, options);
 }
 
+function runtimeWithoutManifest(name: string, options: RuntimeOptions): FunctionRuntime {
+  const builtin = builtinForUsualName(name);
+  if (builtin) return new BuiltinRuntime(builtin);
+  const embedded = options.embeddedFunction?.(name);
+  if (embedded) {
+    return new UnavailableRuntime(
+      "builtin",
+      `is a function of the Upbound project, built from ${embedded}; composition-ci cannot build it`,
+      `build and serve it (\`up project build\`), add a Function object for it annotated ${RUNTIME_ANNOTATION}: Development, or ${CONFIG_FIX}`,
+    );
+  }
+  return new UnavailableRuntime("builtin", "is not in the repository (no Function object of that name)", `add its Function object to the repository, or ${CONFIG_FIX}`);
+}
+
+/**
+ * The built-in a Function object-less step names by its usual name: the package's name
+ * (`function-auto-ready`) or, as Upbound projects name their dependencies, the organisation and
+ * the name (`crossplane-contrib-function-auto-ready`).
+ */
+export function builtinForUsualName(name: string): BuiltinFunction | undefined {
+  const bare = name.replace(/^(crossplane-contrib|upbound)-(?=function-)/, "");
+  return bare.startsWith("function-") ? builtinFor(`crossplane-contrib/${bare}`) : undefined;
+}
+
 function configuredRuntime(name: string, f: FunctionConfig, options: RuntimeOptions): FunctionRuntime {
   if (f.builtin) {
     const builtin = builtinByName(f.builtin);
     return builtin ? new BuiltinRuntime(builtin) : new UnavailableRuntime("builtin", `function ${name}: no built-in named "${f.builtin}"`);
   }
   if (f.module) {
-    if (!options.allowExec) return new UnavailableRuntime("module", EXEC_REFUSED(name, `module ${f.module}`));
+    if (!options.allowExec) return new UnavailableRuntime("module", `would run the module ${f.module} from the repository`, EXEC_FIX);
     return new ModuleRuntime(name, path.resolve(options.root, f.module));
   }
-  if (!options.allowExec) return new UnavailableRuntime("process", EXEC_REFUSED(name, `\`${f.command!.join(" ")}\``));
+  if (!options.allowExec) return new UnavailableRuntime("process", `would run \`${f.command!.join(" ")}\` from the repository`, EXEC_FIX);
   return new ProcessRuntime(name, {
     command: f.command!,
     cwd: options.root,
@@ -68,13 +98,10 @@ function configuredRuntime(name: string, f: FunctionConfig, options: RuntimeOpti
 }
 
 function dockerRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
-  const hint =
-    `give it a built-in, a command or a module under functions: in .composition-ci.yaml, ` +
-    `or annotate it ${RUNTIME_ANNOTATION}: Development`;
   const settings = dockerSettings(fn.package ?? "", fn.annotations);
   if ("error" in settings) return new UnavailableRuntime("Docker", `function ${fn.name}: ${settings.error}`);
-  if (!options.allowExec) return new UnavailableRuntime("Docker", `${EXEC_REFUSED(fn.name, `image ${settings.image}`)}; ${hint}`);
-  return new DockerRuntime(fn.name, settings, options.startTimeoutMs ?? 60_000, hint);
+  if (!options.allowExec) return new UnavailableRuntime("Docker", `would run the image ${settings.image}, which needs Docker and --allow-exec`, `${EXEC_FIX} and Docker is there, or ${CONFIGURE_FIX}`);
+  return new DockerRuntime(fn.name, settings, options.startTimeoutMs ?? 60_000, CONFIGURE_FIX);
 }
 
 /** Runtimes for a run, created on first use and all closed at the end. */

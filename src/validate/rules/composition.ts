@@ -1,5 +1,6 @@
 import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
 import type { RepoIndex } from "../repo-index.js";
+import { builtinForUsualName } from "../../render/runner/select.js";
 import type { Finding } from "../../report/finding.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 
@@ -106,6 +107,14 @@ function checkPipeline(composition: Manifest, ctx: RuleContext, sink: FindingSin
 
 function checkFunctionKnown(composition: Manifest, fn: string, at: string, label: string, ctx: RuleContext, sink: FindingSink): void {
   if (ctx.index.functions.has(fn) || fn in ctx.config.functions) return;
+  // A project's own functions are built by its tooling: rendering says what it cannot run.
+  if (ctx.index.embeddedFunction(fn)) return;
+  const builtin = builtinForUsualName(fn) ? fn.replace(/^.*?(function-)/, "$1") : undefined;
+  if (builtin) {
+    sink.add(composition, at, "composition/function-missing", "info", `${label} runs "${fn}", which has no Function object here; composition-ci runs its built-in ${builtin} for it`);
+    return;
+  }
+  if (ctx.index.dependencyFunctions().has(fn)) return;
   const none = ctx.index.functions.size === 0;
   sink.add(
     composition,

@@ -1,0 +1,47 @@
+import type { Finding } from "../report/finding.js";
+import { findingAt } from "../validate/findings.js";
+import { sourceState, type NotRendered, type RenderedSource } from "./source.js";
+
+/**
+ * What composition-ci could not render, said once per function (or engine) with the count of
+ * sources it kept from rendering, at the Function object or the first step that names it: a
+ * warning with the fix, never an error of the repository and never one line per source.
+ */
+export function notRenderedFindings(sources: RenderedSource[]): Finding[] {
+  const groups = new Map<string, { first: NotRendered; sources: RenderedSource[] }>();
+  for (const s of sources) {
+    for (const n of s.notRendered ?? []) {
+      const group = groups.get(n.what) ?? { first: n, sources: [] };
+      if (!group.sources.includes(s)) group.sources.push(s);
+      groups.set(n.what, group);
+    }
+  }
+  return [...groups.values()].map(({ first, sources: kept }) => {
+    const count = kept.length === 1 ? `1 source (${named(kept)}) was` : `${kept.length} sources (${named(kept)}) were`;
+    const message =
+      first.severity === "info"
+        ? `${count} validated but not rendered: ${first.what} ${first.reason}; ${first.fix}`
+        : `${count} not rendered: function ${first.what} ${first.reason}. To render ${kept.length === 1 ? "it" : "them"}: ${first.fix}`;
+    return findingAt(first.at.manifest, first.at.pointer, "render/not-rendered", first.severity, message);
+  });
+}
+
+function named(sources: RenderedSource[], shown = 3): string {
+  const names = sources.slice(0, shown).map((s) => `${s.source.kind} ${s.source.name ?? ""}`.trim());
+  const more = sources.length - names.length;
+  return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
+}
+
+/** `rendered 8 of 54 sources; not rendered: 40 (function-kcl 40); failed: 2`, what render --all and check say at the end. */
+export function renderSummary(sources: RenderedSource[]): string {
+  const counts = { rendered: 0, "not-rendered": 0, failed: 0 };
+  const byWhat = new Map<string, number>();
+  for (const s of sources) {
+    counts[sourceState(s)]++;
+    for (const what of new Set((s.notRendered ?? []).map((n) => n.what))) byWhat.set(what, (byWhat.get(what) ?? 0) + 1);
+  }
+  let line = `rendered ${counts.rendered} of ${sources.length} sources (XRs, claims, ApplicationConfigurations, Applications)`;
+  if (counts["not-rendered"]) line += `; not rendered: ${counts["not-rendered"]} (${[...byWhat].map(([what, n]) => `${what}: ${n}`).join(", ")})`;
+  if (counts.failed) line += `; failed: ${counts.failed}`;
+  return `${line}\n`;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { runCli, tempRepo } from "../helpers.js";
+
+type Finding = { rule: string; severity: string; file: string; line: number; message: string };
+
+const xrd = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xapps.example.org}
+spec:
+  group: example.org
+  names: {kind: XApp, plural: xapps}
+  versions:
+    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}
+`;
+
+const composition = (steps: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+${steps}`;
+
+const ptStep = (fn: string) => `    - step: pt
+      functionRef: {name: ${fn}}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - {name: cm, base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}}
+`;
+
+const xr = (name: string) => `apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: ${name}, namespace: default}\nspec: {}\n`;
+
+async function check(files: Record<string, string>): Promise<{ findings: Finding[]; stderr: string; code: number }> {
+  const { stdout, stderr, code } = await runCli(["check", ".", "--format", "json", "--no-cache"], tempRepo(files));
+  return { findings: (JSON.parse(stdout) as { findings: Finding[] }).findings, stderr, code };
+}
+
+describe("functions named like a built-in, with no Function object", () => {
+  for (const name of ["function-patch-and-transform", "crossplane-contrib-function-patch-and-transform"]) {
+    it(`${name} runs as the built-in, with an info saying so`, async () => {
+      const { findings, stderr, code } = await check({ "xrd.yaml": xrd, "composition.yaml": composition(ptStep(name)), "xr.yaml": xr("a") });
+      expect(code).toBe(0);
+      expect(stderr).toContain("rendered 1 of 1 sources");
+      const info = findings.filter((f) => f.rule === "composition/function-missing");
+      expect(info.map((f) => f.severity)).toEqual(["info"]);
+      expect(info[0]!.message).toContain("composition-ci runs its built-in function-patch-and-transform");
+    });
+  }
+});
+
+describe("sources composition-ci cannot render are not the repository's fault", () => {
+  const upbound = {
+    "upbound.yaml": "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/configuration-app\n",
+    "apis/xrd.yaml": xrd,
+    "apis/composition.yaml": composition(`    - step: app\n      functionRef: {name: acme-configuration-appmain}\n    - step: ready\n      functionRef: {name: crossplane-contrib-function-auto-ready}\n`),
+    "examples/one.yaml": xr("one"),
+    "examples/two.yaml": xr("two"),
+  };
+
+  it("a function embedded in an Upbound project: one warning with the count and the fix, no error", async () => {
+    const { findings, stderr, code } = await check(upbound);
+    expect(code).toBe(0);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
+    expect(notRendered).toHaveLength(1);
+    expect(notRendered[0]).toMatchObject({ severity: "warning", file: "apis/composition.yaml", line: 9 });
+    expect(notRendered[0]!.message).toBe(
+      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain is a function of the Upbound project, built from functions/main/; composition-ci cannot build it. " +
+        "To render them: build and serve it (`up project build`), add a Function object for it annotated render.crossplane.io/runtime: Development, or give it a built-in, a command or a module under functions: in .composition-ci.yaml",
+    );
+    expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, ApplicationConfigurations, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
+  });
+
+  it("an image function without --allow-exec is one warning on its Function object", async () => {
+    const { findings, code } = await check({
+      "xrd.yaml": xrd,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.0}\n",
+      "composition.yaml": composition("    - step: kcl\n      functionRef: {name: function-kcl}\n"),
+      "a.yaml": xr("a"),
+      "b.yaml": xr("b"),
+      "c.yaml": xr("c"),
+    });
+    expect(code).toBe(0);
+    const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
+    expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
+    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl would run the image xpkg.upbound.io\/crossplane-contrib\/function-kcl:v0.12.0/);
+  });
+
+  it("a function that runs and fails stays an error", async () => {
+    const { findings } = await check({
+      "xrd.yaml": xrd,
+      "composition.yaml": composition(ptStep("function-patch-and-transform").replace("kind: Resources", "kind: Resources\n        patchSets: [{name: x, patches: [{type: PatchSet, patchSetName: x}]}]")),
+      "a.yaml": xr("a"),
+    });
+    expect(findings.filter((f) => f.rule.startsWith("render/")).map((f) => `${f.severity} ${f.rule}`)).toContain("error render/function-fatal");
+  });
+});
+
+describe("render --all reads the tree as every command does", () => {
+  it("honours the config's ignore globs", async () => {
+    const dir = tempRepo({
+      ".composition-ci.yaml": "ignore: ['legacy/**']\n",
+      "xrd.yaml": xrd,
+      "composition.yaml": composition(ptStep("function-patch-and-transform")),
+      "xr.yaml": xr("kept"),
+      "legacy/xr.yaml": xr("ignored"),
+    });
+    const { stdout, stderr } = await runCli(["render", "--all", "."], dir);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+    expect(stdout).toContain("name: kept");
+    expect(stdout).not.toContain("ignored");
+  });
+});
