@@ -6,14 +6,13 @@ import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
-import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
-import { LEGACY_PT_FUNCTION } from "./convert.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import type { SchemaLookup } from "./pipeline.js";
 import { gvkOf } from "../../validate/schemas/types.js";
 import { failedInternally, renderedObjectKey, type NotRendered, type RenderedSource } from "../source.js";
 import type { NotRunnableStep } from "./pipeline.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
+import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
 
@@ -58,12 +57,11 @@ function problemFinding(p: RenderProblem, source: Manifest, composition: Manifes
 /** Renders every XR and claim example found among `manifests`. Never throws for bad input. */
 export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedXr[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
-  const compositions = index.compositions;
   const functions = functionManifests(index);
-  const needsLegacy = compositions.some((c) => isLegacyResourcesMode(c.object)) && !functions.has(LEGACY_PT_FUNCTION);
+  // A converted legacy Composition names function-patch-and-transform: with no Function object of
+  // that name, it runs as the built-in (its usual name).
   const pool = new RuntimePool(functions, {
     ...options,
-    functions: needsLegacy ? { [LEGACY_PT_FUNCTION]: { builtin: LEGACY_PT_FUNCTION }, ...options.functions } : options.functions,
     embeddedFunction: (name) => index.embeddedFunction(name),
   });
   const out: RenderedXr[] = [];
