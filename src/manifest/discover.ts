@@ -14,6 +14,8 @@ export interface DiscoverOptions {
   root: string;
   /** Globs (relative to the root) of paths never read, from the config's `ignore:`. */
   ignore?: string[];
+  /** Filled with what a user should know about the walk (a named directory that a .gitignore above it ignores). */
+  notes?: string[];
 }
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
@@ -21,8 +23,8 @@ const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
 
 /**
  * Lists manifest files (`*.yaml`, `*.yml`, `*.json`) below the given paths, honouring every
- * `.gitignore` on the way down and the config's ignore globs. A path named explicitly as a file
- * is always read. Symbolic links are followed when they lead inside the root (a pull request must
+ * `.gitignore` on the way down and the config's ignore globs. A path named explicitly is always
+ * read, even when a .gitignore above it ignores it (and `notes` say so). Symbolic links are followed when they lead inside the root (a pull request must
  * not get a file from elsewhere on the runner read, and quoted in a report), a linked directory
  * once and never into its own parents. Output is sorted, so runs are deterministic.
  */
@@ -64,8 +66,13 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     if (!stat) throw new Error(`path not found: ${p}`);
     // Links may lead anywhere inside the root; a directory named outside it keeps them inside itself.
     links = new SymlinkPolicy(isInside(abs, root) ? root : abs);
-    if (stat.isDirectory()) walk(abs, relativeTo(root, abs), ancestorLayers(abs));
-    else add(abs);
+    if (stat.isDirectory()) {
+      const above = ancestorLayers(abs);
+      const by = above.find((layer) => matcher([layer])(abs, true));
+      // A directory named on the command line is read, as a named file is; the .gitignore files in it still apply.
+      if (by) options.notes?.push(`${p} is ignored by ${relativeTo(root, path.join(by.dir, ".gitignore"))}; read anyway because it was named`);
+      walk(abs, relativeTo(root, abs), by ? [] : above);
+    } else add(abs);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }

@@ -4,6 +4,8 @@ import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
 import type { Finding } from "../report/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
+import { indentQuotedContinuations } from "./lenient.js";
+import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
 
 export interface LoadLimits {
   /** Files larger than this are reported and skipped. */
@@ -20,7 +22,13 @@ export interface LoadedFile {
   findings: Finding[];
   /** YAML documents read, empty ones included. */
   documents: number;
+  /** Set when the file's objects are not meant to be applied (see roles.ts): it yields no manifests. */
+  role?: FileRole;
+  /** A kustomization file's document (it may have no apiVersion and kind, so it is no manifest). */
+  kustomization?: unknown;
 }
+
+export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch";
 
 /** Reads and loads one file, checking its size before reading it. */
 export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
@@ -60,20 +68,43 @@ function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
 export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
   if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
   if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content; not read as YAML");
-  const text = bytes.toString("utf8");
+  let text = stripBom(bytes.toString("utf8"));
+  const jsonError = file.toLowerCase().endsWith(".json") ? strictJsonError(text) : undefined;
+  if (jsonError) {
+    if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid JSON (${jsonError.message}); skipped`);
+    return { manifests: [], findings: [{ rule: "yaml/syntax", severity: "error", file, ...jsonError }], documents: 0 };
+  }
+  let parsed = parseFast(text) ?? parseCareful(text, limits);
+  const leniency: Finding[] = [];
+  if (parsed.errors.some((e) => /^Missing closing ['"]quote/.test(e.message))) {
+    const relaxed = indentQuotedContinuations(text);
+    const again = relaxed === undefined ? undefined : (parseFast(relaxed) ?? parseCareful(relaxed, limits));
+    if (relaxed !== undefined && again && again.errors.length === 0) {
+      [text, parsed] = [relaxed, again];
+      leniency.push({ rule: "yaml/lenient", severity: "info", message: LENIENT_MESSAGE, file, line: 1, column: 1 });
+    }
+  }
   const source = new SourceFile(file, text);
-  const fast = parseFast(text);
-  if (fast) source.events = fast.events;
-  const parsed = fast ?? parseCareful(text, limits);
+  if (parsed.events) source.events = parsed.events;
   if (isTemplated(text, parsed.errors)) {
     return skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)");
   }
-  const findings = parsed.errors.map((e) => ({ ...e, file }));
+  if (parsed.errors.length && !looksLikeManifest(text)) {
+    const what = file.endsWith(".json") ? "JSON" : "YAML";
+    return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`);
+  }
+  const findings = [...leniency, ...firstSyntaxErrors(parsed.errors).map((e) => ({ ...e, file }))];
   const manifests: Manifest[] = [];
   parsed.documents.forEach((doc, docIndex) => {
     if (doc === BROKEN) return;
     collectManifests(doc, source, docIndex, manifests);
   });
+  if (manifests.some(hasEnvsubstName)) {
+    return skipped(file, "file/templated", "info", "file has envsubst placeholders ($VAR, ${VAR}) in object names and is filled in before it is applied; skipped (substitute them first to validate it)");
+  }
+  if (isKustomizationFile(file)) return { source, manifests, findings, documents: parsed.documents.length, kustomization: parsed.documents[0] };
+  const role = manifests.length === 0 ? undefined : isKuttlAssertion(file) ? "test-assertion" : isRenderOutput(parsed.documents) ? "render-output" : undefined;
+  if (role) return { source, manifests: [], findings, documents: parsed.documents.length, role };
   return { source, manifests, findings, documents: parsed.documents.length };
 }
 
@@ -188,6 +219,57 @@ function collectManifests(doc: unknown, source: SourceFile, docIndex: number, ou
     return;
   }
   out.push(new Manifest(doc, source, docIndex));
+}
+
+const LENIENT_MESSAGE =
+  "a quoted string continues on lines indented no deeper than its key: YAML 1.2 forbids it, the Go YAML parsers kubectl uses accept it; read as they read it";
+
+const ENVSUBST = /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/;
+
+/** `name: $CLAIM_NAME`: a shell-substituted template, which no API server would accept as it is. */
+function hasEnvsubstName(m: Manifest): boolean {
+  const meta = m.object.metadata;
+  // `(join('-', [$x]))` is a chainsaw expression, not a shell variable.
+  return !!meta && [meta.name, meta.namespace, meta.generateName].some((v) => typeof v === "string" && !/^\(.*\)$/.test(v) && ENVSUBST.test(v));
+}
+
+/**
+ * A .json file is read as JSON: YAML would read JSON with comments or trailing commas as
+ * something else (a comment line becomes part of a key) instead of failing.
+ */
+function strictJsonError(text: string): { message: string; line: number; column: number } | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const offset = at ? Number(at[1]) : 0;
+    const before = text.slice(0, offset).split("\n");
+    return { message: `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/^JSON\.parse: /, "")}`, line: before.length, column: before[before.length - 1]!.length + 1 };
+  }
+}
+
+/** A byte-order mark is not part of the text (editors on Windows write one). */
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** A file that means to hold Kubernetes objects names an apiVersion and a kind somewhere. */
+function looksLikeManifest(text: string): boolean {
+  return /(^|[\s{,"'])apiVersion["']?\s*:/m.test(text) && /(^|[\s{,"'])kind["']?\s*:/m.test(text);
+}
+
+/**
+ * One syntax error usually sets off a cascade (a missing quote, and every line after it is
+ * misread): the first error of the file is reported, with a count of the rest.
+ */
+function firstSyntaxErrors(errors: Finding[]): Finding[] {
+  const syntax = errors.filter((e, i) => e.rule === "yaml/syntax" && errors.findIndex((o) => o.rule === e.rule && o.message === e.message) === i);
+  if (syntax.length <= 1) return syntax.length ? [syntax[0]!, ...errors.filter((e) => e.rule !== "yaml/syntax")] : errors;
+  const rest = syntax.length - 1;
+  const first = { ...syntax[0]!, message: `${syntax[0]!.message} (and ${rest} more syntax error${rest === 1 ? "" : "s"} after it, probably caused by this one)` };
+  return [first, ...errors.filter((e) => e.rule !== "yaml/syntax")];
 }
 
 function skipped(file: string, rule: string, severity: Finding["severity"], message: string): LoadedFile {

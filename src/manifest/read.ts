@@ -1,6 +1,7 @@
 import type { Finding } from "../report/finding.js";
 import { discover, type DiscoveredFile } from "./discover.js";
-import { DEFAULT_LIMITS, loadPath, type LoadedFile, type LoadLimits } from "./load.js";
+import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadedFile, type LoadLimits } from "./load.js";
+import { chainsawFiles, kustomizePatchFiles } from "./roles.js";
 import type { Manifest } from "./manifest.js";
 
 export interface ReadResult {
@@ -12,7 +13,10 @@ export interface ReadResult {
 
 /** Discovers and loads every manifest below the paths, with the loading findings. */
 export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS): ReadResult {
-  return mergeLoaded(loadFiles(discover(paths, { root, ignore }), limits));
+  const notes: string[] = [];
+  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes }), limits));
+  for (const message of notes) result.findings.push({ rule: "file/ignored", severity: "info", message });
+  return result;
 }
 
 /** Loads files in order; a file that cannot be read is a finding, not an exception. */
@@ -28,7 +32,7 @@ export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_
   });
 }
 
-/** Loaded files, in order, as one result. */
+/** Loaded files, in order, as one result; files of objects not meant to be applied are left out, and said once. */
 function mergeLoaded(files: LoadedFile[]): ReadResult {
   const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
   for (const loaded of files) {
@@ -36,5 +40,29 @@ function mergeLoaded(files: LoadedFile[]): ReadResult {
     for (const f of loaded.findings) result.findings.push(f);
     result.documents += loaded.documents;
   }
+  const byRole = new Map<FileRole, string[]>();
+  for (const loaded of files) if (loaded.role && loaded.source) byRole.set(loaded.role, [...(byRole.get(loaded.role) ?? []), loaded.source.file]);
+  const kustomizations = files.flatMap((f) => (f.kustomization !== undefined && f.source ? [{ file: f.source.file, document: f.kustomization }] : []));
+  const patches = kustomizePatchFiles(kustomizations, new Set(result.manifests.map((m) => m.file)));
+  for (const [role, named] of [["test-template", chainsawFiles(result.manifests)], ["kustomize-patch", patches]] as const) {
+    if (!named.size) continue;
+    const used = [...new Set(result.manifests.filter((m) => named.has(m.file)).map((m) => m.file))];
+    result.manifests = result.manifests.filter((m) => !named.has(m.file));
+    if (used.length) byRole.set(role, used);
+  }
+  for (const [role, roleFiles] of byRole) result.findings.push(roleFinding(role, roleFiles));
   return result;
+}
+
+const ROLE_MESSAGES: Record<FileRole, string> = {
+  "test-assertion": "hold test assertions (kuttl or chainsaw): partial objects a test expects to find; they are not checked as manifests",
+  "test-template": "are used by chainsaw Tests, which fill them in from bindings and assert them; they are not checked as manifests",
+  "render-output": "hold `crossplane render` outputs (golden files); they are not checked as manifests or rendered as sources",
+  "kustomize-patch": "are patches a Kustomization merges into other objects (partial objects); they are not checked as manifests",
+};
+
+function roleFinding(role: FileRole, files: string[]): Finding {
+  const named = files.slice(0, 5).join(", ") + (files.length > 5 ? ` and ${files.length - 5} more` : "");
+  const count = files.length === 1 ? "1 file" : `${files.length} files`;
+  return { rule: "file/not-applied", severity: "info", message: `${count} (${named}) ${ROLE_MESSAGES[role]}`, file: files[0]!, line: 1, column: 1 };
 }

@@ -10,6 +10,8 @@ import { SchemaEngine } from "./engine.js";
 import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
 import { guarded } from "./guard.js";
 import { PackageLayout } from "../manifest/packages.js";
+import { isToolObject } from "../manifest/roles.js";
+import { explainV1Forms } from "./crossplane-v1.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
@@ -78,6 +80,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   registry.addBuiltins();
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? [])];
+  if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity === "error")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
   const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
   for (const note of registry.notes) {
@@ -103,7 +106,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
 
-  const all = [...dropSuperseded(findings, ruleFindings), ...ruleFindings];
+  const all = explainV1Forms([...dropSuperseded(findings, ruleFindings), ...ruleFindings], config.crossplaneVersion);
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
@@ -120,11 +123,21 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   };
 }
 
+/** A run that read no Kubernetes object says so: a clean report of nothing is no report. */
+function nothingFound(paths: string[], files: number, ignore: string[]): Finding {
+  const where = paths.join(", ");
+  const why =
+    files === 0
+      ? `no *.yaml, *.yml or *.json file below ${where}${ignore.length ? ` (the config ignores ${ignore.join(", ")}; .gitignore files apply too)` : " (.gitignore files apply)"}`
+      : `none of the ${files} files below ${where} holds a Kubernetes object (a document with apiVersion and kind)`;
+  return { rule: "file/no-manifests", severity: "warning", message: `nothing to check: ${why}` };
+}
+
 function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, policy: MissingSchemaPolicy): Finding[] {
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {
-    if (policy === "ignore") return [];
+    if (policy === "ignore" || isToolObject(m)) return [];
     return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
   }
   return engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));

@@ -16,7 +16,19 @@ export interface StructuralError {
  */
 export function applyStructural(schema: OpenAPISchema, value: unknown): { value: unknown; errors: StructuralError[] } {
   const errors: StructuralError[] = [];
-  return { value: structural(schema, value, errors, []), errors };
+  return { value: structural(schema, withoutNullMetadata(value), errors, []), errors };
+}
+
+/** ObjectMeta is decoded as Go decodes JSON: a null field (`annotations:` with nothing after it) is simply unset. */
+function withoutNullMetadata(value: unknown): unknown {
+  if (!isPlainObject(value) || !("metadata" in value)) return value;
+  const meta = value.metadata;
+  if (meta === null) {
+    const { metadata: _, ...rest } = value;
+    return rest;
+  }
+  if (!isPlainObject(meta) || !Object.values(meta).includes(null)) return value;
+  return { ...value, metadata: Object.fromEntries(Object.entries(meta).filter(([, v]) => v !== null)) };
 }
 
 function structural(schema: OpenAPISchema, value: unknown, errors: StructuralError[], path: (string | number)[]): unknown {

@@ -104,8 +104,9 @@ function checkApplicable(app: Manifest, at: string, traitType: string, traitDefi
     app,
     `${at}/type`,
     "vela/trait-not-applicable",
-    "error",
-    `the trait "${traitType}" cannot apply to component "${componentName}" of type "${componentType}" (workload ${workload.resource ?? "unknown"}; appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}])`,
+    "info",
+    `the trait "${traitType}" does not list component "${componentName}" of type "${componentType}" in appliesToWorkloads (workload ${workload.resource ?? "unknown"}; appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}]); ` +
+      "KubeVela does not enforce it for Applications (only VelaUX uses it to offer traits)",
   );
 }
 
@@ -122,8 +123,9 @@ function checkConflicts(app: Manifest, at: string, componentName: string, traits
         app,
         `${at}/traits/${second.index}`,
         "vela/trait-conflict",
-        "error",
-        `traits "${first.type}" and "${second.type}" of component "${componentName}" conflict: TraitDefinition "${a.type}" lists "${entry}" in conflictsWith`,
+        "info",
+        `traits "${first.type}" and "${second.type}" of component "${componentName}" conflict: TraitDefinition "${a.type}" lists "${entry}" in conflictsWith; ` +
+          "KubeVela does not enforce conflictsWith for Applications",
       );
     }
   }
