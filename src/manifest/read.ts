@@ -54,15 +54,17 @@ function mergeLoaded(files: LoadedFile[]): ReadResult {
   return result;
 }
 
-const ROLE_MESSAGES: Record<FileRole, string> = {
-  "test-assertion": "hold test assertions (kuttl or chainsaw): partial objects a test expects to find; they are not checked as manifests",
-  "test-template": "are used by chainsaw Tests, which fill them in from bindings and assert them; they are not checked as manifests",
-  "render-output": "hold `crossplane render` outputs (golden files); they are not checked as manifests or rendered as sources",
-  "kustomize-patch": "are patches a Kustomization merges into other objects (partial objects); they are not checked as manifests",
+/** What files of each role hold, said of one file (`one`) or of several. */
+const ROLE_MESSAGES: Record<FileRole, { one: string; many: string; rest: string }> = {
+  "test-assertion": { one: "holds", many: "hold", rest: "test assertions (kuttl or chainsaw): partial objects a test expects to find; not checked as manifests" },
+  "test-template": { one: "is", many: "are", rest: "used by chainsaw Tests, which fill them in from bindings and assert them; not checked as manifests" },
+  "render-output": { one: "holds", many: "hold", rest: "`crossplane render` output (golden files); not checked as manifests or rendered as sources" },
+  "kustomize-patch": { one: "is a patch", many: "are patches", rest: "a Kustomization merges into other objects (partial objects); not checked as manifests" },
 };
 
 function roleFinding(role: FileRole, files: string[]): Finding {
   const named = files.slice(0, 5).join(", ") + (files.length > 5 ? ` and ${files.length - 5} more` : "");
-  const count = files.length === 1 ? "1 file" : `${files.length} files`;
-  return { rule: "file/not-applied", severity: "info", message: `${count} (${named}) ${ROLE_MESSAGES[role]}`, file: files[0]!, line: 1, column: 1 };
+  const { one, many, rest } = ROLE_MESSAGES[role];
+  const message = files.length === 1 ? `${named} ${one} ${rest}` : `${files.length} files (${named}) ${many} ${rest}`;
+  return { rule: "file/not-applied", severity: "info", message, file: files[0]!, line: 1, column: 1 };
 }

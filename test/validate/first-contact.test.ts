@@ -133,3 +133,16 @@ describe("Crossplane v1 forms against the v2 schemas", () => {
     expect(findings).toEqual([]);
   });
 });
+
+describe("noise", () => {
+  it("a missing schema is said once per kind in text output, and once per document in JSON", async () => {
+    const bucket = (n: number) => `apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata: {name: b${n}}\n`;
+    const dir = tempRepo({ "a.yaml": bucket(1), "b.yaml": bucket(2), "c.yaml": bucket(3) });
+    const text = (await runCli(["validate", ".", "--no-cache"], dir)).stdout;
+    expect(text.match(/no schema for s3\.aws\.upbound\.io\/v1beta1 Bucket/g)).toHaveLength(1);
+    expect(text).toContain("(and 2 more like it)");
+    expect(text).toContain("0 errors, 3 warnings");
+    const json = JSON.parse((await runCli(["validate", ".", "--no-cache", "--format", "json"], dir)).stdout) as { findings: Finding[] };
+    expect(json.findings).toHaveLength(3);
+  });
+});
