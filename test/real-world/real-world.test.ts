@@ -1,0 +1,37 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { HAS_SHARED, SHARED, runCli } from "../helpers.js";
+import { REVIEWED_ERRORS } from "./reviewed-errors.js";
+
+/**
+ * `check` on public repositories nobody here wrote (../shared/corpus/real): no crash, no internal
+ * error, under 10 s each, and exactly the errors reviewed as true positives.
+ */
+const REAL = path.join(SHARED, "corpus/real");
+const repos = HAS_SHARED ? fs.readdirSync(REAL).filter((d) => fs.statSync(path.join(REAL, d)).isDirectory()) : [];
+
+type Finding = { rule: string; severity: string; file?: string; line?: number };
+
+describe.skipIf(!HAS_SHARED)("real repositories", () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-real-"));
+
+  it("every repository of the corpus has reviewed findings here", () => {
+    expect(repos.sort()).toEqual(Object.keys(REVIEWED_ERRORS).sort());
+  });
+
+  for (const repo of repos) {
+    it(`${repo}: no internal error, and only errors reviewed as true positives`, async () => {
+      const started = performance.now();
+      const { code, stdout, stderr } = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], path.join(REAL, repo));
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(stderr).not.toContain("internal error");
+      expect(code).toBeLessThan(2);
+      const findings = (JSON.parse(stdout) as { findings: Finding[] }).findings;
+      expect(findings.filter((f) => f.rule === "internal/error")).toEqual([]);
+      const errors = findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}:${f.line}`);
+      expect(errors.sort()).toEqual((REVIEWED_ERRORS[repo] ?? []).map((e) => `${e.rule} ${e.file}:${e.line}`).sort());
+    }, 30_000);
+  }
+});
