@@ -1,6 +1,10 @@
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { runAutoReady } from "../functions/auto-ready.js";
 import { runPatchAndTransform } from "../functions/patch-and-transform/function.js";
+import { runGoTemplating } from "../functions/go-templating/function.js";
+import { runEnvironmentConfigs } from "../functions/environment-configs.js";
+import { runExtraResources } from "../functions/extra-resources.js";
+import { runCelFilter } from "../functions/cel-filter.js";
 import { packagePath } from "../../manifest/package-ref.js";
 import { FunctionFailure, type FunctionRuntime } from "./runtime.js";
 
@@ -10,6 +14,10 @@ export type BuiltinFunction = (req: RunFunctionRequest) => RunFunctionResponse;
 const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-patch-and-transform": runPatchAndTransform,
   "crossplane-contrib/function-auto-ready": runAutoReady,
+  "crossplane-contrib/function-go-templating": (req) => runGoTemplating(req),
+  "crossplane-contrib/function-environment-configs": runEnvironmentConfigs,
+  "crossplane-contrib/function-extra-resources": runExtraResources,
+  "crossplane-contrib/function-cel-filter": runCelFilter,
 };
 
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
