@@ -5,6 +5,9 @@ import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/forma
 import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
+import { maskFindings } from "../report/mask.js";
+import { maskerFor } from "../report/secrets.js";
+import type { RenderedSource } from "../render/source.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { oneOf, parseCommandArgs, writeOutput } from "./options.js";
 
@@ -50,8 +53,8 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** More findings from a finished validation (check adds rendering); they go through the same report. */
-export type ValidationExtension = (result: ValidateResult, root: string) => Promise<Finding[]>;
+/** More findings from a finished validation (check adds rendering), and what it rendered; they go through the same report. */
+export type ValidationExtension = (result: ValidateResult, root: string) => Promise<{ findings: Finding[]; sources?: RenderedSource[] }>;
 
 export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -86,15 +89,20 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     if (err instanceof Error && err.message.startsWith("path not found")) throw new UsageError(err.message);
     throw err;
   }
+  let sources: RenderedSource[] = [];
   if (extend) {
     const seen = new Set(result.findings.map(findingKey));
-    result.findings.push(...(await extend(result, root)).filter((f) => !seen.has(findingKey(f))));
+    const extended = await extend(result, root);
+    result.findings.push(...extended.findings.filter((f) => !seen.has(findingKey(f))));
     result.findings.sort(compareFindings);
+    sources = extended.sources ?? [];
   }
-  const summary = summarize(result.findings, result.files, result.documents);
-  const text = formatReport(format, { findings: result.findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  // Secret values never reach the output, not even through a message a repository's CEL rule builds.
+  const findings = maskFindings(result.findings, maskerFor(result.manifests, sources, result.config.secretFields));
+  const summary = summarize(findings, result.files, result.documents);
+  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
-  return result.findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
+  return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
 
 /** Rendering re-derives some validation findings (a missing Composition): each is reported once. */

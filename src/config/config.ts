@@ -25,6 +25,8 @@ export interface Config {
   clusterDefinitions: string[];
   /** JSON schemas of KubeVela definitions' parameters, by definition name (paths from the root). */
   parameterSchemas: Record<string, string>;
+  /** More field names whose values are secret, masked in every output (besides password, token, …). */
+  secretFields: string[];
 }
 
 export interface FunctionConfig {
@@ -58,10 +60,11 @@ const KNOWN_KEYS = [
   "crossplaneVersion",
   "clusterDefinitions",
   "parameterSchemas",
+  "secretFields",
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {} };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {}, secretFields: [] };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -106,6 +109,7 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "schemaLocations":
       case "crds":
       case "clusterDefinitions":
+      case "secretFields":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) fail("must be a list of strings");
         if (root && (key === "crds" || key === "schemaLocations")) (value as string[]).forEach((p) => checkInside(root, p, fail));
         config[key as "ignore"] = value;

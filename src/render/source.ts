@@ -30,6 +30,8 @@ export interface RenderedSource {
    * is not the repository's fault. Reported once per function (see not-rendered.ts).
    */
   notRendered?: NotRendered[];
+  /** Connection details the render produced: secret values, to be masked wherever they show. */
+  connectionDetails?: Record<string, Uint8Array>[];
 }
 
 /** What could not run for a source, why, and what would let it. */

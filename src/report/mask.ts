@@ -1,76 +1,159 @@
 import crypto from "node:crypto";
+import type { Finding } from "./finding.js";
 
 /**
- * Secret values never reach output: before an object is diffed or printed, the values of Secrets
- * (`data`, `stringData`) and of fields named like a password, token, secret or key become
- * `<masked sha256:abcd1234>` (the first 8 hex digits of the value's SHA-256), so a change is still
- * visible as a change. The values seen are remembered, and every text written (comments, summaries,
- * JSON, SARIF, annotations) is redacted with them as a last line of defence.
+ * Secret values never reach output. What is secret is decided by what a value is, never by what
+ * a word looks like: the values of a Secret's `data` and `stringData`, connection details, values
+ * of fields whose name says they hold a secret (`password`, `apiToken`, `clientSecret`,
+ * `privateKey`, not `key` or `fromConnectionSecretKey`, which hold a key's name, nor `*SecretRef`),
+ * and the fields the config names. At its own field a secret becomes `<masked sha256:abcd1234>`
+ * (so a change still shows as a change); in free text, each secret value of 4 characters or more,
+ * and its base64 and base64url forms, is replaced wherever it stands as a whole token. Keys are
+ * never masked, and structured outputs are masked value by value, never as serialised text.
  */
 
-const SENSITIVE_NAME = /(password|passwd|passphrase|token|secret|credential)/i;
-const KEY_NAME = /key$/i;
-/** `...key` fields whose values are themselves secret (not the name of a key in a Secret). */
-const SECRET_KEY_NAME = /(api|access|private|secret|ssh|signing|encryption|client)[-_]?key$/i;
-const MIN_REDACTED_LENGTH = 6;
+/** Shorter values are masked at their own field only: in free text they would hide ordinary words. */
+export const MIN_FREE_TEXT_LENGTH = 4;
+
+const SECRET_SUFFIXES = [
+  "password",
+  "passwd",
+  "passphrase",
+  "token",
+  "secret",
+  "privatekey",
+  "apikey",
+  "accesskey",
+  "secretkey",
+  "sshkey",
+  "signingkey",
+  "encryptionkey",
+  "credential",
+  "credentials",
+];
+/** Names that hold a reference, a name, a path or a type, even when they mention a secret. */
+const REFERENCE_SUFFIX = /(ref|refs|name|names|selector|fieldpath|path|paths|namespace|keys|type|kind|source|store|length|ttl|policy)$/;
+
+/** Whether a field of this name holds a secret value (see the module comment). */
+export function isSecretFieldName(name: string): boolean {
+  if (/^(from|to)[A-Z]/.test(name)) return false; // fromConnectionSecretKey, toFieldPath: names and paths
+  const n = name.toLowerCase().replace(/[-_.]/g, "");
+  if (n === "secret" || REFERENCE_SUFFIX.test(n)) return false;
+  return SECRET_SUFFIXES.some((s) => n.endsWith(s));
+}
 
 export function maskValue(value: string): string {
   return `<masked sha256:${crypto.createHash("sha256").update(value).digest("hex").slice(0, 8)}>`;
 }
 
+const MASKED = /^<masked sha256:[0-9a-f]{8}>$/;
+
 export class SecretMasker {
-  private readonly secretValues = new Set<string>();
+  /** Every form of every secret value (raw, base64, base64url), and the raw value each stands for. */
+  private readonly forms = new Set<string>();
+  private readonly raw = new Map<string, string>();
+  private pattern?: RegExp | null;
 
-  /** A masked deep copy of a Kubernetes object. */
-  maskObject<T>(object: T): T {
-    return this.walk(object, rootContext(object), true) as T;
-  }
+  /** `extraFields`: more field names whose values are secret (the config's `secretFields`). */
+  constructor(private readonly extraFields: readonly string[] = []) {}
 
-  /** Remembers the secret values of an object without copying it (repository Secrets, credentials). */
+  /** Remembers the secret values of an object (repository manifests, rendered objects, credentials). */
   learn(object: unknown): void {
     this.walk(object, rootContext(object), false);
   }
 
-  /** `text` with every remembered secret value (and its base64 form) replaced by its mask. */
-  redact(text: string): string {
-    let out = text;
-    for (const value of [...this.secretValues].sort((a, b) => b.length - a.length)) {
-      if (out.includes(value)) out = out.split(value).join(maskValue(value));
+  /** Remembers connection details (function responses): every value is secret. */
+  learnConnectionDetails(details: Record<string, unknown> | undefined): void {
+    for (const v of Object.values(details ?? {})) {
+      if (typeof v === "string") this.remember(v);
+      else if (v instanceof Uint8Array) this.remember(Buffer.from(v).toString("utf8"));
     }
-    return out;
   }
 
-  /** The remembered values (for the runner's log masking). */
+  /** Remembers one secret value. */
+  learnValue(value: string): void {
+    this.remember(value);
+  }
+
+  /** A masked deep copy of an object: secret fields masked at the field, other strings redacted as free text. */
+  maskObject<T>(object: T): T {
+    return this.walk(object, rootContext(object), true) as T;
+  }
+
+  /** `text` with every remembered secret value, in every form, replaced by its mask where it stands as a whole token. */
+  redact(text: string): string {
+    const pattern = this.compiled();
+    if (!pattern) return text;
+    return text.replace(pattern, (match) => maskValue(this.rawOf(match)));
+  }
+
+  /** A JSON value with every string redacted; keys are left as they are. */
+  redactJson<T>(value: T): T {
+    if (typeof value === "string") return this.redact(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.redactJson(v)) as T;
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.redactJson(v)])) as T;
+    return value;
+  }
+
+  /** The forms to hide in the job log (`::add-mask::`): only values that passed the test above. */
   values(): string[] {
-    return [...this.secretValues];
+    return [...this.forms];
+  }
+
+  private rawOf(form: string): string {
+    return this.raw.get(form) ?? form;
+  }
+
+  private remember(value: string): void {
+    if (MASKED.test(value)) return;
+    const add = (form: string, raw: string) => {
+      if (form.length < MIN_FREE_TEXT_LENGTH || this.forms.has(form)) return;
+      this.forms.add(form);
+      this.raw.set(form, raw);
+      this.pattern = undefined;
+    };
+    add(value, value);
+    for (const encoded of base64Forms(value)) add(encoded, value);
+    const decoded = decodeBase64(value);
+    if (decoded !== undefined) {
+      add(decoded, decoded);
+      for (const encoded of base64Forms(decoded)) add(encoded, decoded);
+    }
+  }
+
+  private compiled(): RegExp | null {
+    if (this.pattern !== undefined) return this.pattern;
+    const forms = [...this.forms].sort((a, b) => b.length - a.length);
+    if (forms.length === 0) return (this.pattern = null);
+    const alternatives = forms.map((f) => `${/^\w/.test(f) ? "(?<![\\w])" : ""}${escapeRegExp(f)}${/\w$/.test(f) ? "(?![\\w])" : ""}`);
+    return (this.pattern = new RegExp(alternatives.join("|"), "g"));
   }
 
   /** Visits every value, remembering secret ones; with `copy`, also returns the masked copy. */
   private walk(value: unknown, context: Context, copy: boolean): unknown {
     if (Array.isArray(value)) return copy ? value.map((v) => this.walk(v, undefined, true)) : value.forEach((v) => this.walk(v, undefined, false));
+    if (typeof value === "string") return copy ? this.redact(value) : undefined;
     if (!value || typeof value !== "object") return value;
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       let result: unknown;
-      if (context === "secret-data" && isScalar(v)) result = this.mask(String(v), true, copy);
+      if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy);
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
-      else if (isScalar(v) && v !== "" && (SENSITIVE_NAME.test(key) || KEY_NAME.test(key))) result = this.mask(String(v), hidesValue(key), copy);
+      else if (isScalar(v) && v !== "" && this.isSecretField(key)) result = this.secret(String(v), copy);
       else result = this.walk(v, undefined, copy);
       if (copy) out[key] = result;
     }
     return copy ? out : undefined;
   }
 
-  private mask(value: string, remember: boolean, copy: boolean): string | undefined {
-    if (value.startsWith("<masked sha256:")) return value;
-    if (remember) this.remember(value);
-    return copy ? maskValue(value) : undefined;
+  private isSecretField(name: string): boolean {
+    return isSecretFieldName(name) || this.extraFields.includes(name);
   }
 
-  private remember(value: string): void {
-    if (value.length >= MIN_REDACTED_LENGTH) this.secretValues.add(value);
-    const decoded = decodeBase64(value);
-    if (decoded && decoded.length >= MIN_REDACTED_LENGTH) this.secretValues.add(decoded);
+  private secret(value: string, copy: boolean): string | undefined {
+    if (MASKED.test(value)) return value;
+    this.remember(value);
+    return copy ? maskValue(value) : undefined;
   }
 }
 
@@ -78,27 +161,29 @@ type Context = "secret-root" | "secret-data" | undefined;
 
 /**
  * Whether the value at a path of an object is one the masker hides (a Secret's data or
- * stringData entry, or a field named like a password, token or private key), so a message about
- * that field shows its mask, never its value.
+ * stringData entry, or a field whose name says it is secret), so a message about that field
+ * shows its mask, never its value.
  */
 export function isSecretField(object: unknown, segments: string[]): boolean {
   if (rootContext(object) === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
   const last = segments[segments.length - 1];
-  return last !== undefined && hidesValue(last);
-}
-
-/** A field whose value is itself secret, by its name (a `...key` field only when the key is a secret one). */
-function hidesValue(fieldName: string): boolean {
-  return SENSITIVE_NAME.test(fieldName) || SECRET_KEY_NAME.test(fieldName);
+  return last !== undefined && isSecretFieldName(last);
 }
 
 function rootContext(object: unknown): Context {
   const o = object as Record<string, unknown> | null;
-  return o && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined) ? "secret-root" : undefined;
+  return o && typeof o === "object" && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined) ? "secret-root" : undefined;
 }
 
 function isScalar(v: unknown): v is string | number | boolean {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+}
+
+/** How a value shows when a transform or a Secret encodes it: base64 and base64url, padded or not. */
+function base64Forms(value: string): string[] {
+  const standard = Buffer.from(value, "utf8").toString("base64");
+  const url = Buffer.from(value, "utf8").toString("base64url");
+  return [...new Set([standard, standard.replace(/=+$/, ""), url, `${url}${"=".repeat((4 - (url.length % 4)) % 4)}`])];
 }
 
 /** The text a base64 value encodes, when it is base64 of printable UTF-8. */
@@ -106,4 +191,17 @@ function decodeBase64(value: string): string | undefined {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return undefined;
   const text = Buffer.from(value, "base64").toString("utf8");
   return /^[\x20-\x7e\t\n\r]+$/.test(text) ? text : undefined;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** Findings whose free text (message, detail) is redacted; everything else is as it was. */
+export function maskFindings(findings: Finding[], masker: SecretMasker): Finding[] {
+  return findings.map((f) => {
+    const out = { ...f, message: masker.redact(f.message) };
+    if (f.detail !== undefined) out.detail = masker.redact(f.detail);
+    return out;
+  });
 }

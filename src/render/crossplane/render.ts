@@ -55,6 +55,8 @@ export interface Rendered {
   ok: boolean;
   /** Set when the pipeline was not run because some of its functions cannot run here. */
   notRunnable?: NotRunnableStep[];
+  /** Connection details the functions produced (never printed by crossplane render, but secret wherever they show). */
+  connectionDetails?: Record<string, Uint8Array>[];
 }
 
 const RESULT_SEVERITY: Partial<Record<Severity, FindingSeverity>> = {
@@ -127,7 +129,8 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     const documents = [renderedXr, ...objects];
     if (req.includeFunctionResults) documents.push(...resultDocuments(out.results));
     if (req.includeContext) documents.push(contextDocument(out.context));
-    return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true };
+    const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) => (r?.connectionDetails ? [r.connectionDetails] : []));
+    return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true, connectionDetails };
   } catch (err) {
     if (err instanceof PipelineNotRunnable) return { documents: [], composed: [], results: [], problems, ok: false, notRunnable: err.steps };
     if (!(err instanceof PipelineError)) throw err;

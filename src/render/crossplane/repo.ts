@@ -112,6 +112,7 @@ async function renderSource(
     rendered,
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
+  if (rendered.connectionDetails?.length) out.connectionDetails = rendered.connectionDetails;
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
   return out;
 }

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { maskFindings, SecretMasker } from "../../src/report/mask.js";
+import { runCli, tempRepo } from "../helpers.js";
+
+/**
+ * The masking corpus: values that are secret by what they are must never appear in any output,
+ * in any form; ordinary words, key names, regions, namespaces and references must stay visible.
+ */
+
+const SECRETS = ["hunter2-db-password", "ghp_tokenvalue123", "client-secret-456", "-----BEGIN KEY-----abc", "s3cret-from-data", "conn-detail-value"];
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+const b64url = (s: string) => Buffer.from(s).toString("base64url");
+
+const corpus = [
+  { apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "crossplane-system" }, data: { password: b64("s3cret-from-data") }, stringData: { token: "ghp_tokenvalue123" } },
+  {
+    apiVersion: "example.org/v1",
+    kind: "XDatabase",
+    metadata: { name: "orders", namespace: "crossplane-system" },
+    spec: {
+      region: "eu-west-1",
+      password: "hunter2-db-password",
+      clientSecret: "client-secret-456",
+      privateKey: "-----BEGIN KEY-----abc",
+      passwordSecretRef: { name: "db-pass", namespace: "crossplane-system", key: "password" },
+      writeConnectionSecretToRef: { name: "orders-conn", namespace: "crossplane-system" },
+      tags: [{ key: "Name", value: "orders" }, { key: "region", value: "eu-west-1" }],
+      secretName: "tls-cert",
+      tokenSecretRef: { name: "api-token", key: "token" },
+    },
+  },
+  {
+    apiVersion: "apiextensions.crossplane.io/v1",
+    kind: "Composition",
+    metadata: { name: "xdatabases" },
+    spec: { resources: [{ name: "db", connectionDetails: [{ fromConnectionSecretKey: "region" }, { name: "password", fromConnectionSecretKey: "password" }], patches: [{ fromFieldPath: "spec.region", toFieldPath: "status.region" }] }] },
+  },
+];
+
+const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db"];
+
+function learned(): SecretMasker {
+  const masker = new SecretMasker();
+  for (const o of corpus) masker.learn(o);
+  masker.learnConnectionDetails({ url: new TextEncoder().encode("conn-detail-value") });
+  return masker;
+}
+
+const forms = (s: string) => [s, b64(s), b64(s).replace(/=+$/, ""), b64url(s)];
+
+describe("masking: by what a value is, not by what a word looks like", () => {
+  it("no secret value, raw or base64 or base64url, survives in masked objects or redacted text", () => {
+    const masker = learned();
+    const masked = JSON.stringify(corpus.map((o) => masker.maskObject(o)));
+    const derived = { apiVersion: "v1", kind: "ConfigMap", data: { copied: b64("hunter2-db-password"), url: b64url("client-secret-456"), detail: "conn-detail-value" } };
+    const text = [masked, JSON.stringify(masker.maskObject(derived)), masker.redact(`password=hunter2-db-password token ${b64("ghp_tokenvalue123")} ${b64url("s3cret-from-data")}`)].join("\n");
+    for (const s of SECRETS) for (const f of forms(s)) expect(text, f).not.toContain(f);
+  });
+
+  it("ordinary words, key names, regions, namespaces and references stay visible", () => {
+    const masker = learned();
+    const masked = JSON.stringify(corpus.map((o) => masker.maskObject(o)));
+    for (const word of ORDINARY) expect(masked, word).toContain(`"${word}"`);
+    const message = 'toFieldPath "status.region" of ConfigMap in crossplane-system: fromConnectionSecretKey region, key password';
+    expect(masker.redact(message)).toBe(message);
+  });
+
+  it("the log masks are only secret values and their encodings, never ordinary words", () => {
+    const masks = learned().values();
+    for (const word of ORDINARY) expect(masks).not.toContain(word);
+    for (const s of SECRETS) expect(masks).toContain(s);
+    expect(masks).toContain(b64("hunter2-db-password"));
+  });
+
+  it("short values are masked at their field only, never in free text", () => {
+    const masker = new SecretMasker();
+    expect(masker.maskObject({ spec: { password: "abc" } })).toEqual({ spec: { password: expect.stringMatching(/^<masked sha256:/) } });
+    expect(masker.redact("abc appears in abcde and abc")).toBe("abc appears in abcde and abc");
+  });
+
+  it("structured outputs are masked value by value: keys stay, JSON stays valid", () => {
+    const masker = learned();
+    const out = masker.redactJson({ "hunter2-db-password": "hunter2-db-password", list: ["x ghp_tokenvalue123 y"] });
+    expect(Object.keys(out)).toEqual(["hunter2-db-password", "list"]);
+    expect(JSON.stringify(out)).not.toContain("ghp_tokenvalue123");
+    const [f] = maskFindings([{ rule: "schema/cel", severity: "error", message: "bad password hunter2-db-password", file: "password.yaml" }], masker);
+    expect(f).toMatchObject({ file: "password.yaml", message: expect.not.stringContaining("hunter2") });
+  });
+});
+
+describe("the CLI masks what it prints, as the Action does", () => {
+  it("a CEL messageExpression that prints a password does not print it", async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dbs.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {kind: DB, plural: dbs}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "size(self.password) > 40"
+                  messageExpression: "'password ' + self.password + ' is too short'"
+              properties:
+                password: {type: string}
+`;
+    const dir = tempRepo({ "crd.yaml": crd, "db.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d}\nspec: {password: correct-horse-battery}\n" });
+    for (const format of ["text", "json", "sarif"]) {
+      const { stdout } = await runCli(["validate", ".", "--no-cache", "--format", format], dir);
+      expect(stdout).toContain("is too short");
+      expect(stdout).not.toContain("correct-horse-battery");
+    }
+  });
+});
