@@ -4,6 +4,7 @@ import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { targetsOrUsage } from "./options.js";
 import { validateCommand } from "./validate.js";
 import type { Manifest } from "../manifest/manifest.js";
 import type { Finding } from "../report/finding.js";
@@ -19,7 +20,10 @@ through its Composition's pipeline and every OAM ApplicationConfiguration into i
 traits and scopes, and validates the rendered objects (render/schema).
 
 Options: those of validate, and
-  --allow-exec      allow functions that run repository code (process, module)
+  --allow-exec      allow functions that run repository code (process, module, Docker)
+                    and connecting to the Development targets the repository names
+  --development-target NAME=ADDR
+                    where the Development function NAME listens (repeatable)
   --timeout D       per function call (default: 60s)
   --no-render       validation only
 `;
@@ -27,11 +31,16 @@ Options: those of validate, and
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s" };
+  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
     else if (a === "--no-render") own.render = false;
+    else if (a === "--development-target" || a.startsWith("--development-target=")) {
+      const value = a.includes("=") && a.startsWith("--development-target=") ? a.slice("--development-target=".length) : argv[++i];
+      if (value === undefined) throw new UsageError("--development-target needs NAME=ADDRESS");
+      own.targets.push(value);
+    }
     else if (a === "--timeout") {
       if (argv[i + 1] === undefined) throw new UsageError("--timeout needs a duration");
       own.timeout = argv[++i]!;
@@ -48,16 +57,18 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   }
   const { own, rest } = ownFlags(argv);
   const timeoutMs = parseDuration(own.timeout);
+  const developmentTargets = targetsOrUsage(own.targets);
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
-    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs });
+    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets });
     if (sources.length) io.stderr(renderSummary(sources));
-    return findings;
+    return { findings, sources };
   });
 }
 
 export interface RenderStepOptions {
   allowExec: boolean;
+  developmentTargets?: Record<string, string>;
   timeoutMs: number;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
@@ -72,6 +83,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     functions: result.config.functions,
     root,
     allowExec: options.allowExec,
+    developmentTargets: options.developmentTargets,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,
     select: options.select,

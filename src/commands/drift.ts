@@ -5,12 +5,13 @@ import { ClusterError, clusterDrift, kubectlRunner, type Kubectl } from "../drif
 import { driftFingerprint, markPrevious, snapshotDrift, type DriftItem, type DriftReport } from "../drift/report.js";
 import { readSnapshot, snapshotOf, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
 import { COMMENT_LIMIT, formatDriftMarkdown } from "../report/formats/markdown.js";
-import { SecretMasker } from "../report/mask.js";
+import type { SecretMasker } from "../report/mask.js";
+import { maskerFor } from "../report/secrets.js";
 import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
+import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const DRIFT_HELP = `Usage: composition-ci drift [paths...] (--snapshot DIR | --cluster) [options]
@@ -31,7 +32,10 @@ Options:
   --output FILE           write the report to FILE instead of stdout
   --max-chars N           markdown size limit (default: 65000)
   --fail-on-drift         exit 1 when there is drift
-  --allow-exec            allow functions that run repository code (process, module)
+  --allow-exec            allow functions that run repository code (process, module, Docker)
+                          and the Development targets the repository names
+  --development-target NAME=ADDR
+                          where the Development function NAME listens (repeatable)
   --timeout D             per function call (default: 60s)
   --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
 `;
@@ -56,6 +60,7 @@ export interface DriftOptions {
   kubectl?: Kubectl;
   previous?: string;
   allowExec?: boolean;
+  developmentTargets?: Record<string, string>;
   timeoutMs?: number;
   configFile?: string;
   crds?: string[];
@@ -86,6 +91,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     kubectl: values.cluster ? kubectlRunner(values.kubectl ?? "kubectl", values.context) : undefined,
     previous: values.previous && path.resolve(io.cwd, values.previous),
     allowExec: values["allow-exec"],
+    developmentTargets: targetsOrUsage(values["development-target"]),
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     configFile: values.config,
     crds: values.crds,
@@ -97,8 +103,8 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     for (const f of u.written) io.stderr(`  wrote ${f}\n`);
     for (const f of u.removed) io.stderr(`  removed ${f}\n`);
   }
-  const text = format === "json" ? JSON.stringify(result.report, null, 2) + "\n" : formatDriftMarkdown(result.report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." });
-  const out = result.masker.redact(text);
+  const report = result.masker.redactJson(result.report);
+  const out = format === "json" ? JSON.stringify(report, null, 2) + "\n" : result.masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." }));
   writeOutput(io, values.output, out);
   return values["fail-on-drift"] && result.report.items.length > 0 ? 1 : 0;
 }
@@ -117,9 +123,12 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
   const snapshotRel = options.snapshot && path.relative(options.root, options.snapshot).split(path.sep).join("/");
   if (snapshotRel && !snapshotRel.startsWith("..")) config = { ...config, ignore: [...config.ignore, `${snapshotRel}/**`] };
   const validated = await validateRepo({ root: options.root, paths: options.paths, config, crds: options.crds, schemaLocations: options.schemaLocations });
-  const { sources } = await renderAndValidate(validated, options.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000 });
-  const masker = new SecretMasker();
-  for (const m of validated.manifests) masker.learn(m.object);
+  const { sources } = await renderAndValidate(validated, options.root, {
+    allowExec: options.allowExec ?? false,
+    developmentTargets: options.developmentTargets,
+    timeoutMs: options.timeoutMs ?? 60_000,
+  });
+  const masker = maskerFor(validated.manifests, sources, config.secretFields);
   const current = snapshotOf(sources, masker);
   const items: DriftItem[] = [];
   let update: SnapshotUpdate | undefined;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError, type CommandIO } from "./io.js";
+import { parseDevelopmentTargets, TrustError } from "../trust.js";
 
 /** Flags every command that renders a tree takes (diff, drift). */
 export const TREE_OPTIONS = {
@@ -9,6 +10,7 @@ export const TREE_OPTIONS = {
   output: { type: "string" },
   "max-chars": { type: "string" },
   "allow-exec": { type: "boolean" },
+  "development-target": { type: "string", multiple: true },
   timeout: { type: "string" },
   config: { type: "string" },
   crds: { type: "string", multiple: true },
@@ -45,4 +47,14 @@ export function writeOutput(io: CommandIO, file: string | undefined, text: strin
 export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
   return value as T;
+}
+
+/** `--development-target` values, or a usage error. */
+export function targetsOrUsage(values: string[] | undefined): Record<string, string> {
+  try {
+    return parseDevelopmentTargets(values);
+  } catch (err) {
+    if (err instanceof TrustError) throw new UsageError(err.message);
+    throw err;
+  }
 }

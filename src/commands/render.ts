@@ -20,7 +20,7 @@ import { gvkOf } from "../validate/schemas/types.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { parseCommandArgs } from "./options.js";
+import { parseCommandArgs, targetsOrUsage } from "./options.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> <functions> [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -47,7 +47,10 @@ Options:
   --include-full-xr             print the whole XR, not only its identity and status
   --include-context             print the final context as a Context document
   --timeout D                   per-call timeout, e.g. 60s, 2m, 500ms (default: 60s)
-  --allow-exec                  allow functions that run repository code (process, module)
+  --allow-exec                  allow functions that run repository code (process, module,
+                                Docker) and the Development targets the repository names
+  --development-target NAME=ADDR
+                                where the Development function NAME listens (repeatable)
   --all                         render every XR, claim and ApplicationConfiguration below the paths
   --output-dir DIR              with --all: one YAML stream per source in DIR
   --config FILE                 config file (default: .composition-ci.yaml at the root)
@@ -68,6 +71,7 @@ const OPTIONS = {
   "include-context": { type: "boolean", short: "c" },
   timeout: { type: "string" },
   "allow-exec": { type: "boolean" },
+  "development-target": { type: "string", multiple: true },
   all: { type: "boolean" },
   "output-dir": { type: "string" },
   config: { type: "string" },
@@ -92,7 +96,13 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const runtimeOptions = { functions: config.functions, root, allowExec: Boolean(values["allow-exec"]), clusterDefinitions: config.clusterDefinitions };
+  const runtimeOptions = {
+    functions: config.functions,
+    root,
+    allowExec: Boolean(values["allow-exec"]),
+    developmentTargets: targetsOrUsage(values["development-target"]),
+    clusterDefinitions: config.clusterDefinitions,
+  };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
   if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
   if (positionals.length !== 3) throw new UsageError("render needs <xr> <composition> <functions> (or --all); see --help");

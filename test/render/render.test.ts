@@ -246,21 +246,22 @@ describe.skipIf(!HAS_SHARED)("render the shared corpus examples", () => {
     });
   });
 
-  it("multistep (needs function-go-templating, not built in): a clear finding, not a crash", async () => {
+  it("multistep (P&T, then function-go-templating): both built in, rendered with no exec", async () => {
     const dir = path.join(corpus, "patch-and-transform-examples/multistep");
-    const { code, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/render\/not-rendered: not rendered: step "[^"]+": function function-go-templating would run the image .* which needs Docker and --allow-exec\. To render it: run with --allow-exec/);
+    const { code, stdout, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(YAML.parseAllDocuments(stdout).map((d) => d.toJS().kind)).toEqual(["XR", "Bucket", "BucketACL"]);
   });
 
-  it("auto-ready examples end in a clear finding for their go-templating step", async () => {
-    for (const example of ["basic", "cel-healthcheck"]) {
-      const dir = path.join(corpus, "auto-ready-examples", example);
-      const composition = example === "basic" ? "composition-k8s.yaml" : "composition.yaml";
-      const { code, stderr } = await cli(["render", "xr.yaml", composition, "functions.yaml"], dir);
-      expect(code).toBe(1);
-      expect(stderr).toContain("render/not-rendered");
-    }
+  it("auto-ready examples render their go-templating steps with the built-in; a Development function is not connected to unasked", async () => {
+    const basic = await cli(["render", "xr.yaml", "composition-k8s.yaml", "functions.yaml"], path.join(corpus, "auto-ready-examples/basic"));
+    expect(basic.stderr).toBe("");
+    expect(basic.code).toBe(0);
+    // This example develops function-auto-ready itself: its Function says runtime Development.
+    const dev = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], path.join(corpus, "auto-ready-examples/cel-healthcheck"));
+    expect(dev.code).toBe(1);
+    expect(dev.stderr).toContain('render/not-rendered: not rendered: step "automatically-detect-ready-composed-resources": function function-auto-ready is a Development function');
   });
 });
 
@@ -382,7 +383,7 @@ spec: { package: example.org/add-label:v1.0.0 }
     }
   }, 20_000);
 
-  it("uses a Development function at its annotated target (our own `function serve`)", async () => {
+  it("uses a Development function at the target the caller names, or with --allow-exec at its annotated one (our own `function serve`)", async () => {
     const dev = FUNCTIONS.replace(
       "metadata: { name: function-auto-ready }",
       `metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development\n    render.crossplane.io/runtime-development-target: 127.0.0.1:${devPort}`,
@@ -397,11 +398,17 @@ metadata: { name: photos-abc, annotations: { crossplane.io/composition-resource-
 status: { conditions: [{ type: Ready, status: "True" }] }
 `,
     });
-    const { code, stdout, stderr } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--observed-resources", "observed.yaml"], dir);
-    expect(stderr).toBe("");
-    expect(code).toBe(0);
-    const [xrDoc] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
-    expect(xrDoc.status.conditions[0]).toMatchObject({ type: "Ready", status: "True", reason: "Available" });
+    const args = ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--observed-resources", "observed.yaml"];
+    const refused = await cli(args, dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is a Development function; composition-ci connects only to targets its caller names, not to one the repository names");
+    for (const flags of [["--allow-exec"], ["--development-target", `function-auto-ready=127.0.0.1:${devPort}`]]) {
+      const { code, stdout, stderr } = await cli([...args, ...flags], dir);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      const [xrDoc] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+      expect(xrDoc.status.conditions[0]).toMatchObject({ type: "Ready", status: "True", reason: "Available" });
+    }
   });
 
   it("runs a module function in-process with --allow-exec", async () => {

@@ -28,12 +28,18 @@ export interface RuntimeOptions {
   startTimeoutMs?: number;
   /** Where an Upbound project builds a function of this name from (`functions/<name>`), if it does. */
   embeddedFunction?: (name: string) => string | undefined;
+  /**
+   * Development functions' addresses given by whoever runs composition-ci (flags, Action inputs),
+   * by function name. The repository's own target annotation is followed only with allowExec: a
+   * pull request must not choose where the run connects.
+   */
+  developmentTargets?: Record<string, string>;
 }
 
 const EXEC_FIX = "run with --allow-exec (Action input allow-exec: true) if you trust the repository";
 
 const CONFIG_FIX = "give it a built-in, a command or a module under functions: in .composition-ci.yaml";
-const CONFIGURE_FIX = `${CONFIG_FIX}, or annotate its Function ${RUNTIME_ANNOTATION}: Development and serve it yourself`;
+const CONFIGURE_FIX = `${CONFIG_FIX}, or serve it yourself, annotate its Function ${RUNTIME_ANNOTATION}: Development and name its address with --development-target`;
 
 /**
  * Chooses how each function runs, like `crossplane render`: the config's `functions:` entry
@@ -47,13 +53,22 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   if (configured) return configuredRuntime(name, configured, options);
   if (!fn) return runtimeWithoutManifest(name, options);
   const runtime = fn.annotations[RUNTIME_ANNOTATION];
-  if (runtime === "Development") {
-    return new DevelopmentRuntime(fn.annotations[DEVELOPMENT_TARGET_ANNOTATION] || DEFAULT_DEVELOPMENT_TARGET);
-  }
+  if (runtime === "Development") return developmentRuntime(name, fn, options);
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
   if (builtin) return new BuiltinRuntime(builtin);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
   return dockerRuntime(fn, options);
+}
+
+function developmentRuntime(name: string, fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
+  const given = options.developmentTargets?.[name];
+  if (given) return new DevelopmentRuntime(given);
+  if (options.allowExec) return new DevelopmentRuntime(fn.annotations[DEVELOPMENT_TARGET_ANNOTATION] || DEFAULT_DEVELOPMENT_TARGET);
+  return new UnavailableRuntime(
+    "Development",
+    "is a Development function; composition-ci connects only to targets its caller names, not to one the repository names",
+    `give its address with --development-target ${name}=HOST:PORT (Action input development-targets), or run with --allow-exec if you trust the repository`,
+  );
 }
 
 function runtimeWithoutManifest(name: string, options: RuntimeOptions): FunctionRuntime {
