@@ -5,17 +5,21 @@ import { changedFiles, GitError, materialize, resolveCommit, topLevel, type Mate
 import type { Manifest } from "../manifest/manifest.js";
 import { renderSources, sourceFiles } from "../render/dependencies.js";
 import { diffFindings, diffSources, objectCounts, sourceKeys, type DiffReport } from "../report/diff.js";
-import { failsAt, summarize, type FailOn, type Finding } from "../report/finding.js";
+import { summarize, type FailOn, type Finding } from "../report/finding.js";
+import { decideVerdict } from "../report/verdict.js";
+import { sourceState } from "../render/source.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
-import { SecretMasker } from "../report/mask.js";
+import { maskFindings, type SecretMasker } from "../report/mask.js";
+import { maskerFor } from "../report/secrets.js";
 import type { Engine } from "../validate/kubeconform.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
+import { narrowToBase } from "../trust.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput } from "./options.js";
+import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
@@ -38,7 +42,15 @@ Options:
   --max-chars N                 markdown size limit (default: 65000, a PR comment's)
   --fail-on error|warning|info|never
                                 exit 1 when a finding at head reaches this severity (default: error)
-  --allow-exec                  allow functions that run repository code (process, module)
+  --fail-on-new                 count only findings that are new at head (a baseline: old
+                                findings on the base branch do not fail the run)
+  --allow-exec                  allow functions that run repository code (process, module,
+                                Docker) and the Development targets the repository names
+  --development-target NAME=ADDR
+                                where the Development function NAME listens (repeatable)
+  --trust-base-config           take what widens the run (schemaLocations, functions:) from the
+                                base ref's config; the head's config may only narrow it (the
+                                Action's pr mode does this)
   --timeout D                   per function call (default: 60s)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --crds PATH                   CRD files or directories (repeatable)
@@ -51,6 +63,8 @@ const OPTIONS = {
   head: { type: "string" },
   all: { type: "boolean" },
   "fail-on": { type: "string" },
+  "fail-on-new": { type: "boolean" },
+  "trust-base-config": { type: "boolean" },
   ...TREE_OPTIONS,
 } as const;
 
@@ -62,12 +76,20 @@ export interface DiffOptions {
   head?: string;
   all?: boolean;
   allowExec?: boolean;
+  developmentTargets?: Record<string, string>;
+  /** Settings that widen the run come from the base ref's config (pull requests). */
+  trustBaseConfig?: boolean;
   timeoutMs?: number;
   configFile?: string;
   crds?: string[];
   schemaLocations?: string[];
   engine?: Engine;
   kubeconformPath?: string;
+  /** What fails the run (the verdict the report's headline states). */
+  failOn?: FailOn;
+  failOnNew?: boolean;
+  /** The workflow run's URL, for the report's link (the Action). */
+  runUrl?: string;
 }
 
 export interface DiffResult {
@@ -105,22 +127,29 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     head: values.head,
     all: values.all,
     allowExec: values["allow-exec"],
+    developmentTargets: targetsOrUsage(values["development-target"]),
+    trustBaseConfig: values["trust-base-config"],
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     configFile: values.config,
     crds: values.crds,
     schemaLocations: values["schema-location"],
+    failOn,
+    failOnNew: values["fail-on-new"],
   });
-  const text = result.masker.redact(formatDiff(result, format, maxChars));
+  const text = formatDiff(result, format, maxChars);
   writeOutput(io, values.output, text);
-  return result.headFindings.some((f) => failsAt(f, failOn)) ? 1 : 0;
+  return result.report.verdict.failed ? 1 : 0;
 }
 
+/** The report in a format, with secret values masked value by value (and the markdown's free text redacted). */
 export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sarif", maxChars = COMMENT_LIMIT, linkBase?: string): string {
-  if (format === "json") return JSON.stringify(result.report, null, 2) + "\n";
+  const { masker } = result;
+  if (format === "json") return JSON.stringify(masker.redactJson(result.report), null, 2) + "\n";
   if (format === "sarif") {
-    return formatReport("sarif", { findings: result.headFindings, summary: summarize(result.headFindings, 0, 0), toolVersion: TOOL_VERSION });
+    const findings = maskFindings(result.headFindings, masker);
+    return formatReport("sarif", { findings, summary: summarize(findings, 0, 0), toolVersion: TOOL_VERSION });
   }
-  return formatDiffMarkdown(result.report, { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." });
+  return masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." }));
 }
 
 export async function runDiff(options: DiffOptions): Promise<DiffResult> {
@@ -144,12 +173,16 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       .map((f) => path.relative(prefix, f).split(path.sep).join("/"))
       .filter((f) => !f.startsWith(".."));
     const baseSide = await analyze(path.join(baseTree.dir, prefix), options);
-    const headSide = await analyze(headRoot, options);
+    const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
+    const headSide = await analyze(headRoot, options, narrow);
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
-    const masker = new SecretMasker();
-    for (const m of [...baseSide.result.manifests, ...headSide.result.manifests]) masker.learn(m.object);
+    const masker = maskerFor(
+      [...baseSide.result.manifests, ...headSide.result.manifests],
+      [...baseSide.sources, ...headSide.sources],
+      [...new Set([...baseSide.result.config.secretFields, ...headSide.result.config.secretFields])],
+    );
     const changes = diffSources(baseSide.sources, headSide.sources, masker);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     const findings = diffFindings(visible(baseSide), visible(headSide));
@@ -158,11 +191,13 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       tool: { name: "composition-ci", version: TOOL_VERSION },
       base: { ref: options.base, commit: baseCommit },
       head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
-      sources: { total: headSide.keys.size, rendered: headSide.sources.length, all: renderAll },
+      sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
       changes,
       objects: objectCounts(changes),
       findings,
+      verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
     };
+    if (options.runUrl) report.run = { url: options.runUrl };
     return { report, masker, headFindings: headSide.findings };
   } catch (err) {
     if (err instanceof GitError || err instanceof ConfigError) throw new UsageError(err.message);
@@ -172,11 +207,12 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   }
 }
 
-async function analyze(root: string, options: DiffOptions): Promise<Side> {
+async function analyze(root: string, options: DiffOptions, trusted?: Config): Promise<Side> {
+  const config = loadConfig(root, options.configFile);
   const result = await validateRepo({
     root,
     paths: options.paths.filter((p) => fs.existsSync(path.resolve(root, p))),
-    config: loadConfig(root, options.configFile),
+    config: trusted ? narrowToBase(config, trusted) : config,
     crds: options.crds,
     schemaLocations: options.schemaLocations,
     engine: options.engine,
@@ -189,7 +225,12 @@ async function analyze(root: string, options: DiffOptions): Promise<Side> {
 
 async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {
   const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
-  const rendered = await renderAndValidate(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, select });
+  const rendered = await renderAndValidate(side.result, side.root, {
+    allowExec: options.allowExec ?? false,
+    developmentTargets: options.developmentTargets,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    select,
+  });
   side.sources = rendered.sources;
   side.findings = [...side.findings, ...rendered.findings];
 }
@@ -211,6 +252,11 @@ function affectedKeys(changed: string[], sides: Side[]): Set<string> {
     }
   }
   return keys;
+}
+
+function stateCounts(sources: RenderedSource[]): { rendered: number; notRendered: number; failed: number } {
+  const states = sources.map(sourceState);
+  return { rendered: states.filter((s) => s === "rendered").length, notRendered: states.filter((s) => s === "not-rendered").length, failed: states.filter((s) => s === "failed").length };
 }
 
 function parse(argv: string[]) {

@@ -41,6 +41,8 @@ export interface DriftReport {
   items: DriftItem[];
   /** Changes when the set of drift items or their details change; stored in the drift issue. */
   fingerprint: string;
+  /** The workflow run (in the Action), for the issue's link. */
+  run?: { url: string };
 }
 
 function item(kind: DriftKind, source: string, object?: string, detail?: string): DriftItem {

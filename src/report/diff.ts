@@ -4,6 +4,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { sourceState, type RenderedSource } from "../render/source.js";
 import type { Finding } from "./finding.js";
 import type { SecretMasker } from "./mask.js";
+import type { Verdict } from "./verdict.js";
 
 /**
  * What a change did to what the repository renders, source by source and object by object, and
@@ -11,6 +12,14 @@ import type { SecretMasker } from "./mask.js";
  */
 
 export type ChangeStatus = "added" | "removed" | "changed" | "unchanged";
+
+/**
+ * Every source has one honest state. Besides the object changes: `not-rendered` when
+ * composition-ci could not render it on a side it exists on (the diff is unknown, never
+ * "unchanged"), `failed` when it renders at base but fails at head, `fixed` when it failed at
+ * base and renders at head.
+ */
+export type SourceStatus = ChangeStatus | "not-rendered" | "failed" | "fixed";
 
 export interface ObjectChange {
   /** `Kind/<composition resource name or name>`. */
@@ -20,6 +29,11 @@ export interface ObjectChange {
   status: ChangeStatus;
   /** Unified diff of the object's YAML (masked); absent when unchanged. */
   diff?: string;
+  /**
+   * Fields whose change makes the provider or the cluster replace the object, not update it: its
+   * name or namespace, its `crossplane.io/external-name`, or a location (`spec.forProvider.region`, …).
+   */
+  replacedBy?: string[];
 }
 
 export interface SourceChange {
@@ -30,14 +44,11 @@ export interface SourceChange {
   /** The file at head (or base, when removed). */
   file: string;
   via: string;
-  /**
-   * `failed` when the source does not render at head but did, or could, at base; `not-rendered`
-   * when composition-ci could not render it (at head, or at base for a removed source): its diff
-   * is unknown, never "unchanged".
-   */
-  status: ChangeStatus | "failed" | "not-rendered";
-  /** For `not-rendered`: what could not run, why, and what would let it. */
+  status: SourceStatus;
+  /** For `not-rendered`: what could not run, why, and what would let it, and on which side. */
   notRendered?: { what: string; reason: string; fix: string }[];
+  /** For `not-rendered`: the side composition-ci could not render. */
+  notRenderedAt?: "head" | "base";
   objects: ObjectChange[];
 }
 
@@ -74,20 +85,22 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const s = (head ?? base)!;
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
-  const blocked = [head, base].find((side) => side && sourceState(side) === "not-rendered" && (side === head || !head));
-  if (blocked) {
+  for (const [side, at] of [[head, "head"], [head ? base : undefined, "base"]] as const) {
+    if (!side || sourceState(side) !== "not-rendered") continue;
     change.status = "not-rendered";
-    change.notRendered = blocked.notRendered!.map(({ what, reason, fix }) => ({ what, reason, fix }));
+    change.notRenderedAt = at;
+    change.notRendered = side.notRendered!.map(({ what, reason, fix }) => ({ what, reason, fix }));
     return change;
   }
   if (head && !head.ok) {
-    change.status = base && !base.ok && sameFindings(base, head) ? "unchanged" : "failed";
+    change.status = !base ? "added" : !base.ok && sameFindings(base, head) ? "unchanged" : "failed";
     return change;
   }
   change.objects = diffObjects(base?.ok ? base : undefined, head, masker);
   if (!base) change.status = "added";
   else if (!head) change.status = "removed";
-  else if (!base.ok || change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
+  else if (!base.ok) change.status = "fixed";
+  else if (change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
   return change;
 }
 
@@ -121,8 +134,26 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     const status: ChangeStatus = !before ? "added" : !after ? "removed" : oldText === newText ? "unchanged" : "changed";
     const change: ObjectChange = { key, kind, name, status };
     if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides);
+    if (status === "changed") {
+      const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path))).map((path) => path.join("."));
+      if (replacedBy.length) change.replacedBy = replacedBy;
+    }
     return change;
   });
+}
+
+/** Fields that name an object or where it lives: changing one replaces it (delete and create). */
+const REPLACING_FIELDS: string[][] = [
+  ["metadata", "name"],
+  ["metadata", "namespace"],
+  ["metadata", "annotations", "crossplane.io/external-name"],
+  ...["region", "location", "zone", "availabilityZone"].map((f) => ["spec", "forProvider", f]),
+];
+
+function valueAt(o: unknown, path: string[]): unknown {
+  let v = o;
+  for (const p of path) v = v && typeof v === "object" ? (v as Record<string, unknown>)[p] : undefined;
+  return v;
 }
 
 /** YAML with sorted keys: the same object always prints the same. */
@@ -177,11 +208,18 @@ export interface DiffReport {
   tool: { name: "composition-ci"; version: string };
   base: { ref: string; commit: string };
   head: { ref: string; commit?: string };
-  /** Sources (XRs, claims, ApplicationConfigurations) in the trees, and how many were rendered. */
-  sources: { total: number; rendered: number; all: boolean };
+  /**
+   * Sources (XRs, claims, ApplicationConfigurations, Applications) at head; of those this run
+   * looked at (all, or the ones the change affects), how many rendered, were not rendered, or failed.
+   */
+  sources: { total: number; considered: number; rendered: number; notRendered: number; failed: number; all: boolean };
   changes: SourceChange[];
   objects: { added: number; changed: number; removed: number };
   findings: FindingsDiff;
+  /** Whether the step fails, and on what: the headline says the same as the exit code. */
+  verdict: Verdict;
+  /** The workflow run (in the Action), for the report's link. */
+  run?: { url: string };
 }
 
 export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
@@ -189,7 +227,7 @@ export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
   return { added: count("added"), changed: count("changed"), removed: count("removed") };
 }
 
-/** True when the report has something to say: a changed source or object, or any finding. */
+/** True when the report has something to say: a changed, unknown or failing source, a new or fixed finding, or a failing step. */
 export function hasChanges(report: DiffReport): boolean {
-  return report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0;
+  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0;
 }

@@ -35,7 +35,7 @@ describe("diff: what a change does, rendered", () => {
     const composition = path.join(dir, "t7/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
-    expect(report.sources).toEqual({ total: 60, rendered: 1, all: false });
+    expect(report.sources).toEqual({ total: 60, considered: 1, rendered: 1, notRendered: 0, failed: 0, all: false });
     expect(report.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["thing7:changed"]);
     expect(report.changes[0]!.objects[0]!.diff).toContain("+  tier: gold");
   }, 30_000);
@@ -46,7 +46,7 @@ describe("diff: what a change does, rendered", () => {
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(5);
     git(dir, "checkout", "-q", "--", ".");
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "rules: {}\n");
-    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, rendered: 5, all: true });
+    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, considered: 5, rendered: 5, notRendered: 0, failed: 0, all: true });
     fs.rmSync(path.join(dir, ".composition-ci.yaml"));
     expect((await runDiff({ root: dir, paths: ["."], base: "main", all: true })).report.sources.rendered).toBe(5);
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(0);
@@ -121,7 +121,7 @@ spec: {components: [{componentName: web}]}
     commitAll(dir, "base");
     const { code, stdout } = await runCli(["diff", "--base", "main", "--all"], dir);
     expect(code).toBe(0);
-    expect(stdout).toContain("### ✅ composition-ci: 0 sources changed, no new findings");
+    expect(stdout).toContain("### ✅ composition-ci: passes (fail-on: error)\n\n**0 sources changed** · objects +0 ~0 −0 · findings: 0 new, 0 fixed");
     expect(stdout).toContain("No rendered object changed.");
   });
 });

@@ -1,4 +1,4 @@
-import type { Octokit } from "@octokit/rest";
+import type { GitHubClient } from "../../src/report/github/client.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
@@ -12,7 +12,7 @@ import { maskValue, SecretMasker } from "../../src/report/mask.js";
 import { FakeGitHub, quietOctokit, NAME, OWNER, PR } from "../fake-github.js";
 
 describe("secret masking", () => {
-  it("masks Secret data and stringData, and fields named like passwords, tokens, secrets and keys", () => {
+  it("masks Secret data and stringData, and fields whose name says they hold a secret; key names stay visible", () => {
     const masker = new SecretMasker();
     const secret = masker.maskObject({ apiVersion: "v1", kind: "Secret", metadata: { name: "db" }, data: { password: "aHVudGVyMi1zZWNyZXQ=" }, stringData: { user: "admin-user" } });
     expect(secret.data).toEqual({ password: maskValue("aHVudGVyMi1zZWNyZXQ=") });
@@ -24,7 +24,7 @@ describe("secret masking", () => {
       apiToken: maskValue("tok-123456"),
       clientSecret: maskValue("shh-123456"),
       apiKey: maskValue("AKIA123456"),
-      fromSecret: { name: "db", key: maskValue("username") },
+      fromSecret: { name: "db", key: "username" },
       replicas: 3,
     });
   });
@@ -117,26 +117,28 @@ function bigReport(objects: number, lines: number): DiffReport {
     tool: { name: "composition-ci", version: "test" },
     base: { ref: "main", commit: "a".repeat(40) },
     head: { ref: "working tree" },
-    sources: { total: 10, rendered: 1, all: false },
+    sources: { total: 10, considered: 1, rendered: 1, notRendered: 0, failed: 0, all: false },
     changes,
     objects: objectCounts(changes),
     findings: { new: [finding("schema/type", 2, { message: "a | b <c>" })], fixed: [finding("pt/transform", 1)], unchanged: [finding("schema/limit", 7, { severity: "warning" })] },
+    verdict: { failed: true, failOn: "error", failOnNew: false, failing: { error: 1, warning: 0, info: 0 } },
   };
 }
 
 describe("markdown report", () => {
-  it("title, summary tables, findings new first with links, and a diff per changed object", () => {
+  it("verdict, numbers, the changes, then new and fixed findings with links; old ones counted", () => {
     const md = formatDiffMarkdown(bigReport(2, 3), { maxChars: 65_000, linkBase: "https://github.com/o/r/blob/abc/" });
-    expect(md.split("\n")[0]).toBe("### ❌ composition-ci: 1 source changed, 1 new error");
-    expect(md).toContain("| 1 of 10 | 0 | 2 | 0 |");
-    expect(md).toContain("| error | 1 | 1 | 1 |");
-    expect(md).toContain("| warning | 0 | 0 | 1 |");
-    const rows = md.split("\n").filter((l) => l.startsWith("| 🆕") || l.startsWith("|  |"));
-    expect(rows[0]).toContain("[a.yaml:2](https://github.com/o/r/blob/abc/a.yaml#L2)");
-    expect(rows[0]).toContain("a \\| b &lt;c&gt;");
-    expect(rows[1]).toContain("schema/limit");
+    const lines = md.split("\n");
+    expect(lines[0]).toBe("### ❌ composition-ci: fails on 1 error (fail-on: error)");
+    expect(lines[2]).toBe("**1 source changed** · objects +0 ~2 −0 · findings: 1 new, 1 fixed");
+    expect(md).toContain("± **XThing `big` (big.yaml)** via Composition c: ~ConfigMap ×2");
+    const fresh = lines.find((l) => l.includes("schema/type"))!;
+    expect(fresh).toContain("[a.yaml:2](https://github.com/o/r/blob/abc/a.yaml#L2)");
+    expect(fresh).toContain("a \\| b &lt;c&gt;");
+    expect(md).toContain("<details><summary>1 finding already on the base branch (1 warning)</summary>");
+    expect(md).not.toContain("schema/limit");
     expect(md).toContain("```diff\n--- base/ConfigMap/r0");
-    expect(md).toContain("<details><summary><b>XThing</b> <code>big</code>");
+    expect(md.indexOf("± **XThing")).toBeLessThan(md.indexOf("schema/type"));
     expect(md).not.toContain("✂️");
   });
 
@@ -152,7 +154,7 @@ describe("markdown report", () => {
     expect(trimmed).toContain("See the job summary.");
     expect(trimmed).toContain("more lines (trimmed)");
     expect(listed.length).toBeLessThanOrEqual(5_000);
-    expect(listed).toContain("- changed: `ConfigMap/r0`");
+    expect(listed).toContain("  - changed `ConfigMap/r0`");
     expect(listed).not.toContain("```diff");
     expect(summary.length).toBeLessThanOrEqual(900);
     expect(summary).toContain("Only the summary fits");
@@ -178,7 +180,7 @@ describe("annotations", () => {
 
 describe("sticky comment", () => {
   const github = new FakeGitHub();
-  let octokit: Octokit;
+  let octokit: GitHubClient;
   beforeAll(async () => {
     octokit = quietOctokit(await github.start());
   });

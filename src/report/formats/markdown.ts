@@ -1,6 +1,8 @@
 import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
 import type { DiffReport, SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
+import { failingText } from "../verdict.js";
+import { code, escapeMarkdown, fenced } from "./md.js";
 
 /**
  * The PR report in GitHub-flavoured markdown: title with the overall status, summary tables,
@@ -12,7 +14,7 @@ import type { DriftItem, DriftReport } from "../../drift/report.js";
 export const COMMENT_LIMIT = 65_000;
 export const SUMMARY_LIMIT = 1024 * 1024;
 const TRIMMED_DIFF_LINES = 40;
-const FINDING_ROWS = [200, 100, 30, 0];
+const FINDING_ROWS = [100, 50, 20, 0];
 
 export interface MarkdownOptions {
   maxChars: number;
@@ -56,117 +58,200 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
     : "### ✅ composition-ci drift: none";
   const against = [report.baselines.snapshot && `the snapshot in \`${report.baselines.snapshot}\``, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
   const parts = [title, `<sub>${report.sources} sources rendered and compared with ${against || "nothing"}${report.baselines.previous ? `; new or persisting since \`${report.baselines.previous}\`` : ""}.</sub>`];
+  const next: string[] = [];
+  if (report.run) next.push(`[Workflow run](${report.run.url})`);
+  if (report.items.length && report.baselines.snapshot) {
+    next.push(`if this is what should run now, refresh the snapshot: ${code(`composition-ci drift --snapshot ${report.baselines.snapshot} --update-snapshot`)} and commit it`);
+  }
+  if (next.length) parts.push(next.join(" · "));
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
   if (level < 3 && report.items.length) {
     const bySource = new Map<string, DriftItem[]>();
     for (const i of report.items) bySource.set(i.source, [...(bySource.get(i.source) ?? []), i]);
     for (const [source, items] of bySource) {
       const lines = items.map((i) => {
-        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` \`${i.object}\`` : ""}`;
+        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` ${code(i.object)}` : ""}`;
         if (level === 2 || !i.detail) return head;
         const detail = level === 1 ? trim(i.detail) : i.detail;
         return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
       });
-      parts.push(`<details><summary>${cell(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
+      parts.push(`<details><summary>${escapeMarkdown(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
     }
   }
   return parts.join("\n\n") + "\n";
 }
 
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
-  const parts = [title(report), summaryTables(report)];
+  const parts = [headline(report), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(findingsSection(report, FINDING_ROWS[level]!, options));
-  if (level < 3) parts.push(changesSection(report, level));
+  if (level < 3) parts.push(replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report));
+  parts.push(footer(report));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
 
-function title(report: DiffReport): string {
-  const newBy = (s: Severity) => report.findings.new.filter((f) => f.severity === s && !f.suppressed).length;
-  const changed = report.changes.filter((c) => c.status !== "unchanged").length;
-  const what = `${changed} source${changed === 1 ? "" : "s"} changed`;
-  if (newBy("error")) return `### ❌ composition-ci: ${what}, ${newBy("error")} new error${newBy("error") === 1 ? "" : "s"}`;
-  if (newBy("warning")) return `### ⚠️ composition-ci: ${what}, ${newBy("warning")} new warning${newBy("warning") === 1 ? "" : "s"}`;
-  return `### ✅ composition-ci: ${what}, no new findings`;
+/** The step's verdict, as its exit code gives it. */
+function headline(report: DiffReport): string {
+  const v = report.verdict;
+  const rule = `fail-on: ${v.failOn}${v.failOnNew ? ", new findings only" : ""}`;
+  if (v.failed) return `### ❌ composition-ci: fails on ${failingText(v)} (${rule})`;
+  const old = report.findings.unchanged.filter((f) => !f.suppressed && f.severity === "error").length;
+  const context = v.failOnNew && old ? `; ${old} error${old === 1 ? "" : "s"} already on the base branch` : "";
+  return `### ✅ composition-ci: passes (${rule}${context})`;
 }
 
-function summaryTables(report: DiffReport): string {
-  const { objects, sources } = report;
-  const visible = (list: Finding[]) => list.filter((f) => !f.suppressed);
-  const head = [...visible(report.findings.new), ...visible(report.findings.unchanged)];
-  const row = (s: Severity) =>
-    `| ${s} | ${visible(report.findings.new).filter((f) => f.severity === s).length} | ${visible(report.findings.fixed).filter((f) => f.severity === s).length} | ${head.filter((f) => f.severity === s).length} |`;
-  const scope = sources.all ? "all sources" : `the ${sources.rendered} affected by the change, of ${sources.total}`;
-  return [
-    `| Sources rendered | Objects added | Objects changed | Objects removed |`,
-    `|---:|---:|---:|---:|`,
-    `| ${sources.rendered} of ${sources.total} | ${objects.added} | ${objects.changed} | ${objects.removed} |`,
-    "",
-    `| Findings | New | Fixed | Total |`,
-    `|---|---:|---:|---:|`,
-    row("error"),
-    row("warning"),
-    row("info"),
-    "",
-    `<sub>Base \`${report.base.ref}\` (${report.base.commit.slice(0, 7)}) → head \`${report.head.ref}\`${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; rendered ${scope}.</sub>`,
-  ].join("\n");
+/** What the change does, in numbers: only real renders are counted as changes. */
+function numbers(report: DiffReport): string {
+  const count = (status: string) => report.changes.filter((c) => c.status === status).length;
+  const changed = report.changes.filter((c) => ["added", "removed", "changed", "fixed"].includes(c.status)).length;
+  const { added, changed: modified, removed } = report.objects;
+  const visible = (list: Finding[]) => list.filter((f) => !f.suppressed).length;
+  const items = [
+    `**${changed} source${changed === 1 ? "" : "s"} changed**`,
+    `objects +${added} ~${modified} −${removed}`,
+    `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed`,
+  ];
+  if (count("failed")) items.push(`**${count("failed")} fail${count("failed") === 1 ? "s" : ""} to render at head**`);
+  if (count("not-rendered")) items.push(`${count("not-rendered")} not rendered (diff unknown)`);
+  if (report.run) items.push(`[workflow run](${report.run.url})`);
+  return items.join(" · ");
 }
 
-function findingsSection(report: DiffReport, maxRows: number, options: MarkdownOptions): string {
-  const rows = [
-    ...report.findings.new.filter((f) => !f.suppressed).map((f) => ({ f, isNew: true })),
-    ...report.findings.unchanged.filter((f) => !f.suppressed).map((f) => ({ f, isNew: false })),
-  ].sort((a, b) => Number(b.isNew) - Number(a.isNew) || SEVERITY_RANK[b.f.severity] - SEVERITY_RANK[a.f.severity]);
-  const fixed = report.findings.fixed.filter((f) => !f.suppressed).length;
-  if (rows.length === 0) return fixed ? `**Findings**: none left; ${fixed} fixed.` : "";
-  const lines = ["**Findings**", "", "| | Severity | Rule | Where | Message |", "|---|---|---|---|---|"];
-  for (const { f, isNew } of rows.slice(0, maxRows)) {
-    lines.push(`| ${isNew ? "🆕" : ""} | ${f.severity} | \`${f.rule}\` | ${where(f, options)} | ${cell(f.message)} |`);
+/** Removed objects and objects the change replaces (a new name, external name or location), first. */
+function replacements(report: DiffReport): string {
+  const lines: string[] = [];
+  for (const c of report.changes) {
+    for (const o of c.objects) {
+      const what = `${code(o.key)} of ${escapeMarkdown(c.kind)} ${code(c.name)}`;
+      if (o.status === "removed") lines.push(`- ${what} is **removed**`);
+      else if (o.replacedBy) lines.push(`- ${what} is **replaced**: ${o.replacedBy.map((f) => code(f)).join(", ")} change${o.replacedBy.length === 1 ? "s" : ""}`);
+    }
   }
-  if (rows.length > maxRows) lines.push("", `…and ${rows.length - maxRows} more findings (the job summary and the report artifact list all of them).`);
-  if (fixed) lines.push("", `${fixed} finding${fixed === 1 ? "" : "s"} fixed by this change.`);
-  return lines.join("\n");
+  return lines.length ? `⚠️ **Deleted or replaced when this merges**\n\n${lines.join("\n")}` : "";
+}
+
+interface ChangeGroup {
+  changes: SourceChange[];
+  first: SourceChange;
+}
+
+/** Sources whose change is the same (same route, same object diffs) are shown once, with all their names. */
+function groupChanges(changes: SourceChange[]): ChangeGroup[] {
+  const groups = new Map<string, ChangeGroup>();
+  for (const c of changes) {
+    const signature = JSON.stringify([c.via, c.kind, c.status, c.objects.filter((o) => o.status !== "unchanged").map((o) => [o.key, o.status, o.diff])]);
+    const group = groups.get(signature) ?? { changes: [], first: c };
+    group.changes.push(c);
+    groups.set(signature, group);
+  }
+  return [...groups.values()];
+}
+
+const SIGNS: Record<string, string> = { added: "+", removed: "−", changed: "±", fixed: "✔", failed: "✖" };
+
+function changesSection(report: DiffReport, level: Level): string {
+  const shown = report.changes.filter((c) => c.status in SIGNS);
+  if (shown.length === 0) {
+    const unknown = report.changes.some((c) => c.status === "not-rendered");
+    return unknown ? "No change among the sources that rendered." : "No rendered object changed.";
+  }
+  return ["**Changes**", ...groupChanges(shown).map((g) => groupBlock(g, level))].join("\n\n");
+}
+
+function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
+  const names = changes.map((x) => code(x.name));
+  const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${names[0]} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(names)})`;
+  const objects = c.objects.filter((o) => o.status !== "unchanged");
+  const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}`;
+  if (level === 2 || objects.length === 0) return level === 2 && objects.length ? `${line}\n${objects.map((o) => `  - ${o.status} ${code(o.key)}`).join("\n")}` : line;
+  const diffs = objects.map((o) => fenced(level === 1 ? trim(o.diff ?? "") : (o.diff ?? ""), "diff"));
+  const same = changes.length > 1 ? ` (the same for all ${changes.length})` : "";
+  return `${line}\n\n<details><summary>diff${same}</summary>\n\n${diffs.join("\n\n")}\n\n</details>`;
+}
+
+function stateText(c: SourceChange, objects: SourceChange["objects"]): string {
+  if (c.status === "failed") return "renders at base, **fails at head** (see the findings)";
+  const kinds = (status: string, sign: string) => {
+    const counts = new Map<string, number>();
+    for (const o of objects.filter((x) => x.status === status)) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
+    return [...counts].map(([kind, n]) => `${sign}${escapeMarkdown(kind)}${n > 1 ? ` ×${n}` : ""}`);
+  };
+  const parts = [...kinds("added", "+"), ...kinds("changed", "~"), ...kinds("removed", "−")];
+  const prefix = c.status === "fixed" ? "failed at base, renders at head: " : c.status === "added" ? "new source: " : c.status === "removed" ? "source gone: " : "";
+  return `${prefix}${parts.join(", ") || "no objects"}`;
+}
+
+function shortList(items: string[], shown = 5): string {
+  const more = items.length - shown;
+  return more > 0 ? `${items.slice(0, shown).join(", ")} and ${more} more` : items.join(", ");
+}
+
+/** New findings, then fixed ones; those already on the base branch only as a count. */
+function findingsSections(report: DiffReport, maxRows: number, options: MarkdownOptions): string {
+  const visible = (list: Finding[]) => list.filter((f) => !f.suppressed).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
+  const [fresh, fixed, old] = [visible(report.findings.new), visible(report.findings.fixed), visible(report.findings.unchanged)];
+  const parts: string[] = [];
+  if (fresh.length) {
+    const rows = fresh.slice(0, maxRows).map((f) => findingLine(f, options));
+    if (fresh.length > maxRows) rows.push(`- …and ${fresh.length - maxRows} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
+    parts.push(`**New findings**\n\n${rows.join("\n")}`);
+  }
+  if (fixed.length) {
+    const rows = fixed.slice(0, maxRows).map((f) => findingLine(f, options, "✅"));
+    if (fixed.length > maxRows) rows.push(`- …and ${fixed.length - maxRows} more fixed.`);
+    parts.push(`**Fixed by this change**\n\n${rows.join("\n")}`);
+  }
+  if (old.length) {
+    const bySeverity = (["error", "warning", "info"] as Severity[]).map((s) => [s, old.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);
+    const counts = bySeverity.map(([s, n]) => `${n} ${s === "info" ? "info" : `${s}${n === 1 ? "" : "s"}`}`).join(", ");
+    parts.push(`<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}\n\n</details>`);
+  }
+  return parts.join("\n\n");
+}
+
+const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info: "ℹ️" };
+
+function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity]): string {
+  const at = where(f, options);
+  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}`;
+}
+
+/** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
+function notRenderedSection(report: DiffReport): string {
+  const byWhat = new Map<string, { reason: string; fix: string; names: string[]; at: Set<string> }>();
+  for (const c of report.changes) {
+    if (c.status !== "not-rendered") continue;
+    for (const n of c.notRendered ?? []) {
+      const entry = byWhat.get(n.what) ?? { reason: n.reason, fix: n.fix, names: [], at: new Set<string>() };
+      entry.names.push(code(c.name));
+      entry.at.add(c.notRenderedAt ?? "head");
+      byWhat.set(n.what, entry);
+    }
+  }
+  if (byWhat.size === 0) return "";
+  const lines = [...byWhat].map(([what, e]) => {
+    const side = e.at.has("head") ? "" : " at base";
+    return `- ${code(what)} ${escapeMarkdown(e.reason)}: ${e.names.length} source${e.names.length === 1 ? "" : "s"} not rendered${side} (${shortList(e.names)}). To render ${e.names.length === 1 ? "it" : "them"}: ${escapeMarkdown(e.fix)}`;
+  });
+  return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}`;
+}
+
+function footer(report: DiffReport): string {
+  const { sources } = report;
+  const scope = sources.all ? `all ${sources.total} sources` : `the ${sources.considered} of ${sources.total} sources the change affects`;
+  const states = [`${sources.rendered} rendered`, sources.notRendered ? `${sources.notRendered} not rendered` : "", sources.failed ? `${sources.failed} failed` : ""].filter(Boolean).join(", ");
+  return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${scope}: ${states}.</sub>`;
 }
 
 function where(f: Finding, options: MarkdownOptions): string {
   if (!f.file) return "";
-  const label = `${f.file}${f.line ? `:${f.line}` : ""}`;
-  if (!options.linkBase) return cell(label);
-  return `[${cell(label)}](${options.linkBase}${encodeURI(f.file)}${f.line ? `#L${f.line}` : ""})`;
+  const label = escapeMarkdown(`${f.file}${f.line ? `:${f.line}` : ""}`);
+  if (!options.linkBase) return label;
+  return `[${label}](${options.linkBase}${encodeURI(f.file)}${f.line ? `#L${f.line}` : ""})`;
 }
 
-/** Text safe inside a table cell: no pipes, no raw HTML, no line breaks. */
-function cell(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, "<br>");
-}
-
-function changesSection(report: DiffReport, level: Level): string {
-  const changed = report.changes.filter((c) => c.status !== "unchanged");
-  if (changed.length === 0) return "No rendered object changed.";
-  return ["**Changes**", ...changed.map((c) => sourceBlock(c, level))].join("\n\n");
-}
-
-function sourceBlock(c: SourceChange, level: Level): string {
-  const counts = (["added", "changed", "removed"] as const)
-    .map((s) => [s, c.objects.filter((o) => o.status === s).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([s, n]) => `${n} ${s}`);
-  const state = c.status === "failed" ? "does not render at head (see findings)" : c.status === "changed" ? counts.join(", ") : `${c.status}${counts.length ? `: ${counts.join(", ")}` : ""}`;
-  const summary = `<b>${cell(c.kind)}</b> <code>${cell(c.name)}</code> · ${cell(c.file)} · ${state}`;
-  const body = c.objects
-    .filter((o) => o.status !== "unchanged")
-    .map((o) => (level === 2 ? `- ${o.status}: \`${o.key}\`` : fenced(level === 1 ? trim(o.diff ?? "") : (o.diff ?? ""))));
-  return `<details><summary>${summary}</summary>\n\n${body.join(level === 2 ? "\n" : "\n\n")}\n\n</details>`;
-}
 
 function trim(diff: string): string {
   const lines = diff.split("\n");
   if (lines.length <= TRIMMED_DIFF_LINES) return diff;
   return [...lines.slice(0, TRIMMED_DIFF_LINES), `… ${lines.length - TRIMMED_DIFF_LINES} more lines (trimmed)`].join("\n");
-}
-
-function fenced(text: string, language = "diff"): string {
-  let fence = "```";
-  while (text.includes(fence)) fence += "`";
-  return `${fence}${language}\n${text}\n${fence}`;
 }

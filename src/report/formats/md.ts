@@ -1,0 +1,33 @@
+/**
+ * Text from a repository placed in GitHub markdown: shown as text, never acted on. HTML is
+ * escaped, markdown punctuation is backslash-escaped (no images, links, emphasis or tables), and
+ * mentions and bare URLs are broken with a zero-width space so GitHub neither notifies anyone nor
+ * links anywhere. Line breaks become spaces unless the caller keeps them.
+ */
+export function escapeMarkdown(text: string, options: { keepLines?: boolean } = {}): string {
+  let out = text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_[\]()#!|~{}]/g, "\\$&")
+    .replace(/@(?=\w)/g, "@&#8203;")
+    .replace(/:\/\//g, ":&#8203;//")
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}&#8203;.`);
+  out = options.keepLines ? out.replace(/\r?\n/g, "<br>") : out.replace(/\s*\r?\n\s*/g, " ");
+  return out;
+}
+
+/** A code span that holds any text (a fence longer than any run of backticks inside it). */
+export function code(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text.replace(/\r?\n/g, " ")}${pad}${fence}`;
+}
+
+/** A fenced block that holds any text. */
+export function fenced(text: string, language = ""): string {
+  let fence = "```";
+  while (text.includes(fence)) fence += "`";
+  return `${fence}${language}\n${text}\n${fence}`;
+}
