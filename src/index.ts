@@ -1,3 +1,4 @@
-import { run } from "./action.js";
+import { run } from "./action/run.js";
 
-void run();
+// A request to GitHub that never answered may still hold a socket: the step ends when run() does.
+void run().finally(() => process.exit());

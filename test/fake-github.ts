@@ -1,5 +1,5 @@
 import http from "node:http";
-import { Octokit } from "@octokit/rest";
+import { gitHubClient, type GitHubClient } from "../src/report/github/client.js";
 import type { AddressInfo } from "node:net";
 
 /** A GitHub REST API on 127.0.0.1 with the few endpoints the Action uses; records every request. */
@@ -32,10 +32,24 @@ export interface Issue {
   comments: string[];
 }
 
+/** A fault the API answers with, for the next `times` requests that match (`hang`: never answers). */
+export interface Fault {
+  method: string;
+  path: RegExp;
+  status?: number;
+  headers?: Record<string, string>;
+  message?: string;
+  /** The body to answer with (default `{message}`). */
+  body?: unknown;
+  times: number;
+  hang?: boolean;
+}
+
 export class FakeGitHub {
   readonly requests: Recorded[] = [];
   comments: Comment[] = [];
   issues: Issue[] = [];
+  faults: Fault[] = [];
   forbidWrites = false;
   private server!: http.Server;
   private nextId = 1000;
@@ -51,6 +65,7 @@ export class FakeGitHub {
   }
 
   stop(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
@@ -62,6 +77,12 @@ export class FakeGitHub {
       res.end(JSON.stringify(data));
     };
     const list = `/repos/${OWNER}/${NAME}/issues/${PR}/comments`;
+    const fault = this.faults.find((f) => f.times > 0 && f.method === req.method && f.path.test(url.pathname));
+    if (fault) {
+      fault.times--;
+      if (fault.hang) return; // the socket stays open and nothing answers
+      return json(fault.status ?? 500, fault.body ?? { message: fault.message ?? "fault" }, fault.headers ?? {});
+    }
     if (this.handleIssues(req, url, body, json)) return;
     if (req.method === "GET" && url.pathname === "/user") return json(403, { message: "Resource not accessible by integration" });
     if (req.method === "GET" && url.pathname === list) {
@@ -80,6 +101,12 @@ export class FakeGitHub {
       return json(201, comment);
     }
     const patch = url.pathname.match(new RegExp(`^/repos/${OWNER}/${NAME}/issues/comments/(\\d+)$`));
+    if (req.method === "DELETE" && patch) {
+      this.comments = this.comments.filter((c) => c.id !== Number(patch[1]));
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     if (req.method === "PATCH" && patch) {
       const comment = this.comments.find((c) => c.id === Number(patch[1]));
       if (!comment) return json(404, { message: "Not Found" });
@@ -131,8 +158,7 @@ export class FakeGitHub {
 }
 
 
-/** An Octokit for the fake API that does not log the 403s the tests provoke. */
-export function quietOctokit(baseUrl: string): Octokit {
-  const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-  return new Octokit({ auth: "t", baseUrl, log: quiet });
+/** The Action's client for the fake API: quick retries, a short timeout, nothing logged. */
+export function quietOctokit(baseUrl: string): GitHubClient {
+  return gitHubClient({ token: "t", baseUrl, retryBaseMs: 5, timeoutMs: 2000 });
 }

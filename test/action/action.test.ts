@@ -140,7 +140,8 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(body).toContain("✂️");
     expect(body).toContain("WebApp");
     expect(github.comments[5]!.body).toBe("<!-- composition-ci:default --> someone else's");
-    expect(github.requests.filter((r) => r.method === "GET" && r.url.includes("/comments")).length).toBe(2);
+    // Two pages to find it, two more after creating it (a run racing this one may have created one too).
+    expect(github.requests.filter((r) => r.method === "GET" && r.url.includes("/comments")).length).toBe(4);
     const summary = fs.readFileSync(run.files.summary, "utf8");
     expect(summary).toContain("-    - port: 80");
     expect(summary).toContain("+    - port: 81");
@@ -210,5 +211,108 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(again.stdout).toContain("drift issue: updated");
     expect(github.issues).toHaveLength(1);
     expect(everythingWritten(again)).not.toContain(SECRET);
+  }, 60_000);
+});
+
+describe("the Action when the GitHub API misbehaves: outputs and the summary are always written", () => {
+  const github = new FakeGitHub();
+  let api = "";
+  let bundle = "";
+  let repo: { dir: string; base: string };
+  const comments = `/repos/${OWNER}/${NAME}/issues/${PR}/comments`;
+
+  beforeAll(async () => {
+    api = await github.start();
+    const out = path.join(REPO, "node_modules/.cache/composition-ci-test-bundle");
+    if (!fs.existsSync(path.join(out, "index.js"))) execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
+    bundle = path.join(out, "index.js");
+    repo = makeRepo();
+  }, 60_000);
+
+  afterAll(() => github.stop());
+
+  function run(extra: Record<string, string> = {}) {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-runner-"));
+    const files = { event: path.join(work, "event.json"), output: path.join(work, "output"), summary: path.join(work, "summary.md") };
+    fs.writeFileSync(files.event, JSON.stringify({ pull_request: { number: PR, base: { sha: repo.base, ref: "main" }, head: { sha: "feedface" } } }));
+    for (const f of [files.output, files.summary]) fs.writeFileSync(f, "");
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? os.tmpdir(),
+      GITHUB_EVENT_PATH: files.event,
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_OUTPUT: files.output,
+      GITHUB_STEP_SUMMARY: files.summary,
+      GITHUB_API_URL: api,
+      GITHUB_REPOSITORY: `${OWNER}/${NAME}`,
+      RUNNER_TEMP: work,
+      COMPOSITION_CI_GITHUB_RETRY_MS: "5",
+      COMPOSITION_CI_GITHUB_TIMEOUT_MS: "1500",
+      "INPUT_GITHUB-TOKEN": "ghs_test_token",
+      "INPUT_FAIL-ON": "never",
+      INPUT_COMMENT: "always",
+      ...extra,
+    };
+    return new Promise<{ code: number; stdout: string; outputs: Record<string, string>; summary: string }>((resolve) => {
+      const child = spawn("node", [bundle], { cwd: repo.dir, env });
+      let stdout = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stdout += d));
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, outputs: readOutputs(files.output), summary: fs.readFileSync(files.summary, "utf8") }));
+    });
+  }
+
+  const mine = () => github.comments.filter((c) => c.user.login === "github-actions[bot]");
+
+  it("a 500 on listing and a 502 on creating are retried", async () => {
+    github.faults.push({ method: "GET", path: new RegExp(comments), status: 500, times: 1 }, { method: "POST", path: new RegExp(comments), status: 502, times: 1 });
+    const r = await run();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("comment created");
+    expect(mine()).toHaveLength(1);
+    expect(r.outputs["comment-url"]).toBe(mine()[0]!.html_url);
+  }, 60_000);
+
+  it("a deleted sticky comment (404 on update) is created again", async () => {
+    github.faults.push({ method: "PATCH", path: /\/issues\/comments\/\d+$/, status: 404, message: "Not Found", times: 1 });
+    const r = await run();
+    expect(r.stdout).toContain("comment created");
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it("two runs that both created a comment leave one: the oldest", async () => {
+    github.comments = [{ id: 1, body: "<!-- composition-ci:race -->\nfirst run's", user: { login: "github-actions[bot]" }, html_url: "https://github.test/c1" }];
+    // The other run's comment lands between this run's listing (which misses it) and its creating one.
+    github.faults.push({ method: "GET", path: new RegExp(comments), status: 200, body: [], times: 1 });
+    const r = await run({ "INPUT_COMMENT-KEY": "race" });
+    expect(r.code).toBe(0);
+    const left = github.comments.filter((c) => c.body.startsWith("<!-- composition-ci:race -->"));
+    expect(left.map((c) => c.id)).toEqual([1]);
+    expect(left[0]!.body).not.toContain("first run's");
+    expect(r.outputs["comment-url"]).toBe("https://github.test/c1");
+  }, 60_000);
+
+  it("a secondary rate limit is said as such, not as a read-only token; outputs are set", async () => {
+    github.faults.push({ method: "GET", path: new RegExp(comments), status: 403, headers: { "retry-after": "1" }, message: "You have exceeded a secondary rate limit", times: 10 });
+    const r = await run({ "INPUT_COMMENT-KEY": "limited" });
+    github.faults = [];
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("read-only token");
+    expect(r.stdout, r.stdout.split("\n").filter((l) => !l.startsWith("::add-mask")).join("\n").slice(0, 3000)).toMatch(/comment could not be posted .*rate limit/);
+    expect(r.outputs.errors).toBeDefined();
+    expect(r.summary).toContain("composition-ci");
+  }, 60_000);
+
+  it("an API that never answers times out; the step still reports, and passes on fail-on: never", async () => {
+    github.faults.push({ method: "GET", path: /./, hang: true, times: 100 });
+    const started = Date.now();
+    const r = await run({ "INPUT_COMMENT-KEY": "hang" });
+    github.faults = [];
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("comment could not be posted");
+    expect(r.outputs["comment-url"]).toBe("");
+    expect(r.outputs.verdict).toBe("pass");
+    expect(r.summary).toContain("composition-ci");
   }, 60_000);
 });

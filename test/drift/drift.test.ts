@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Octokit } from "@octokit/rest";
+import type { GitHubClient } from "../../src/report/github/client.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareToLive } from "../../src/drift/cluster.js";
 import type { DriftItem, DriftReport } from "../../src/drift/report.js";
@@ -186,7 +186,7 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
 
 describe("the drift issue (against the test GitHub API)", () => {
   const github = new FakeGitHub();
-  let octokit: Octokit;
+  let octokit: GitHubClient;
   beforeAll(async () => {
     octokit = quietOctokit(await github.start());
   });

@@ -1,4 +1,4 @@
-import type { Octokit } from "@octokit/rest";
+import type { GitHubClient } from "./client.js";
 import type { DriftReport } from "../../drift/report.js";
 import { ownLogin } from "./comment.js";
 
@@ -18,7 +18,7 @@ export function driftMarker(key: string): string {
 const FINGERPRINT = /<!-- composition-ci-drift-fingerprint:(\w+) -->/;
 
 export interface DriftIssueRequest {
-  octokit: Octokit;
+  octokit: GitHubClient;
   owner: string;
   repo: string;
   key: string;

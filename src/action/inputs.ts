@@ -1,0 +1,61 @@
+import path from "node:path";
+import * as core from "@actions/core";
+import { oneOf } from "../commands/options.js";
+import type { FailOn } from "../report/finding.js";
+import type { CommentMode } from "../report/github/comment.js";
+import { pullRequest } from "./context.js";
+import { parseDevelopmentTargets } from "../trust.js";
+
+/** The Action's inputs (action.yml), read once. */
+export interface Inputs {
+  mode: "pr" | "validate" | "drift";
+  paths: string[];
+  baseRef: string;
+  failOn: FailOn;
+  failOnNew: boolean;
+  comment: CommentMode;
+  commentKey: string;
+  token: string;
+  config?: string;
+  crds: string[];
+  schemaLocations: string[];
+  allowExec: boolean;
+  /** `NAME=ADDR` entries: Development functions the workflow (not the pull request) points at. */
+  developmentTargets: Record<string, string>;
+  kubeconform: boolean;
+  sarifFile: string;
+  reportDir: string;
+  snapshot?: string;
+  previous?: string;
+  cluster: boolean;
+  failOnDrift: boolean;
+}
+
+export function readInputs(): Inputs {
+  const list = (name: string) => core.getInput(name).split(/[\s,]+/).filter(Boolean);
+  const flag = (name: string) => core.getInput(name) === "true";
+  const input = <T extends string>(name: string, fallback: T, allowed: T[]): T => oneOf(`input ${name}`, core.getInput(name) || fallback, allowed);
+  const reportDir = path.resolve(core.getInput("report-dir") || path.join(process.env.RUNNER_TEMP ?? ".", "composition-ci-report"));
+  return {
+    mode: input("mode", "pr", ["pr", "validate", "drift"]),
+    paths: list("paths").length ? list("paths") : ["."],
+    baseRef: core.getInput("base-ref") || pullRequest()?.base?.sha || "",
+    failOn: input("fail-on", "error", ["error", "warning", "info", "never"]),
+    failOnNew: flag("fail-on-new"),
+    comment: input("comment", "on-change", ["always", "on-change", "never"]),
+    commentKey: core.getInput("comment-key") || "default",
+    token: core.getInput("github-token"),
+    config: core.getInput("config") || undefined,
+    crds: list("crds"),
+    schemaLocations: core.getMultilineInput("schema-locations"),
+    allowExec: flag("allow-exec"),
+    developmentTargets: parseDevelopmentTargets(core.getMultilineInput("development-targets"), "input development-targets"),
+    kubeconform: flag("kubeconform"),
+    sarifFile: path.resolve(core.getInput("sarif-file") || path.join(reportDir, "composition-ci.sarif")),
+    reportDir,
+    snapshot: core.getInput("snapshot") || undefined,
+    previous: core.getInput("previous") || undefined,
+    cluster: flag("cluster"),
+    failOnDrift: flag("fail-on-drift"),
+  };
+}

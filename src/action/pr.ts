@@ -1,0 +1,93 @@
+import * as core from "@actions/core";
+import { formatDiff, runDiff } from "../commands/diff.js";
+import { hasChanges } from "../report/diff.js";
+import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT } from "../report/formats/markdown.js";
+import { gitHubClient } from "../report/github/client.js";
+import { upsertStickyComment } from "../report/github/comment.js";
+import { failingText } from "../report/verdict.js";
+import { blobBase, pullRequest, repository, runUrl } from "./context.js";
+import type { Inputs } from "./inputs.js";
+import { annotate, appendSummary, maskLogs, setFindingOutputs, writeReportFile, writeSarif } from "./outputs.js";
+import type { Engine } from "../validate/kubeconform.js";
+
+const FORK_HINT =
+  "The token cannot write comments here (a pull_request from a fork gets a read-only token). The report is in the job summary and in report-dir; " +
+  "to post it, upload report-dir as an artifact and comment from a workflow_run job (docs/workflows/pr-fork-safe.yml).";
+
+/**
+ * `mode: pr`: the diff of the pull request's base and head, as one sticky comment, the job
+ * summary, annotations, SARIF and report files. The settings that widen what runs (schema
+ * locations, function runtimes) come from the base ref's config. Whatever the GitHub API does,
+ * the outputs, the summary and the files are written, and the step's status is the verdict's.
+ */
+export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
+  if (!inputs.baseRef) throw new Error("no base ref: set base-ref, or run on a pull_request event");
+  const result = await runDiff({
+    root: process.cwd(),
+    paths: inputs.paths,
+    base: inputs.baseRef,
+    allowExec: inputs.allowExec,
+    developmentTargets: inputs.developmentTargets,
+    trustBaseConfig: true,
+    configFile: inputs.config,
+    crds: inputs.crds,
+    schemaLocations: inputs.schemaLocations,
+    failOn: inputs.failOn,
+    failOnNew: inputs.failOnNew,
+    runUrl: runUrl(),
+    ...engine,
+  });
+  const { masker, report } = result;
+  maskLogs(masker);
+  const pr = pullRequest();
+  const linkBase = blobBase(pr?.head?.sha);
+  const markdown = (maxChars: number, fullReportHint: string) =>
+    masker.redact(formatDiffMarkdown(masker.redactJson(report), { maxChars, linkBase, fullReportHint }));
+  const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
+  writeReportFile(inputs.reportDir, "report.json", formatDiff(result, "json"));
+  writeSarif(inputs.sarifFile, result.headFindings, masker);
+  appendSummary(markdown(SUMMARY_LIMIT - 1024, "The report files in report-dir hold everything."));
+  const fresh = new Set(report.findings.new);
+  annotate(result.headFindings, (f) => fresh.has(f), masker);
+  const changed = hasChanges(report);
+  setFindingOutputs(result.headFindings, changed, reportPath, inputs.sarifFile);
+  core.setOutput("verdict", report.verdict.failed ? "fail" : "pass");
+  let commentUrl = "";
+  if (pr && inputs.comment !== "never") {
+    const body = markdown(COMMENT_LIMIT - 200, `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`);
+    const clean = `### ✅ composition-ci: passes, nothing changes\n\nNothing this pull request changes renders differently, and no finding is new or fixed (base ${report.base.commit.slice(0, 7)}).\n`;
+    commentUrl = await postComment(inputs, pr.number, body, masker.redact(clean), changed);
+  }
+  core.setOutput("comment-url", commentUrl);
+  if (report.verdict.failed) core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
+}
+
+/** The sticky comment; an API that fails or a read-only token is a warning, never the step's failure. */
+async function postComment(inputs: Inputs, issueNumber: number, body: string, cleanBody: string, changed: boolean): Promise<string> {
+  if (!inputs.token) {
+    core.warning(`no github-token: the comment is not posted. ${FORK_HINT}`);
+    return "";
+  }
+  const { owner, repo } = repository();
+  try {
+    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), log: core.info });
+    const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody });
+    if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
+    else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
+    return res.url ?? "";
+  } catch (err) {
+    core.warning(`the comment could not be posted (${(err as Error).message}); the report is in the job summary and report-dir`);
+    return "";
+  }
+}
+
+/** Test hooks: how long to back off and wait for GitHub (defaults suit github.com). */
+export function retryBase(): number | undefined {
+  const v = Number(process.env.COMPOSITION_CI_GITHUB_RETRY_MS);
+  return Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+export function requestTimeout(): number | undefined {
+  const v = Number(process.env.COMPOSITION_CI_GITHUB_TIMEOUT_MS);
+  return Number.isFinite(v) && v > 0 ? v : undefined;
+}
