@@ -84,6 +84,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     root,
     allowExec: options.allowExec,
     developmentTargets: options.developmentTargets,
+    templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,
     select: options.select,

@@ -8,7 +8,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
-import { functionManifests } from "../render/crossplane/repo.js";
+import { callContext, functionManifests } from "../render/crossplane/repo.js";
 import { renderEverything } from "../render/repo.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { sourceTitle, streamFileNames } from "../render/source.js";
@@ -80,7 +80,7 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parse>["values"];
-type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[] };
+type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[]; templateMounts: Record<string, string> };
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -102,6 +102,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     allowExec: Boolean(values["allow-exec"]),
     developmentTargets: targetsOrUsage(values["development-target"]),
     clusterDefinitions: config.clusterDefinitions,
+    templateMounts: config.templateMounts,
   };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
   if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
@@ -128,6 +129,7 @@ async function renderOne(
       xrSchema: values.xrd ? xrSchemaFrom(readInputs(values.xrd, io.cwd), xr) : undefined,
       observedResources: read(values["observed-resources"]),
       requiredResources: [...read(values["required-resources"]), ...read(values["extra-resources"])],
+      call: callContext(options, path.relative(options.root, path.resolve(io.cwd, compositionPath))),
       context: contextFrom(values, io.cwd),
       credentials: read(values["function-credentials"]),
       schemaFor: values["required-schemas"] ? schemaLookup(readInputs(values["required-schemas"], io.cwd)) : undefined,

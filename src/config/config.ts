@@ -27,6 +27,11 @@ export interface Config {
   parameterSchemas: Record<string, string>;
   /** More field names whose values are secret, masked in every output (besides password, token, …). */
   secretFields: string[];
+  /**
+   * Where function-go-templating's FileSystem templates are: the path the Function sees (a
+   * DeploymentRuntimeConfig mounts a ConfigMap there) → a directory of the repository.
+   */
+  templateMounts: Record<string, string>;
 }
 
 export interface FunctionConfig {
@@ -61,10 +66,11 @@ const KNOWN_KEYS = [
   "clusterDefinitions",
   "parameterSchemas",
   "secretFields",
+  "templateMounts",
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {}, secretFields: [] };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -120,6 +126,13 @@ export function parseConfig(text: string, file: string, root?: string): Config {
         }
         if (root) Object.values(value as Record<string, string>).forEach((p) => checkInside(root, p, fail));
         config.parameterSchemas = value;
+        break;
+      case "templateMounts":
+        if (!value || typeof value !== "object" || Array.isArray(value) || !Object.entries(value).every(([k, v]) => k.startsWith("/") && typeof v === "string")) {
+          fail("must map absolute paths the function sees (/templates) to directories of the repository");
+        }
+        if (root) Object.values(value as Record<string, string>).forEach((p) => checkInside(root, p, fail));
+        config.templateMounts = value;
         break;
       case "rules":
         config.rules = parseRules(value, fail);

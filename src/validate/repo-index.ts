@@ -131,6 +131,16 @@ export class RepoIndex {
     return names;
   }
 
+  /**
+   * The repository's EnvironmentConfigs, as functions ask for them (v1beta1; older examples write
+   * v1alpha1): they answer function-environment-configs' requirements the way the cluster would.
+   */
+  environmentConfigs(): Record<string, unknown>[] {
+    return this.manifests
+      .filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig")
+      .map((m) => ({ ...m.object, apiVersion: "apiextensions.crossplane.io/v1beta1" }));
+  }
+
   /** True when some XRD defines the manifest's kind as an XR or claim. */
   isXrOrClaim(m: Manifest): boolean {
     return this.xrTypesByKey.has(`${m.group}/${m.version}/${m.kind}`);

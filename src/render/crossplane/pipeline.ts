@@ -12,7 +12,7 @@ import {
 } from "@crossplane-org/function-sdk-typescript";
 import { jsonEqual } from "../../manifest/fieldpath.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
-import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type FunctionRuntime } from "../runner/runtime.js";
+import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../runner/runtime.js";
 
 /** What `crossplane render` does with an XR, a Pipeline Composition and its functions. */
 
@@ -43,6 +43,8 @@ export interface PipelineEnvironment {
   /** The OpenAPI schema of a kind, for functions that require schemas; undefined when unknown. */
   schemaFor?: SchemaLookup;
   timeoutMs: number;
+  /** Where the composition is, for built-ins that read template files. */
+  call?: CallContext;
 }
 
 export interface PipelineInputs extends PipelineEnvironment {
@@ -155,7 +157,7 @@ async function runWithRequirements(
   for (let i = 0; ; i++) {
     let rsp: RunFunctionResponse;
     try {
-      rsp = await runtime.run(req, inputs.timeoutMs);
+      rsp = await runtime.run(req, inputs.timeoutMs, inputs.call);
     } catch (err) {
       if (err instanceof FunctionNotRunnable) throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: err.message, fix: err.fix }]);
       const failure = err instanceof FunctionFailure ? err : new FunctionFailure(String(err));

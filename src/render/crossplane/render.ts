@@ -112,6 +112,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       credentials: req.credentials,
       schemaFor: req.schemaFor,
       timeoutMs: req.timeoutMs,
+      call: req.call,
     });
     for (const r of out.results) {
       if (r.severity === Severity.SEVERITY_FATAL) continue;

@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { Manifest } from "../../manifest/manifest.js";
+import type { CallContext } from "../runner/runtime.js";
 import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../../validate/findings.js";
 import { guardedAsync } from "../../validate/guard.js";
@@ -24,6 +26,8 @@ export interface RepoRenderOptions extends RuntimeOptions {
   schemaFor?: SchemaLookup;
   /** Which XRs and claims to render (all when absent). */
   select?: (source: Manifest) => boolean;
+  /** Where function-go-templating's absolute FileSystem paths are, in the repository (config `templateMounts`). */
+  templateMounts?: Record<string, string>;
 }
 
 /** An XR or claim rendered through its Composition. */
@@ -96,6 +100,8 @@ async function renderSource(
     composition: picked.object as JsonObject,
     runtime: (name) => pool.get(name),
     xrSchema: schema,
+    requiredResources: index.environmentConfigs(),
+    call: callContext(options, picked.file),
     timeoutMs: options.timeoutMs,
     schemaFor: options.schemaFor,
     includeFunctionResults: options.includeFunctionResults,
@@ -130,4 +136,10 @@ function notRunnableAt(n: NotRunnableStep, composition: Manifest, index: RepoInd
 function stringValues(map: unknown): Record<string, string> {
   if (typeof map !== "object" || map === null) return {};
   return Object.fromEntries(Object.entries(map).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/** Where a Composition's built-ins read template files: its own directory, and the config's mounts. */
+export function callContext(options: { root: string; templateMounts?: Record<string, string> }, compositionFile: string): CallContext {
+  const mounts = Object.fromEntries(Object.entries(options.templateMounts ?? {}).map(([at, dir]) => [at, path.resolve(options.root, dir)]));
+  return { root: options.root, base: path.resolve(options.root, path.dirname(compositionFile)), mounts };
 }

@@ -6,15 +6,17 @@ import { runEnvironmentConfigs } from "../functions/environment-configs.js";
 import { runExtraResources } from "../functions/extra-resources.js";
 import { runCelFilter } from "../functions/cel-filter.js";
 import { packagePath } from "../../manifest/package-ref.js";
-import { FunctionFailure, type FunctionRuntime } from "./runtime.js";
+import { FunctionFailure, type CallContext, type FunctionRuntime } from "./runtime.js";
+import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 
-export type BuiltinFunction = (req: RunFunctionRequest) => RunFunctionResponse;
+export type BuiltinFunction = (req: RunFunctionRequest, call?: CallContext) => RunFunctionResponse;
 
 /** Built-in functions by package path (registry and tag ignored). */
 const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-patch-and-transform": runPatchAndTransform,
   "crossplane-contrib/function-auto-ready": runAutoReady,
-  "crossplane-contrib/function-go-templating": (req) => runGoTemplating(req),
+  "crossplane-contrib/function-go-templating": (req, call) =>
+    runGoTemplating(req, call ? { fileSystem: directoryFileSystem({ root: call.root, base: call.base, mounts: call.mounts }) } : {}),
   "crossplane-contrib/function-environment-configs": runEnvironmentConfigs,
   "crossplane-contrib/function-extra-resources": runExtraResources,
   "crossplane-contrib/function-cel-filter": runCelFilter,
@@ -37,9 +39,9 @@ export class BuiltinRuntime implements FunctionRuntime {
 
   constructor(private readonly fn: BuiltinFunction) {}
 
-  async run(req: RunFunctionRequest): Promise<RunFunctionResponse> {
+  async run(req: RunFunctionRequest, _timeoutMs?: number, call?: CallContext): Promise<RunFunctionResponse> {
     try {
-      return this.fn(req);
+      return this.fn(req, call);
     } catch (err) {
       throw new FunctionFailure(`built-in function crashed: ${(err as Error).stack ?? String(err)}`);
     }

@@ -2,11 +2,23 @@ import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/fu
 
 export type RuntimeKind = "builtin" | "Development" | "process" | "module" | "Docker";
 
+/**
+ * Where a call happens, for built-ins that read files a cluster would mount for them
+ * (function-go-templating's FileSystem source): the repository root, the composition's directory
+ * (relative template paths resolve there) and the config's mounts (container path → repository
+ * directory). Nothing outside the root is read.
+ */
+export interface CallContext {
+  root: string;
+  base: string;
+  mounts?: Record<string, string>;
+}
+
 /** One way of running a composition function; the pipeline knows nothing else about it. */
 export interface FunctionRuntime {
   readonly kind: RuntimeKind;
   /** Runs the function once; rejects with FunctionFailure on a crash, hang or bad response. */
-  run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse>;
+  run(req: RunFunctionRequest, timeoutMs: number, call?: CallContext): Promise<RunFunctionResponse>;
   /** Releases what the runtime started (a process, a channel). Safe to call twice. */
   close(): Promise<void>;
 }
