@@ -48,6 +48,15 @@ export class PackageLayout {
     return best;
   }
 
+  /** The candidates that share the most leading directories with `from` (all of them on a tie). */
+  closest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
+    if (candidates.length <= 1) return candidates;
+    const fromDir = parentDir(from);
+    const depths = candidates.map((c) => sharedDepth(fromDir, parentDir(fileOf(c))));
+    const best = Math.max(...depths);
+    return candidates.filter((_, i) => depths[i] === best);
+  }
+
   /** The candidates in `from`'s own package (files outside every package are one), or all of them when none is there. */
   preferOwnPackage<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
     if (candidates.length <= 1 || this.roots.size === 0) return candidates;

@@ -135,10 +135,13 @@ export class RepoIndex {
    * The repository's EnvironmentConfigs, as functions ask for them (v1beta1; older examples write
    * v1alpha1): they answer function-environment-configs' requirements the way the cluster would.
    */
-  environmentConfigs(): Record<string, unknown>[] {
-    return this.manifests
-      .filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig")
-      .map((m) => ({ ...m.object, apiVersion: "apiextensions.crossplane.io/v1beta1" }));
+  environmentConfigs(near: string): Record<string, unknown>[] {
+    const all = this.manifests.filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig");
+    // Those of the asking file's package, nearest in the tree: repositories of separate examples repeat them.
+    const nearest = this.layout.closest(this.layout.preferOwnPackage(all, (m) => m.file, near), (m) => m.file, near);
+    const byName = new Map<string, Manifest>();
+    for (const m of nearest) if (!byName.has(m.name ?? "")) byName.set(m.name ?? "", m);
+    return [...byName.values()].map((m) => ({ ...m.object, apiVersion: "apiextensions.crossplane.io/v1beta1" }));
   }
 
   /** True when some XRD defines the manifest's kind as an XR or claim. */
@@ -148,11 +151,12 @@ export class RepoIndex {
 
   /**
    * Compositions whose compositeTypeRef is this apiVersion and kind; with `near`, only those of
-   * that file's own package when it has any (alternative packages are never installed together).
+   * that file's own package when it has any (alternative packages are never installed together),
+   * and of those the ones nearest in the directory tree (repositories of separate examples).
    */
   compositionsFor(apiVersion: string, kind: string, near?: string): readonly Manifest[] {
     const all = this.compositionsByType.get(`${apiVersion}|${kind}`) ?? [];
-    return near === undefined ? all : this.layout.preferOwnPackage(all, (c) => c.file, near);
+    return near === undefined ? all : this.layout.closest(this.layout.preferOwnPackage(all, (c) => c.file, near), (c) => c.file, near);
   }
 
   /** The Composition of that name (the nearest to `near` when alternative packages each have one). */

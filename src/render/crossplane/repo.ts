@@ -100,7 +100,7 @@ async function renderSource(
     composition: picked.object as JsonObject,
     runtime: (name) => pool.get(name),
     xrSchema: schema,
-    requiredResources: index.environmentConfigs(),
+    requiredResources: index.environmentConfigs(source.file),
     call: callContext(options, picked.file),
     timeoutMs: options.timeoutMs,
     schemaFor: options.schemaFor,
