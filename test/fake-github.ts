@@ -160,5 +160,5 @@ export class FakeGitHub {
 
 /** The Action's client for the fake API: quick retries, a short timeout, nothing logged. */
 export function quietOctokit(baseUrl: string): GitHubClient {
-  return gitHubClient({ token: "t", baseUrl, retryBaseMs: 5, timeoutMs: 2000 });
+  return gitHubClient({ token: "t", baseUrl, retryBaseMs: 5, timeoutMs: 2000, throttle: false });
 }

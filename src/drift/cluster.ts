@@ -36,6 +36,8 @@ export function kubectlRunner(binary = "kubectl", context?: string): Kubectl {
 interface Live {
   found?: JsonObject;
   missing?: boolean;
+  /** What makes the object's identity no Kubernetes name: it is never asked for. */
+  invalid?: string;
 }
 
 export async function clusterDrift(sources: RenderedSource[], kubectl: Kubectl, masker: SecretMasker): Promise<DriftItem[]> {
@@ -45,6 +47,10 @@ export async function clusterDrift(sources: RenderedSource[], kubectl: Kubectl, 
     for (const [i, rendered] of s.objects.entries()) {
       const live = await getLive(rendered, kubectl);
       const key = s.keys[i] ?? "";
+      if (live.invalid) {
+        items.push(driftItem("cluster-missing", title, key, `not looked up: its ${live.invalid} is not a valid Kubernetes name, so no cluster can hold it`));
+        continue;
+      }
       if (live.missing) {
         items.push(driftItem("cluster-missing", title, key, "the render expects it; the cluster does not have it"));
         continue;
@@ -71,29 +77,63 @@ function meta(o: JsonObject): { name?: string; namespace?: string; labels?: Reco
   return (o.metadata ?? {}) as never;
 }
 
-async function get(kubectl: Kubectl, args: string[]): Promise<JsonObject | undefined> {
+/**
+ * `kubectl get -o json [-n NS] [-l SELECTOR] -- RESOURCE [NAME]`: options first, then `--`, so
+ * nothing a repository renders is ever read as an option (`--kubeconfig=…`, `--server=…`).
+ */
+async function get(kubectl: Kubectl, query: Query): Promise<JsonObject | undefined> {
+  const args = ["get", "-o", "json", ...(query.namespace ? [`--namespace=${query.namespace}`] : []), ...(query.selector ? [`--selector=${query.selector}`] : []), "--", query.resource, ...(query.name ? [query.name] : [])];
   try {
-    return JSON.parse(await kubectl(["get", ...args, "-o", "json"])) as JsonObject;
+    return JSON.parse(await kubectl(args)) as JsonObject;
   } catch (err) {
     if (err instanceof ClusterError) throw err;
     const text = (err as Error).message;
     if (/NotFound|not found/.test(text) && !/the server doesn't have a resource type/.test(text)) return undefined;
-    throw new ClusterError(`kubectl get ${args.join(" ")} failed: ${text.split("\n")[0]} (is the cluster reachable with the current kubeconfig?)`);
+    throw new ClusterError(`kubectl ${args.join(" ")} failed: ${text.split("\n")[0]} (is the cluster reachable with the current kubeconfig?)`);
   }
+}
+
+interface Query {
+  resource: string;
+  name?: string;
+  namespace?: string;
+  selector?: string;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+/** Object names are DNS subdomains for most kinds; a few kinds allow more, never a leading '-' or a ':' or '/'. */
+const OBJECT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9._]*[a-z0-9])?$/i;
+
+/** Why a rendered object's identity cannot be asked for (it is no Kubernetes name), or nothing. */
+function invalidIdentity(o: JsonObject): string | undefined {
+  const apiVersion = String(o.apiVersion ?? "");
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/", 2) : ["", apiVersion];
+  const m = meta(o);
+  if (!KIND.test(String(o.kind ?? ""))) return `kind ${JSON.stringify(o.kind)}`;
+  if ((group && !DNS_SUBDOMAIN.test(group!)) || !DNS_LABEL.test(version ?? "")) return `apiVersion ${JSON.stringify(apiVersion)}`;
+  if (m.name !== undefined && !OBJECT_NAME.test(m.name)) return `name ${JSON.stringify(m.name)}`;
+  if (m.namespace !== undefined && !DNS_LABEL.test(m.namespace)) return `namespace ${JSON.stringify(m.namespace)}`;
+  const composite = m.labels?.[COMPOSITE_LABEL];
+  if (composite !== undefined && !LABEL_VALUE.test(composite)) return `label ${COMPOSITE_LABEL}=${JSON.stringify(composite)}`;
+  return undefined;
 }
 
 /** By name, or for a generated name by the composite label and the composition resource name. */
 async function getLive(rendered: JsonObject, kubectl: Kubectl): Promise<Live> {
   const m = meta(rendered);
-  const ns = m.namespace ? ["-n", m.namespace] : [];
+  const invalid = invalidIdentity(rendered);
+  if (invalid) return { invalid };
   if (m.name) {
-    const found = await get(kubectl, [resourceOf(rendered), m.name, ...ns]);
+    const found = await get(kubectl, { resource: resourceOf(rendered), name: m.name, namespace: m.namespace });
     return found ? { found } : { missing: true };
   }
   const composite = m.labels?.[COMPOSITE_LABEL];
   const resourceName = m.annotations?.[COMPOSITION_RESOURCE_NAME];
   if (!composite || !resourceName) return { missing: true };
-  const list = await get(kubectl, [resourceOf(rendered), "-l", `${COMPOSITE_LABEL}=${composite}`, ...ns]);
+  const list = await get(kubectl, { resource: resourceOf(rendered), selector: `${COMPOSITE_LABEL}=${composite}`, namespace: m.namespace });
   const found = ((list?.items ?? []) as JsonObject[]).find((o) => meta(o).annotations?.[COMPOSITION_RESOURCE_NAME] === resourceName);
   return found ? { found } : { missing: true };
 }
@@ -101,14 +141,13 @@ async function getLive(rendered: JsonObject, kubectl: Kubectl): Promise<Live> {
 /** Objects labelled as composed by this XR, of the kinds it renders, that it no longer renders. */
 async function orphans(s: RenderedSource, title: string, kubectl: Kubectl): Promise<DriftItem[]> {
   const composite = s.objects.map((o) => meta(o).labels?.[COMPOSITE_LABEL]).find(Boolean);
-  if (!composite) return [];
+  if (!composite || !LABEL_VALUE.test(composite)) return [];
   const rendered = new Set(s.objects.map((o) => meta(o).annotations?.[COMPOSITION_RESOURCE_NAME]).filter(Boolean));
   const items: DriftItem[] = [];
-  const kinds = [...new Set(s.objects.map(resourceOf))].sort();
+  const kinds = [...new Set(s.objects.filter((o) => !invalidIdentity(o)).map(resourceOf))].sort();
   for (const kind of kinds) {
     const example = s.objects.find((o) => resourceOf(o) === kind)!;
-    const ns = meta(example).namespace ? ["-n", meta(example).namespace!] : [];
-    const list = await get(kubectl, [kind, "-l", `${COMPOSITE_LABEL}=${composite}`, ...ns]);
+    const list = await get(kubectl, { resource: kind, selector: `${COMPOSITE_LABEL}=${composite}`, namespace: meta(example).namespace });
     for (const o of (list?.items ?? []) as JsonObject[]) {
       const name = meta(o).annotations?.[COMPOSITION_RESOURCE_NAME];
       if (name && rendered.has(name)) continue;

@@ -96,11 +96,15 @@ const args = process.argv.slice(2);
 if (${JSON.stringify(mode)} === "unreachable") { process.stderr.write("Unable to connect to the server: dial tcp 127.0.0.1:6443: connect: connection refused\\n"); process.exit(1); }
 fs.appendFileSync(${JSON.stringify(path.join(dir, "calls.log"))}, args.join(" ") + "\\n");
 const objects = JSON.parse(fs.readFileSync(${JSON.stringify(path.join(dir, "objects.json"))}, "utf8"));
-const [verb, resource, ...rest] = args;
+// kubectl's own parsing: options until \`--\`, then RESOURCE [NAME]; an option after the verb is refused here.
+const dash = args.indexOf("--");
+if (dash < 0) { process.stderr.write("no -- in " + args.join(" ")); process.exit(3); }
+const options = args.slice(1, dash);
+const [resource, name] = args.slice(dash + 1);
+const option = (flag) => options.find((o) => o.startsWith(flag + "="))?.slice(flag.length + 1);
 const kind = resource.split(".")[0];
-const ns = rest.includes("-n") ? rest[rest.indexOf("-n") + 1] : undefined;
-const selector = rest.includes("-l") ? rest[rest.indexOf("-l") + 1] : undefined;
-const name = rest[0] && !rest[0].startsWith("-") ? rest[0] : undefined;
+const ns = option("--namespace");
+const selector = option("--selector");
 const match = objects.filter((o) => o.kind === kind && (!ns || o.metadata.namespace === ns));
 if (name) {
   const found = match.find((o) => o.metadata.name === name);
@@ -159,11 +163,30 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
       expect(summary).toEqual(["cluster-changed Deployment/deployment", "cluster-missing Service/service", "cluster-orphan Deployment/legacy"]);
       expect(items[0]!.detail).toBe("spec.replicas: render sets 3, cluster has 5");
       const calls = fs.readFileSync(path.join(bin, "calls.log"), "utf8");
-      expect(calls).toContain("get Deployment.v1.apps -l crossplane.io/composite=storefront -n shop -o json");
-      expect(calls).toContain("get Service -l crossplane.io/composite=storefront -n shop -o json");
+      expect(calls).toContain("get -o json --namespace=shop --selector=crossplane.io/composite=storefront -- Deployment.v1.apps");
+      expect(calls).toContain("get -o json --namespace=shop --selector=crossplane.io/composite=storefront -- Service");
     } finally {
       process.env.PATH = prev;
     }
+  }, 30_000);
+
+  it("rendered names are never read as kubectl options: invalid names are not looked up, the rest follow --", async () => {
+    const dir = examplesRepo();
+    const composition = path.join(dir, "crossplane/composition.yaml");
+    const text = fs.readFileSync(composition, "utf8").replace("              kind: Service\n", "              kind: Service\n              metadata: {name: --kubeconfig=evilkc}\n");
+    fs.writeFileSync(composition, text);
+    fs.writeFileSync(path.join(dir, "evilkc"), "apiVersion: v1\nkind: Config\nusers: [{name: x, user: {exec: {command: sh, args: [-c, 'touch pwned']}}}]\n");
+    const bin = fakeKubectl([]);
+    const r = await cli(dir, "drift", "crossplane", "--cluster", "--kubectl", path.join(bin, "kubectl"), "--format", "json");
+    const report = JSON.parse(r.stdout) as DriftReport;
+    expect(report.items.find((i) => i.object === "Service/service")!.detail).toContain('not looked up: its name "--kubeconfig=evilkc" is not a valid Kubernetes name');
+    const calls = fs.readFileSync(path.join(bin, "calls.log"), "utf8").trim().split("\n");
+    for (const call of calls) {
+      const [options, positionals] = call.split(" -- ");
+      expect(options).not.toContain("kubeconfig");
+      expect(positionals).toBeDefined();
+    }
+    expect(fs.existsSync(path.join(dir, "pwned"))).toBe(false);
   }, 30_000);
 
   it("an unreachable cluster or a missing kubectl is a clear error", async () => {

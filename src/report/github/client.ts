@@ -21,6 +21,8 @@ export interface ClientOptions {
   retryBaseMs?: number;
   /** Where the client's own messages go (rate-limit waits); silent by default. */
   log?: (message: string) => void;
+  /** Pace requests as GitHub asks (on by default; a test's local API needs no pacing). */
+  throttle?: boolean;
 }
 
 const RATE_LIMIT_RETRIES = 2;
@@ -39,7 +41,7 @@ export function gitHubClient(options: ClientOptions): GitHubClient {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : process.env.GITHUB_API_URL ? { baseUrl: process.env.GITHUB_API_URL } : {}),
       userAgent: `composition-ci/${TOOL_VERSION}`,
       log: quiet,
-      throttle: { onRateLimit: onLimit("primary"), onSecondaryRateLimit: onLimit("secondary") },
+      throttle: { enabled: options.throttle !== false, onRateLimit: onLimit("primary"), onSecondaryRateLimit: onLimit("secondary") },
       retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 451], retryAfterBaseValue: options.retryBaseMs ?? 1000 },
       request: { ...defaults.request, fetch: timedFetch((defaults.request?.fetch ?? globalThis.fetch) as Fetch, options.timeoutMs ?? 30_000) },
     },
