@@ -72,7 +72,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const compiler = new ValidatorCompiler(cacheBase && path.join(cacheBase, "validators"));
   const templates = [...config.schemaLocations, ...(options.schemaLocations ?? [])];
   const locations = templates.length
-    ? new SchemaLocations({ templates, cacheDir: cacheBase && path.join(cacheBase, "schemas"), fetch: options.fetch })
+    ? new SchemaLocations({ templates, cacheDir: cacheBase && path.join(cacheBase, "schemas"), fetch: options.fetch, root: options.root })
     : undefined;
   const registry = new SchemaRegistry(locations, PackageLayout.fromManifests(scanned.manifests));
   for (const m of scanned.manifests) registry.addDefinitions(m);

@@ -8,6 +8,7 @@ import { emptyConfig, parseConfig, ConfigError } from "../../src/config/config.j
 import { validateRepo } from "../../src/validate/run.js";
 import { expandTemplate } from "../../src/validate/schemas/locations.js";
 import { tempRepo } from "../helpers.js";
+import { runCli } from "../helpers.js";
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -216,6 +217,27 @@ describe("schema locations", () => {
     const findings = await validate({ "g.yaml": "apiVersion: x/../../secret\nkind: K\nspec: 1\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceAPIVersion}}.json`] });
     expect(findings.map((f) => f.rule)).toEqual(["schema/missing"]);
     expect(JSON.stringify(findings)).not.toContain("hunter2");
+  });
+
+  it("a symbolic link in the repository cannot make a template read outside it, and no finding quotes a file", async () => {
+    const outside = tempRepo({ "passwd.json": "root:x:0:0:root:/root:/bin/bash\n", "hostname.json": "secret-host-name\n" });
+    const repo = tempRepo({ ".composition-ci.yaml": "schemaLocations: ['{{.Group}}/{{.ResourceKind}}.json']\n", "p.yaml": "apiVersion: evil.io/v1\nkind: Passwd\nspec: {}\n", "h.yaml": "apiVersion: evil.io/v1\nkind: Hostname\nspec: {}\n" });
+    fs.symlinkSync(outside, path.join(repo, "evil.io"));
+    const { stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], repo);
+    expect(stdout).not.toContain("root:x");
+    expect(stdout).not.toContain("secret-host");
+    const failures = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.filter((f) => f.rule === "schema/location-failed");
+    expect(failures.map((f) => f.message)).toEqual([
+      "schema location for evil.io/v1 Hostname: evil.io/hostname.json: resolves outside ./ (a symbolic link?); not read",
+      "schema location for evil.io/v1 Passwd: evil.io/passwd.json: resolves outside ./ (a symbolic link?); not read",
+    ]);
+  });
+
+  it("a file that is not JSON is said so, never quoted", async () => {
+    const catalog = tempRepo({ "example.org/gadget_v1.json": "password=hunter2-and-more\n" });
+    const findings = await validate({ "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nspec: {}\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] });
+    expect(JSON.stringify(findings)).not.toContain("hunter2");
+    expect(findings.find((f) => f.rule === "schema/location-failed")!.message).toMatch(/: not valid JSON( \(at byte \d+\))?$/);
   });
 
   it("downloads over HTTP once (disk cache), and a failed download is a finding", async () => {

@@ -19,6 +19,8 @@ export interface LocationOptions {
   strict?: boolean;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** Where relative local templates resolve (the repository root; default: the working directory). */
+  root?: string;
 }
 
 /**
@@ -36,9 +38,9 @@ export class SchemaLocations {
     for (const template of this.options.templates) {
       const where = expandTemplate(template, gvk, this.options);
       try {
-        const text = isUrl(where) ? await this.download(where) : readLocal(where);
+        const text = isUrl(where) ? await this.download(where) : readLocal(template, where, this.options.root);
         if (text === undefined) continue;
-        return { schema: JSON.parse(text) as OpenAPISchema, origin: where, failures };
+        return { schema: parseJson(text) as OpenAPISchema, origin: where, failures };
       } catch (err) {
         failures.push(`${where}: ${(err as Error).message}`);
       }
@@ -54,7 +56,7 @@ export class SchemaLocations {
     if (response.status === 404) return undefined;
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const text = await response.text();
-    JSON.parse(text);
+    parseJson(text);
     if (cached) {
       fs.mkdirSync(path.dirname(cached), { recursive: true });
       fs.writeFileSync(cached, text);
@@ -78,8 +80,31 @@ export function isKubernetesGvk(gvk: Gvk): boolean {
   return GROUP.test(gvk.group) && VERSION.test(gvk.version) && KIND.test(gvk.kind);
 }
 
-function readLocal(file: string): string | undefined {
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+/**
+ * A local template reads only below its fixed part (the directory before the first `{{`), once
+ * symbolic links are resolved: `schemas/{{ .Group }}/…` with a link `schemas/evil.io -> /etc`
+ * reads nothing.
+ */
+function readLocal(template: string, file: string, root = "."): string | undefined {
+  const abs = path.resolve(root, file);
+  if (!fs.existsSync(abs)) return undefined;
+  const fixed = template.split("{{")[0]!;
+  const boundary = path.resolve(root, template.includes("{{") ? fixed.replace(/[^/]*$/, "") || "." : fixed);
+  const real = fs.realpathSync(abs);
+  const realBoundary = fs.realpathSync(fs.existsSync(boundary) ? boundary : root);
+  if (real !== realBoundary && !real.startsWith(realBoundary + path.sep)) throw new Error(`resolves outside ${path.relative(root, boundary) || "."}/ (a symbolic link?); not read`);
+  if (!fs.statSync(real).isFile()) throw new Error("not a regular file; not read");
+  return fs.readFileSync(real, "utf8");
+}
+
+/** JSON.parse, with an error that says where but never quotes the text (it may be any file). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message);
+    throw new Error(`not valid JSON${at ? ` (at byte ${at[1]})` : ""}`);
+  }
 }
 
 function isUrl(where: string): boolean {
