@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
-import picomatch from "picomatch";
+import { GitignoreRules, globMatcher } from "./glob.js";
 
 export interface DiscoveredFile {
   /** Absolute path. */
@@ -30,7 +29,7 @@ const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
  */
 export function discover(paths: string[], options: DiscoverOptions): DiscoveredFile[] {
   const root = path.resolve(options.root);
-  const configIgnored = options.ignore?.length ? picomatch(options.ignore, { dot: true }) : () => false;
+  const configIgnored = globMatcher(options.ignore ?? []);
   const found = new Map<string, DiscoveredFile>();
   const add = (abs: string, rel = relativeTo(root, abs)) => found.set(abs, { abs, rel });
   let links: SymlinkPolicy;
@@ -129,7 +128,7 @@ function relativeTo(root: string, abs: string): string {
 /** One `.gitignore`: its patterns apply to paths below its directory. */
 interface GitignoreLayer {
   dir: string;
-  ig: Ignore;
+  rules: GitignoreRules;
 }
 
 /** A directory's layers: a repository root starts afresh (its parents' .gitignore files stop there), then its own file. */
@@ -159,7 +158,7 @@ function ancestorLayers(start: string): GitignoreLayer[] {
 /** A directory's own `.gitignore`; none when there is no such file or it cannot be read. */
 function readLayer(dir: string): GitignoreLayer | undefined {
   try {
-    return { dir, ig: ignore().add(fs.readFileSync(path.join(dir, ".gitignore"), "utf8")) };
+    return { dir, rules: new GitignoreRules(fs.readFileSync(path.join(dir, ".gitignore"), "utf8")) };
   } catch {
     return undefined;
   }
@@ -167,11 +166,16 @@ function readLayer(dir: string): GitignoreLayer | undefined {
 
 type Matcher = (abs: string, isDir: boolean) => boolean;
 
+/** The deepest .gitignore with a rule for the path decides, as in git (a deeper `!x` re-includes). */
 function matcher(layers: GitignoreLayer[]): Matcher {
   if (layers.length === 0) return () => false;
-  return (abs, isDir) =>
-    layers.some(({ dir: base, ig }) => {
+  return (abs, isDir) => {
+    let ignored = false;
+    for (const { dir: base, rules } of layers) {
       const rel = path.relative(base, abs).split(path.sep).join("/");
-      return rel !== "" && !rel.startsWith("..") && ig.ignores(isDir ? rel + "/" : rel);
-    });
+      if (rel === "" || rel.startsWith("..")) continue;
+      ignored = rules.decide(rel, isDir) ?? ignored;
+    }
+    return ignored;
+  };
 }
