@@ -1,4 +1,4 @@
-import { celEnv, isCelError, parse, plan, type CelEnv, type CelResult } from "@bufbuild/cel";
+import { celEnv, isCelError, isCelList, parse, plan, type CelEnv, type CelFunc, type CelResult, type CelValue } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
@@ -36,6 +36,8 @@ interface Compiled {
   fieldPath?: string;
   /** Why the rule cannot run (a parse error); reported once per object. */
   error?: string;
+  /** Set once an evaluation took longer than SLOW_RULE_MS: the rule is not run again. */
+  slow?: boolean;
 }
 
 let env: CelEnv | undefined;
@@ -43,7 +45,7 @@ const compiledRules = new WeakMap<object, Compiled[]>();
 
 function celEnvironment(): CelEnv {
   env ??= celEnv({
-    funcs: [...strings, ...kubernetesCel],
+    funcs: [...strings, ...kubernetesCel].map(budgeted),
     re2: { compile: (pattern: string) => ({ test: (text: string) => compileRe2(pattern).matcher(text).find() }) },
   });
   return env;
@@ -66,10 +68,34 @@ function comprehensionDepth(node: unknown): number {
 }
 
 /**
- * The API server refuses rules whose estimated cost is over its budget; we cannot estimate as it
- * does, so a rule whose loops could take more steps than this on the actual value is not run.
+ * The API server refuses rules whose estimated cost is over its budget (a per-call limit of a
+ * million); we cannot estimate as it does, so a rule whose loops could take more steps than this
+ * on the actual value (lists, and strings a function like split turns into lists) is not run,
+ * no function may build a value larger than this, and a rule that once took longer than
+ * SLOW_RULE_MS is not run again in the process: a manifest cannot stall validation.
  */
 const MAX_STEPS = 1e6;
+const SLOW_RULE_MS = 500;
+
+class OverBudget extends Error {
+  constructor(what: string) {
+    super(`over the cost budget: ${what}`);
+  }
+}
+
+/** A library function whose result may not outgrow the budget (replace and join can square a string). */
+function budgeted(fn: CelFunc): CelFunc {
+  const wrapped = Object.create(fn) as CelFunc;
+  Object.defineProperty(wrapped, "call", {
+    value: (id: number, target: CelValue | undefined, args: CelValue[]) => {
+      const result = fn.call(id, target, args);
+      if (typeof result === "string" && result.length > MAX_STEPS) throw new OverBudget(`${fn.name} built a string of ${result.length} characters`);
+      if (isCelList(result) && result.size > MAX_STEPS) throw new OverBudget(`${fn.name} built a list of ${result.size} items`);
+      return result;
+    },
+  });
+  return wrapped;
+}
 
 /** A node's rules, compiled once; transition rules (`oldSelf`) only apply to updates and are left out. */
 function compileRules(rules: CelRule[]): Compiled[] {
@@ -152,21 +178,32 @@ function hasRules(schema: OpenAPISchema): boolean {
 }
 
 function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
-  const size = { widest: 1 };
+  const size = { widest: 1, longestString: 0 };
   const self = toCel(value, schema, size);
   for (const r of rules) {
     if (!r.program) {
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
       continue;
     }
-    if (r.depth > 0 && Math.pow(size.widest, r.depth) > MAX_STEPS) {
-      const message = `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${r.depth} nested loops over lists of up to ${size.widest} items could take about ${size.widest}^${r.depth} steps (the API server's cost budget refuses such rules)`;
-      out.push({ pointer: toPointer(path), rule: "schema/cel", message, severity: "info" });
+    const notEvaluated = (why: string) => out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${why}`, severity: "info" });
+    if (r.slow) {
+      notEvaluated(`an earlier evaluation took over ${SLOW_RULE_MS} ms (the API server's cost budget would refuse such a rule)`);
       continue;
     }
+    const widest = Math.max(size.widest, size.longestString);
+    if (r.depth > 0 && Math.pow(widest, r.depth) > MAX_STEPS) {
+      notEvaluated(`${r.depth} nested loops over values of up to ${widest} items or characters could take about ${widest}^${r.depth} steps (the API server's cost budget refuses such rules)`);
+      continue;
+    }
+    const started = performance.now();
     const result = r.program({ self });
+    if (performance.now() - started > SLOW_RULE_MS) r.slow = true;
     if (result === true) continue;
     const at = toPointer([...path, ...fieldPathSegments(r.fieldPath)]);
+    if (isCelError(result) && /over the cost budget/.test(result.message)) {
+      notEvaluated(`${result.message} (the API server's cost budget refuses such rules)`);
+      continue;
+    }
     if (isCelError(result)) {
       const unsupported = /unbound function|no matching overload|unsupported/i.test(result.message);
       out.push({
@@ -204,8 +241,9 @@ function fieldPathSegments(fieldPath: string | undefined): string[] {
   return consumed === fieldPath.length ? segments : [];
 }
 
-/** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number; notes the widest collection. */
-function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number }): unknown {
+/** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number; notes the widest collection and longest string. */
+function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number; longestString: number }): unknown {
+  if (typeof value === "string") size.longestString = Math.max(size.longestString, value.length);
   if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
   if (Array.isArray(value)) {
     size.widest = Math.max(size.widest, value.length);

@@ -87,7 +87,7 @@ describe("x-kubernetes-validations (CEL)", () => {
     const [skipped] = celViolations(s, { spec: { tags } });
     expect(performance.now() - start).toBeLessThan(1000);
     expect(skipped).toMatchObject({ severity: "info", rule: "schema/cel" });
-    expect(skipped!.message).toContain("3 nested loops over lists of up to 200 items");
+    expect(skipped!.message).toContain("3 nested loops over values of up to 200 items or characters");
     expect(celViolations(s, { spec: { tags: ["a", "b"] } })).toEqual([]);
   });
 
@@ -122,5 +122,33 @@ spec:
     const findings = (JSON.parse(stdout) as { findings: { rule: string; file: string; line: number; message: string }[] }).findings.filter((f) => f.rule === "schema/cel");
     expect(findings).toEqual([expect.objectContaining({ file: "xr.yaml", line: 4, message: "gold databases need at least 3 replicas" })]);
     expect(code).toBe(1);
+  });
+});
+
+describe("CEL has a cost budget: a manifest cannot stall validation", () => {
+  const within = (ms: number, fn: () => unknown) => {
+    const started = performance.now();
+    const result = fn();
+    expect(performance.now() - started).toBeLessThan(ms);
+    return result;
+  };
+
+  it("nested loops over a long string's split are not run, and say so as info", () => {
+    const s = schema([{ rule: "self.name.split('').all(a, self.name.split('').all(b, a != b || a == b))" }]);
+    const out = within(2000, () => celViolations(s, { spec: { name: "x".repeat(20_000) } })) as { severity?: string; message: string }[];
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("was not evaluated: 2 nested loops over values of up to 20000 items or characters") });
+  });
+
+  it("a function that squares a string again and again stops at the budget", () => {
+    const s = schema([{ rule: "self.name.replace('a', self.name).replace('a', self.name).replace('a', self.name).size() > 0" }]);
+    const out = within(5000, () => celViolations(s, { spec: { name: "a".repeat(2000) } })) as { severity?: string; message: string }[];
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("over the cost budget: replace built a string of") });
+  });
+
+  it("one loop over a split string within the budget still runs", () => {
+    const s = schema([{ rule: "self.name.split('').all(c, c == 'a')", message: "only a" }]);
+    expect(celViolations(s, { spec: { name: "aaab" } })).toEqual([{ pointer: "/spec", rule: "schema/cel", message: "only a" }]);
   });
 });
