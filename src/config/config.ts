@@ -80,7 +80,16 @@ export function loadConfig(root: string, explicit?: string): Config {
     if (explicit) throw new ConfigError("config file not found", explicit);
     return emptyConfig();
   }
-  return parseConfig(fs.readFileSync(file, "utf8"), path.relative(root, file) || file, root);
+  const name = path.relative(root, file) || file;
+  // The repository's own config must be a regular file in it: a link to /proc/self/status or to
+  // a file elsewhere on the runner is not read. A --config named on the command line may be anywhere.
+  if (!explicit) {
+    const real = fs.realpathSync(file);
+    const realRoot = fs.realpathSync(root);
+    if (!real.startsWith(realRoot + path.sep)) throw new ConfigError("leads outside the repository (a symbolic link?); not read", name);
+  }
+  if (!fs.statSync(file).isFile()) throw new ConfigError("is not a regular file; not read", name);
+  return parseConfig(fs.readFileSync(file, "utf8"), name, root);
 }
 
 /**

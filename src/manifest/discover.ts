@@ -71,7 +71,8 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       // A directory named on the command line is read, as a named file is; the .gitignore files in it still apply.
       if (by) options.notes?.push(`${p} is ignored by ${relativeTo(root, path.join(by.dir, ".gitignore"))}; read anyway because it was named`);
       walk(abs, relativeTo(root, abs), by ? [] : above);
-    } else add(abs);
+    } else if (stat.isFile()) add(abs);
+    else throw new Error(`path not found: ${p} is not a regular file or a directory (a FIFO or a device is not read)`);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }

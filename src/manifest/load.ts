@@ -67,8 +67,10 @@ function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
  */
 export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
   if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
-  if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content; not read as YAML");
-  let text = stripBom(bytes.toString("utf8"));
+  if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content (a NUL byte); not read as YAML");
+  const decoded = decodeUtf8(bytes);
+  if (decoded === undefined) return skipped(file, "file/encoding", "error", "file is not valid UTF-8 (YAML and JSON manifests are UTF-8); not read");
+  let text = stripBom(decoded);
   const jsonError = file.toLowerCase().endsWith(".json") ? strictJsonError(text) : undefined;
   if (jsonError) {
     if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid JSON (${jsonError.message}); skipped`);
@@ -277,8 +279,18 @@ function skipped(file: string, rule: string, severity: Finding["severity"], mess
 }
 
 function isBinary(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, 8192);
-  return head.includes(0);
+  return bytes.includes(0);
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text, or undefined when the bytes are not UTF-8 (Buffer.toString would replace them silently). */
+function decodeUtf8(bytes: Buffer): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Anchors and aliases are rare in manifests; files with them take the bounded parser. */

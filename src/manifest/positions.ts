@@ -169,21 +169,43 @@ export class EventPositionIndex implements PositionLocator {
   /** The key (or item) a segment names in the collection at `node`, and the node it leads to. */
   private child(node: number, segment: string): { at: number; node: number } | undefined {
     const t = this.type(node);
-    const open = (j: number) => j < this.count && this.type(j) !== POP;
-    if (t === MAPPING) {
-      for (let j = node + 1; open(j); ) {
-        const value = this.skip(j);
-        if (this.keyText(j) === segment) return { at: j, node: value };
-        j = this.skip(value);
-      }
-      return undefined;
-    }
+    if (t === MAPPING) return this.entries(node).get(segment);
     if (t === SEQUENCE && /^\d+$/.test(segment)) {
-      let j = node + 1;
-      for (let k = Number(segment); k > 0 && open(j); k--) j = this.skip(j);
-      return open(j) ? { at: j, node: j } : undefined;
+      const j = this.items(node)[Number(segment)];
+      return j === undefined ? undefined : { at: j, node: j };
     }
     return undefined;
+  }
+
+  /**
+   * A collection's children, found once: a file with many findings in one long list (a `kind:
+   * List` of thousands of items) would otherwise walk the list again for each, quadratically.
+   */
+  private readonly childCache = new Map<number, number[] | Map<string, { at: number; node: number }>>();
+
+  private items(node: number): number[] {
+    let items = this.childCache.get(node) as number[] | undefined;
+    if (!items) {
+      items = [];
+      for (let j = node + 1; j < this.count && this.type(j) !== POP; j = this.skip(j)) items.push(j);
+      this.childCache.set(node, items);
+    }
+    return items;
+  }
+
+  private entries(node: number): Map<string, { at: number; node: number }> {
+    let entries = this.childCache.get(node) as Map<string, { at: number; node: number }> | undefined;
+    if (!entries) {
+      entries = new Map();
+      for (let j = node + 1; j < this.count && this.type(j) !== POP; ) {
+        const value = this.skip(j);
+        const key = this.keyText(j);
+        if (key !== undefined && !entries.has(key)) entries.set(key, { at: j, node: value });
+        j = this.skip(value);
+      }
+      this.childCache.set(node, entries);
+    }
+    return entries;
   }
 
   /** The index just after the subtree that starts at `i`. */

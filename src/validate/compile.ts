@@ -16,7 +16,7 @@ const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCo
 export type Validator = (data: unknown) => ErrorObject[];
 
 /** Bump when generated code would change for the same schema (ajv options, formats, engine). */
-const ENGINE_VERSION = "1";
+const ENGINE_VERSION = "2";
 const requireFromHere = createRequire(import.meta.url);
 const AJV_VERSION: string = (() => {
   try {
@@ -97,6 +97,11 @@ function newAjv(): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     strict: false,
+    // Larger enums are checked in a loop: inlined, a 100,000-value enum is one huge expression V8 takes seconds to compile.
+    loopEnum: 64,
+    // Our schemas are generated (and sanitized) here; checking each against the meta-schema is
+    // quadratic in an enum's size (uniqueItems) and buys nothing a compile error would not say.
+    validateSchema: false,
     validateFormats: true,
     code: { source: true, regExp: re2RegExp, formats: _`require("composition-ci:formats")`, lines: false },
   });

@@ -53,7 +53,9 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
       return { rule: "schema/type", pointer: at, message: `\`${field}\` must be ${article(String(p.type))}, not ${typeName(value)} (${preview(value)})` };
     }
     case "enum": {
-      const allowed = (p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => JSON.stringify(v));
+      const values = (p.allowedValues as unknown[]).filter((v) => v !== null);
+      const allowed = values.slice(0, 20).map((v) => JSON.stringify(v).slice(0, 80));
+      if (values.length > 20) allowed.push(`… and ${values.length - 20} more`);
       const value = valueAt(data, at);
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` is ${preview(value)}; allowed: ${allowed.join(", ")}` };
     }

@@ -80,7 +80,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   registry.addBuiltins();
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? [])];
-  if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity === "error")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
+  if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity !== "info")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
   const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
   for (const note of registry.notes) {

@@ -17,7 +17,7 @@ export function formatText(report: Report, color: boolean, debug = false): strin
     (byFile.get(key) ?? byFile.set(key, []).get(key)!).push(f);
   }
   for (const [file, findings] of byFile) {
-    lines.push(paint("\x1b[1m", file));
+    lines.push(paint("\x1b[1m", printable(file)));
     for (const f of findings) {
       const where = f.line ? `${f.line}:${f.column ?? 1}` : "";
       const object = f.kind ? paint(DIM, ` [${f.kind}${f.name ? ` ${f.name}` : ""}]`) : "";
@@ -60,4 +60,9 @@ export function groupRepeats(findings: Finding[]): Map<Finding, number> {
   }
   for (const [f, n] of out) if (n === 0 && first.get(`${f.rule}\u0000${f.message}`) === f) out.delete(f);
   return out;
+}
+
+/** A file name as one line of text: control characters (a newline in a name) are escaped. */
+function printable(name: string): string {
+  return name.replace(/[\x00-\x1f\x7f]/g, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
 }
