@@ -158,6 +158,9 @@ async function runWithRequirements(
     let rsp: RunFunctionResponse;
     try {
       rsp = await runtime.run(req, inputs.timeoutMs, inputs.call);
+      const malformed = malformedResponse(rsp);
+      if (malformed) throw new FunctionFailure(`malformed RunFunctionResponse: ${malformed}`);
+      rsp = { ...rsp, results: rsp.results ?? [], conditions: rsp.conditions ?? [] };
     } catch (err) {
       if (err instanceof FunctionNotRunnable) throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: err.message, fix: err.fix }]);
       const failure = err instanceof FunctionFailure ? err : new FunctionFailure(String(err));
@@ -244,4 +247,26 @@ function secretData(secret: JsonObject): Record<string, Buffer> {
   for (const [k, v] of Object.entries((secret.data ?? {}) as Record<string, string>)) data[k] = Buffer.from(String(v), "base64");
   for (const [k, v] of Object.entries((secret.stringData ?? {}) as Record<string, string>)) data[k] = Buffer.from(String(v), "utf8");
   return data;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** What is wrong with a response's shape (a module or process function can answer anything), or nothing. */
+export function malformedResponse(rsp: unknown): string | undefined {
+  if (!isObject(rsp)) return "not an object";
+  if (rsp.results !== undefined && (!Array.isArray(rsp.results) || !rsp.results.every(isObject))) return "results is not a list of results";
+  if (rsp.conditions !== undefined && (!Array.isArray(rsp.conditions) || !rsp.conditions.every(isObject))) return "conditions is not a list of conditions";
+  if (rsp.context !== undefined && rsp.context !== null && !isObject(rsp.context)) return "context is not an object";
+  if (rsp.requirements !== undefined && rsp.requirements !== null && !isObject(rsp.requirements)) return "requirements is not an object";
+  const desired = rsp.desired;
+  if (desired === undefined || desired === null) return undefined;
+  if (!isObject(desired)) return "desired is not an object";
+  if (desired.composite !== undefined && desired.composite !== null && !(isObject(desired.composite) && (desired.composite.resource === undefined || isObject(desired.composite.resource)))) {
+    return "desired.composite is not a resource";
+  }
+  if (desired.resources !== undefined && !isObject(desired.resources)) return "desired.resources is not a map of resources";
+  for (const [name, r] of Object.entries((desired.resources ?? {}) as Record<string, unknown>)) {
+    if (!isObject(r) || !isObject(r.resource)) return `desired.resources[${JSON.stringify(name)}] is not a resource`;
+  }
+  return undefined;
 }
