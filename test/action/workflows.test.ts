@@ -28,6 +28,21 @@ describe("action.yml and the ready-to-copy workflows", () => {
     }
   });
 
+  it("every workflow has a concurrency group: two runs never race on one comment or issue", () => {
+    for (const file of fs.readdirSync(WORKFLOWS).filter((f) => f.endsWith(".yml"))) {
+      const workflow = YAML.parse(fs.readFileSync(path.join(WORKFLOWS, file), "utf8")) as { concurrency?: { group?: string } };
+      expect(workflow.concurrency?.group, file).toBeTruthy();
+    }
+  });
+
+  it("the fork-safe comment finds its pull request from the workflow_run event, never from the artifact", () => {
+    const text = fs.readFileSync(path.join(WORKFLOWS, "pr-fork-safe-comment.yml"), "utf8");
+    expect(text).toContain("context.payload.workflow_run");
+    expect(text).toContain("pr.head.sha === run.head_sha");
+    expect(text).not.toContain("pr-number");
+    expect(fs.readFileSync(path.join(WORKFLOWS, "pr-fork-safe.yml"), "utf8")).not.toContain("pr-number");
+  });
+
   it("dist/ is the bundle of the current source (run npm run bundle)", () => {
     const out = path.join(REPO, "node_modules/.cache/composition-ci-dist-check");
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });

@@ -125,3 +125,26 @@ spec: {components: [{componentName: web}]}
     expect(stdout).toContain("No rendered object changed.");
   });
 });
+
+describe("diff of a pull request: the head's config cannot widen what runs or connects", () => {
+  it("with --trust-base-config, schemaLocations and functions: added at head are not used", async () => {
+    let requests = 0;
+    const server = (await import("node:http")).createServer((_req, res) => {
+      requests++;
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as import("node:net").AddressInfo).port;
+    try {
+      const dir = initRepo({ "cm.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n" });
+      fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), `schemaLocations: ['http://127.0.0.1:${port}/{{.ResourceKind}}.json']\nfunctions:\n  evil: {command: [sh, -c, 'touch pwned']}\n`);
+      const { report } = await runDiff({ root: dir, paths: ["."], base: "main", trustBaseConfig: true });
+      expect(requests).toBe(0);
+      expect(report.findings.new.map((f) => f.rule)).toEqual([]);
+      await runDiff({ root: dir, paths: ["."], base: "main" });
+      expect(requests).toBe(1); // without the option (a trusted checkout), the head's config applies
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+});

@@ -253,3 +253,31 @@ describe("the drift issue (against the test GitHub API)", () => {
     expect(github.issues.at(-1)!.title).toBe("composition-ci: drift detected (staging)");
   });
 });
+
+describe("drift snapshots keep no secret, in any form", () => {
+  it("a password patched through ToBase64 into a ConfigMap is masked in the committed snapshot and the report", async () => {
+    const dir = examplesRepo();
+    const xrd = path.join(dir, "crossplane/xrd.yaml");
+    fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("                image:\n", "                password: {type: string}\n                image:\n"));
+    const xr = path.join(dir, "crossplane/xr.yaml");
+    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("  replicas: 3", "  replicas: 3\n  password: correct-horse-battery"));
+    const composition = path.join(dir, "crossplane/composition.yaml");
+    const cm = `          - name: settings
+            base: {apiVersion: v1, kind: ConfigMap, data: {}}
+            patches:
+              - type: FromCompositeFieldPath
+                fromFieldPath: spec.password
+                toFieldPath: data.encoded
+                transforms: [{type: string, string: {type: Convert, convert: ToBase64}}]
+`;
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("          - name: service\n", `${cm}          - name: service\n`));
+    await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
+    const snapshot = fs.readdirSync(path.join(dir, "rendered")).map((f) => fs.readFileSync(path.join(dir, "rendered", f), "utf8")).join("\n");
+    const encoded = Buffer.from("correct-horse-battery").toString("base64");
+    expect(snapshot).toContain("encoded: <masked sha256:");
+    expect(snapshot).not.toContain(encoded);
+    expect(snapshot).not.toContain("correct-horse-battery");
+    const report = await cli(dir, "drift", "--snapshot", "rendered", "--format", "json");
+    expect(report.stdout).not.toContain(encoded);
+  }, 30_000);
+});
