@@ -30,6 +30,8 @@ export interface RenderedSource {
    * is not the repository's fault. Reported once per function (see not-rendered.ts).
    */
   notRendered?: NotRendered[];
+  /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
+  observedReads?: string[];
   /** Connection details the render produced: secret values, to be masked wherever they show. */
   connectionDetails?: Record<string, Uint8Array>[];
 }

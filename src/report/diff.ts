@@ -49,6 +49,8 @@ export interface SourceChange {
   notRendered?: { what: string; reason: string; fix: string }[];
   /** For `not-rendered`: the side composition-ci could not render. */
   notRenderedAt?: "head" | "base";
+  /** Fields of the XR filled from observed state: the render cannot know them offline. */
+  observedReads?: string[];
   objects: ObjectChange[];
 }
 
@@ -85,6 +87,7 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const s = (head ?? base)!;
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
+  if (s.observedReads?.length) change.observedReads = s.observedReads;
   for (const [side, at] of [[head, "head"], [head ? base : undefined, "base"]] as const) {
     if (!side || sourceState(side) !== "not-rendered") continue;
     change.status = "not-rendered";

@@ -139,3 +139,32 @@ describe("text from the repository is shown, never acted on", () => {
     expect(md).not.toContain("![p]");
   });
 });
+
+describe("values the render cannot know offline", () => {
+  it("fields a patch fills from observed state are said to be unknown offline, where they show", async () => {
+    const { observedReads } = await import("../../src/render/crossplane/offline.js");
+    const composition = {
+      spec: {
+        mode: "Pipeline",
+        pipeline: [
+          {
+            step: "pt",
+            input: {
+              kind: "Resources",
+              resources: [
+                { base: { kind: "Bucket" }, patches: [{ type: "ToCompositeFieldPath", fromFieldPath: "status.atProvider.arn", toFieldPath: "status.arn" }, { type: "FromCompositeFieldPath", fromFieldPath: "spec.region" }] },
+                { base: { kind: "Role" }, patches: [{ type: "ToCompositeFieldPath", fromFieldPath: "metadata.uid", toFieldPath: "status.roleUid" }] },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const reads = observedReads(composition);
+    expect(reads).toEqual(["status.arn ← Bucket status.atProvider.arn", "status.roleUid ← Role metadata.uid"]);
+    const head = source("a", [cm("c", { a: "2" })]);
+    head.observedReads = reads;
+    const md = formatDiffMarkdown(report([source("a", [cm("c", { a: "1" })])], [head]), { maxChars: 65_000 });
+    expect(md).toContain("ⓘ read from observed state, unknown offline (empty here, set by the cluster): `status.arn ← Bucket status.atProvider.arn`");
+  });
+});

@@ -13,6 +13,7 @@ import type { SchemaLookup } from "./pipeline.js";
 import { gvkOf } from "../../validate/schemas/types.js";
 import { failedInternally, renderedObjectKey, type NotRendered, type RenderedSource } from "../source.js";
 import type { NotRunnableStep } from "./pipeline.js";
+import { observedReads } from "./offline.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 
@@ -119,6 +120,8 @@ async function renderSource(
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
   if (rendered.connectionDetails?.length) out.connectionDetails = rendered.connectionDetails;
+  const reads = observedReads(picked.object as JsonObject);
+  if (reads.length) out.observedReads = reads;
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
   return out;
 }

@@ -161,7 +161,8 @@ function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
   const names = changes.map((x) => code(x.name));
   const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${names[0]} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(names)})`;
   const objects = c.objects.filter((o) => o.status !== "unchanged");
-  const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}`;
+  const offline = c.observedReads?.length ? `\n  ⓘ read from observed state, unknown offline (empty here, set by the cluster): ${c.observedReads.map((r) => code(r)).join(", ")}` : "";
+  const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}${offline}`;
   if (level === 2 || objects.length === 0) return level === 2 && objects.length ? `${line}\n${objects.map((o) => `  - ${o.status} ${code(o.key)}`).join("\n")}` : line;
   const diffs = objects.map((o) => fenced(level === 1 ? trim(o.diff ?? "") : (o.diff ?? ""), "diff"));
   const same = changes.length > 1 ? ` (the same for all ${changes.length})` : "";
