@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
+import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
+import { responseToJson } from "../render/functions/protojson.js";
 import { builtinByName, builtinNames } from "../render/runner/builtin.js";
 import { serveBuiltin } from "../render/runner/serve.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -46,7 +47,7 @@ export async function functionCommand(argv: string[], io: FunctionIO): Promise<n
     } catch (err) {
       throw new UsageError(`stdin is not a RunFunctionRequest in JSON: ${(err as Error).message}`);
     }
-    io.stdout(`${JSON.stringify(RunFunctionResponse.toJSON(fn(req)), null, 2)}\n`);
+    io.stdout(`${JSON.stringify(responseToJson(fn(req)), null, 2)}\n`);
     return 0;
   }
   if (action === "serve") {

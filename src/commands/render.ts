@@ -13,7 +13,7 @@ import { renderEverything } from "../render/repo.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { sourceTitle, streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
-import { RuntimePool, type RuntimeOptions } from "../render/runner/select.js";
+import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
@@ -22,7 +22,7 @@ import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { parseCommandArgs, targetsOrUsage } from "./options.js";
 
-export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> <functions> [options]
+export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
 
 Renders composite resources through their Composition's function pipeline, with no Docker and no
@@ -33,19 +33,28 @@ ApplicationConfiguration into the workloads, traits and scopes the OAM runtime w
 under functions: in .composition-ci.yaml, or as Development functions (annotation
 render.crossplane.io/runtime: Development).
 
-Options:
-  --observed-resources PATH     observed composed resources (file or directory)
-  --required-resources PATH     resources functions may require (file or directory)
+Without [functions], the Function objects of the repository (below --root) are used.
+
+Options (the same names and short forms as crossplane render):
+  -o, --observed-resources PATH observed composed resources (file or directory)
+  -e, --required-resources PATH resources functions may require (file or directory; repeatable,
+                                or comma-separated)
   --extra-resources PATH        the same, for functions that still ask for extra resources
-  --context-files KEY=PATH      a JSON file as a context value (repeatable)
-  --context-values KEY=JSON     a JSON value as a context value (repeatable)
+  --context-files KEY=PATH      a JSON or YAML file as a context value (repeatable)
+  --context-values KEY=VALUE    a JSON or YAML value as a context value (repeatable; wins over
+                                --context-files)
   --function-credentials PATH   Secrets that steps reference as credentials
-  --required-schemas PATH       CRDs and XRDs whose schemas answer functions' schema requirements
-                                (with --all, the repository's schemas answer them)
+  -s, --required-schemas PATH   a directory of OpenAPI v3 JSON documents (kubectl get --raw
+                                /openapi/v3/...), or CRDs and XRDs, whose schemas answer functions'
+                                schema requirements (with --all, the repository's schemas answer)
+  -a, --function-annotations KEY=VALUE
+                                set an annotation on every Function, e.g.
+                                render.crossplane.io/runtime=Development (repeatable)
   --xrd PATH                    the XRD whose defaults apply to the XR first
-  --include-function-results    print the functions' results as Result documents
-  --include-full-xr             print the whole XR, not only its identity and status
-  --include-context             print the final context as a Context document
+  -r, --include-function-results
+                                print the functions' results as Result documents
+  -x, --include-full-xr         print the input XR's spec and metadata, not only the desired XR's
+  -c, --include-context         print the final context as a Context document
   --timeout D                   per-call timeout, e.g. 60s, 2m, 500ms (default: 60s)
   --allow-exec                  allow functions that run repository code (process, module,
                                 Docker) and the Development targets the repository names
@@ -58,13 +67,22 @@ Options:
 `;
 
 const OPTIONS = {
-  "observed-resources": { type: "string" },
-  "required-resources": { type: "string" },
-  "extra-resources": { type: "string" },
+  "observed-resources": { type: "string", short: "o" },
+  "required-resources": { type: "string", short: "e", multiple: true },
+  "extra-resources": { type: "string", multiple: true },
+  "function-annotations": { type: "string", short: "a", multiple: true },
   "context-files": { type: "string", multiple: true },
   "context-values": { type: "string", multiple: true },
   "function-credentials": { type: "string" },
-  "required-schemas": { type: "string" },
+  "required-schemas": { type: "string", short: "s" },
+  // crossplane render's engine and project flags: composition-ci renders in-process, with no engine image.
+  "crossplane-version": { type: "string" },
+  "crossplane-image": { type: "string" },
+  "crossplane-binary": { type: "string" },
+  "crossplane-docker-network": { type: "string" },
+  "project-file": { type: "string", short: "f" },
+  "cache-dir": { type: "string" },
+  "max-concurrency": { type: "string" },
   xrd: { type: "string" },
   "include-function-results": { type: "boolean", short: "r" },
   "include-full-xr": { type: "boolean", short: "x" },
@@ -105,21 +123,29 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     templateMounts: config.templateMounts,
   };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
+  for (const flag of ENGINE_FLAGS) {
+    if (values[flag] !== undefined) io.stderr(`note: --${flag} is ignored: composition-ci renders in-process, with no Crossplane engine image or project build\n`);
+  }
   if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
-  if (positionals.length !== 3) throw new UsageError("render needs <xr> <composition> <functions> (or --all); see --help");
-  return renderOne(positionals as [string, string, string], values, io, { ...runtimeOptions, timeoutMs });
+  if (positionals.length !== 2 && positionals.length !== 3) throw new UsageError("render needs <xr> <composition> [functions] (or --all); see --help");
+  return renderOne(positionals as [string, string, string?], values, io, { ...runtimeOptions, timeoutMs }, config);
 }
 
+const ENGINE_FLAGS = ["crossplane-version", "crossplane-image", "crossplane-binary", "crossplane-docker-network", "project-file", "cache-dir", "max-concurrency"] as const;
+
 async function renderOne(
-  [xrPath, compositionPath, functionsPath]: [string, string, string],
+  [xrPath, compositionPath, functionsPath]: [string, string, string?],
   values: Values,
   io: CommandIO,
   options: CommandRuntimeOptions,
+  config: Config,
 ): Promise<number> {
   const read = (p: string | undefined) => (p === undefined ? [] : readObjects(p, io.cwd));
+  const readAll = (ps: string[] | undefined) => (ps ?? []).flatMap((p) => p.split(",")).filter(Boolean).flatMap((p) => read(p));
   const xr = single(read(xrPath), xrPath, "XR");
   const composition = single(read(compositionPath), compositionPath, "Composition");
-  const functions = functionManifests(readInputs(functionsPath, io.cwd));
+  const functionObjects = functionsPath ? readInputs(functionsPath, io.cwd) : readManifests(["."], options.root, config.ignore).manifests;
+  const functions = withAnnotations(functionManifests(functionObjects), values["function-annotations"]);
   const pool = new RuntimePool(functions, options);
   try {
     const rendered = await renderComposite({
@@ -128,11 +154,11 @@ async function renderOne(
       runtime: (name) => pool.get(name),
       xrSchema: values.xrd ? xrSchemaFrom(readInputs(values.xrd, io.cwd), xr) : undefined,
       observedResources: read(values["observed-resources"]),
-      requiredResources: [...read(values["required-resources"]), ...read(values["extra-resources"])],
+      requiredResources: [...readAll(values["required-resources"]), ...readAll(values["extra-resources"])],
       call: callContext(options, path.relative(options.root, path.resolve(io.cwd, compositionPath))),
       context: contextFrom(values, io.cwd),
       credentials: read(values["function-credentials"]),
-      schemaFor: values["required-schemas"] ? schemaLookup(readInputs(values["required-schemas"], io.cwd)) : undefined,
+      schemaFor: values["required-schemas"] ? requiredSchemas(values["required-schemas"], io.cwd) : undefined,
       timeoutMs: options.timeoutMs,
       includeFullXr: values["include-full-xr"],
       includeFunctionResults: values["include-function-results"],
@@ -235,22 +261,65 @@ function contextFrom(values: Values, cwd: string): JsonObject | undefined {
     if (eq <= 0) throw new UsageError(`${flag} takes KEY=VALUE (got "${s}")`);
     return [s.slice(0, eq), s.slice(eq + 1)] as const;
   };
+  // JSON or YAML, as apimachinery's yaml.Unmarshal reads them (JSON is YAML).
   const json = (flag: string, key: string, text: string) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (err) {
-      throw new UsageError(`${flag} ${key}: not JSON: ${(err as Error).message}`);
-    }
+    const doc = YAML.parseDocument(text, { version: "1.1" });
+    if (doc.errors.length) throw new UsageError(`${flag} ${key}: not JSON or YAML: ${doc.errors[0]!.message.split("\n")[0]}`);
+    return doc.toJS() as unknown;
   };
   for (const s of values["context-files"] ?? []) {
     const [k, p] = pair("--context-files", s);
-    context[k] = json("--context-files", k, fs.readFileSync(path.resolve(cwd, p), "utf8"));
+    let text: string;
+    try {
+      text = fs.readFileSync(path.resolve(cwd, p), "utf8");
+    } catch (err) {
+      throw new UsageError(`--context-files ${k}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: ${p}`);
+    }
+    context[k] = json("--context-files", k, text);
   }
   for (const s of values["context-values"] ?? []) {
     const [k, v] = pair("--context-values", s);
     context[k] = json("--context-values", k, v);
   }
   return Object.keys(context).length ? context : undefined;
+}
+
+/** `--function-annotations KEY=VALUE`: set on every Function before its runtime is chosen. */
+function withAnnotations(functions: Map<string, FunctionManifest>, values: string[] | undefined): Map<string, FunctionManifest> {
+  if (!values?.length) return functions;
+  const annotations: Record<string, string> = {};
+  for (const v of values) {
+    const eq = v.indexOf("=");
+    if (eq <= 0) throw new UsageError(`invalid function annotation format "${v}", expected key=value`);
+    annotations[v.slice(0, eq)] = v.slice(eq + 1);
+  }
+  return new Map([...functions].map(([name, f]) => [name, { ...f, annotations: { ...f.annotations, ...annotations } }]));
+}
+
+/**
+ * `--required-schemas`: a directory of OpenAPI v3 documents as crossplane render takes them (each
+ * `components.schemas` entry found by its x-kubernetes-group-version-kind), or CRDs and XRDs.
+ */
+function requiredSchemas(p: string, cwd: string): SchemaLookup {
+  const abs = path.resolve(cwd, p);
+  if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
+  const jsonFiles = fs.statSync(abs).isDirectory() ? fs.readdirSync(abs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json")).map((f) => path.join(abs, f)) : [];
+  const openapi = new Map<string, JsonObject>();
+  for (const file of jsonFiles) {
+    let doc: { components?: { schemas?: Record<string, JsonObject> } };
+    try {
+      doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new UsageError(`--required-schemas: ${path.relative(cwd, file)} is not JSON: ${(err as Error).message.split("\n")[0]}`);
+    }
+    for (const schema of Object.values(doc.components?.schemas ?? {})) {
+      for (const gvk of (schema["x-kubernetes-group-version-kind"] ?? []) as { group?: string; version?: string; kind?: string }[]) {
+        openapi.set(`${gvk.group ? `${gvk.group}/` : ""}${gvk.version}|${gvk.kind}`, schema);
+      }
+    }
+  }
+  const definitions = jsonFiles.length ? undefined : schemaLookup(readInputs(p, cwd));
+  return (apiVersion, kind) => openapi.get(`${apiVersion}|${kind}`) ?? definitions?.(apiVersion, kind);
 }
 
 /** Go-style durations: `60s`, `1m30s`, `500ms`, `2h`. */

@@ -3,10 +3,17 @@ import { cloneJson, type JsonObject } from "../functions/response.js";
 import { controllerReference } from "../owner.js";
 import { COMPOSITION_RESOURCE_NAME, type PipelineOutput, type StepResult } from "./pipeline.js";
 
-/** Turning a pipeline's desired state into the objects `crossplane render` prints. */
+/**
+ * Turning a pipeline's desired state into the objects `crossplane render` prints, as its
+ * in-process render does (crossplane v2.2, cmd/crank/render): the whole desired XR with
+ * Crossplane's conditions, composed resources with the metadata Crossplane sets, Results and the
+ * Context. docs/render.md says where the v2.3+ render, which runs the real reconciler, differs.
+ */
 
 export const RENDER_TIME = "2024-01-01T00:00:00Z";
 const RFC1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Conditions Crossplane owns: a function's condition of these types is not printed. */
+const SYSTEM_CONDITIONS = new Set(["Ready", "Synced", "Healthy"]);
 
 export interface OutputOptions {
   includeFullXr?: boolean;
@@ -19,16 +26,18 @@ export interface NameProblem {
   message: string;
 }
 
-function meta(o: JsonObject): JsonObject {
-  return (o.metadata ??= {}) as JsonObject;
-}
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** "a", "a and b", "a, b, and c", "a, b, c, and N more" (as Crossplane words it). */
+/**
+ * crossplane-runtime's StableNAndSomeMore(3, names): sorted, then "a", "a, b", "a, b, and c",
+ * "a, b, c, and N more".
+ */
 export function unreadyMessage(names: string[]): string {
-  if (names.length === 1) return names[0]!;
-  if (names.length === 2) return `${names[0]} and ${names[1]}`;
-  if (names.length === 3) return `${names[0]}, ${names[1]}, and ${names[2]}`;
-  return `${names.slice(0, 3).join(", ")}, and ${names.length - 3} more`;
+  const sorted = [...names].sort();
+  const n = 3;
+  if (sorted.length > n) return `${sorted.slice(0, n).join(", ")}, and ${sorted.length - n} more`;
+  if (sorted.length === n) return `${sorted.slice(0, n - 1).join(", ")}, and ${sorted[n - 1]}`;
+  return sorted.join(", ");
 }
 
 const STATUS_WORDS: Partial<Record<Status, string>> = {
@@ -37,68 +46,75 @@ const STATUS_WORDS: Partial<Record<Status, string>> = {
   [Status.STATUS_CONDITION_UNKNOWN]: "Unknown",
 };
 
+/**
+ * The XR's Ready condition: the composite's own readiness wins (false: Creating, true: Available);
+ * otherwise Creating while a composed resource is not ready, naming them.
+ */
 function readyCondition(out: PipelineOutput): JsonObject {
+  const ready = out.desired.composite?.ready;
+  if (ready === Ready.READY_FALSE) return condition("Ready", "False", "Creating");
+  if (ready === Ready.READY_TRUE) return condition("Ready", "True", "Available");
   const unready = Object.entries(out.desired.resources)
     .filter(([, r]) => r.ready !== Ready.READY_TRUE)
-    .map(([name]) => name)
-    .sort();
-  const base = { lastTransitionTime: RENDER_TIME, type: "Ready" };
-  if (out.desired.composite?.ready === Ready.READY_FALSE) return { ...base, reason: "Creating", status: "False" };
-  if (unready.length > 0) {
-    return { ...base, message: `Unready resources: ${unreadyMessage(unready)}`, reason: "Creating", status: "False" };
-  }
-  return { ...base, reason: "Available", status: "True" };
+    .map(([name]) => name);
+  if (unready.length > 0) return condition("Ready", "False", "Creating", `Unready resources: ${unreadyMessage(unready)}`);
+  return condition("Ready", "True", "Available");
 }
 
-function functionCondition(c: RunFunctionResponse["conditions"][number]): JsonObject {
-  const cond: JsonObject = {
-    lastTransitionTime: RENDER_TIME,
-    reason: c.reason,
-    status: STATUS_WORDS[c.status] ?? "Unknown",
-    type: c.type,
-  };
-  if (c.message) cond.message = c.message;
-  return cond;
-}
-
-/** The XR as printed: identity and desired status (or the whole XR), with Crossplane's conditions. */
-export function renderedComposite(xr: JsonObject, out: PipelineOutput, options: OutputOptions): JsonObject {
-  const desiredXr = (out.desired.composite?.resource ?? {}) as JsonObject;
-  const xrMeta = (xr.metadata ?? {}) as JsonObject;
-  const result: JsonObject = options.includeFullXr
-    ? cloneJson(xr)
-    : { apiVersion: xr.apiVersion, kind: xr.kind, metadata: identity(xrMeta) };
-  const status: JsonObject = { ...((options.includeFullXr ? xr.status : {}) as JsonObject), ...cloneJson((desiredXr.status ?? {}) as JsonObject) };
-  const conditions = [readyCondition(out), ...out.conditions.map(functionCondition)];
-  status.conditions = mergeConditions((status.conditions ?? []) as JsonObject[], conditions);
-  result.status = status;
-  return result;
-}
-
-function identity(m: JsonObject): JsonObject {
-  const out: JsonObject = { name: m.name };
-  if (m.namespace) out.namespace = m.namespace;
+/** A condition as crossplane-runtime's Condition struct serialises it (reason always, message when set). */
+function condition(type: unknown, status: unknown, reason: unknown, message?: unknown, lastTransitionTime: unknown = RENDER_TIME, observedGeneration?: unknown): JsonObject {
+  const out: JsonObject = { lastTransitionTime, reason: reason ?? "", status, type };
+  if (message) out.message = message;
+  if (observedGeneration) out.observedGeneration = observedGeneration;
   return out;
 }
 
-function mergeConditions(existing: JsonObject[], added: JsonObject[]): JsonObject[] {
-  const byType = new Map(existing.map((c) => [c.type, c]));
-  for (const c of added) byType.set(c.type, c);
-  return [...byType.values()];
+function functionCondition(c: RunFunctionResponse["conditions"][number]): JsonObject {
+  return condition(c.type, STATUS_WORDS[c.status] ?? "Unknown", c.reason, c.message);
+}
+
+/** SetConditions: a condition of a type already there replaces it in place, unless equal but for its time. */
+function setCondition(conditions: JsonObject[], c: JsonObject): void {
+  const i = conditions.findIndex((x) => x.type === c.type);
+  if (i < 0) conditions.push(c);
+  else if (!["status", "reason", "message"].every((k) => (conditions[i]![k] ?? "") === (c[k] ?? ""))) conditions[i] = c;
+}
+
+/**
+ * The XR as printed: the whole desired XR the last step returned (spec and metadata a function set
+ * included), with the input's identity, and Crossplane's Ready condition then the functions'
+ * conditions. With -x, the input XR's spec and metadata replace the desired ones.
+ */
+export function renderedComposite(xr: JsonObject, out: PipelineOutput, options: OutputOptions): JsonObject {
+  const result = cloneJson((out.desired.composite?.resource ?? {}) as JsonObject);
+  const xrMeta = isObject(xr.metadata) ? xr.metadata : {};
+  result.apiVersion = xr.apiVersion;
+  result.kind = xr.kind;
+  if (options.includeFullXr) {
+    result.metadata = cloneJson(xrMeta);
+    if (xr.spec !== undefined) result.spec = cloneJson(xr.spec);
+  } else {
+    const m = isObject(result.metadata) ? result.metadata : (result.metadata = {});
+    m.name = xrMeta.name;
+    if (xrMeta.namespace) m.namespace = xrMeta.namespace;
+    else delete m.namespace;
+  }
+  const status = isObject(result.status) ? result.status : (result.status = {});
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter(isObject).map((c) => condition(c.type, c.status, c.reason, c.message, c.lastTransitionTime, c.observedGeneration));
+  setCondition(conditions, readyCondition(out));
+  for (const c of out.conditions) if (!SYSTEM_CONDITIONS.has(c.type)) setCondition(conditions, functionCondition(c));
+  status.conditions = conditions;
+  return result;
 }
 
 /** Composed resources with the metadata Crossplane adds, sorted by composition resource name. */
-export function renderedComposed(
-  xr: JsonObject,
-  out: PipelineOutput,
-  observed: Map<string, JsonObject>,
-): { objects: JsonObject[]; problems: NameProblem[] } {
+export function renderedComposed(xr: JsonObject, out: PipelineOutput, observed: Map<string, JsonObject>): { objects: JsonObject[]; problems: NameProblem[] } {
   const problems: NameProblem[] = [];
   const objects = Object.entries(out.desired.resources)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, r]) => {
-      const o = composedMetadata(xr, name, r, observed.get(name));
-      const n = meta(o).name;
+      const o = composedMetadata(xr, name, r, observed.get(name), problems);
+      const n = (o.metadata as JsonObject).name;
       if (typeof n === "string" && (n.length > 253 || !RFC1123_SUBDOMAIN.test(n))) {
         problems.push({
           resourceName: name,
@@ -110,40 +126,56 @@ export function renderedComposed(
   return { objects, problems };
 }
 
-function composedMetadata(xr: JsonObject, name: string, r: Resource, observed: JsonObject | undefined): JsonObject {
+/** Sets a metadata field, or deletes it for an empty value (unstructured's setters). */
+function setOrDelete(m: JsonObject, key: string, value: unknown): void {
+  if (typeof value === "string" && value !== "") m[key] = value;
+  else delete m[key];
+}
+
+function composedMetadata(xr: JsonObject, name: string, r: Resource, observed: JsonObject | undefined, problems: NameProblem[]): JsonObject {
   const o = cloneJson((r.resource ?? {}) as JsonObject);
-  const m = meta(o);
-  const xrMeta = (xr.metadata ?? {}) as JsonObject;
-  const xrLabels = (xrMeta.labels ?? {}) as Record<string, string>;
-  const prefix = xrLabels["crossplane.io/composite"] || String(xrMeta.name ?? "");
-  m.generateName = `${prefix}-`;
-  const observedName = (observed?.metadata as JsonObject | undefined)?.name;
-  if (!m.name && observedName) m.name = observedName;
-  m.annotations = { ...((m.annotations ?? {}) as JsonObject), [COMPOSITION_RESOURCE_NAME]: name };
-  const labels: Record<string, string> = { ...((m.labels ?? {}) as Record<string, string>), "crossplane.io/composite": prefix };
-  for (const key of ["crossplane.io/claim-name", "crossplane.io/claim-namespace"]) {
-    if (xrLabels[key]) labels[key] = xrLabels[key];
+  const m = isObject(o.metadata) ? o.metadata : (o.metadata = {});
+  // An observed resource of the same composition resource name keeps its identity.
+  if (observed) {
+    const om = isObject(observed.metadata) ? observed.metadata : {};
+    for (const key of ["namespace", "name", "generateName"]) setOrDelete(m, key, om[key]);
   }
-  m.labels = labels;
+  const xrMeta = isObject(xr.metadata) ? xr.metadata : {};
+  const xrLabels = (isObject(xrMeta.labels) ? xrMeta.labels : {}) as Record<string, string>;
+  const prefix = xrLabels["crossplane.io/composite"] || String(xrMeta.name ?? "");
+  if (!m.name && !m.generateName) m.generateName = `${prefix}-`;
+  m.annotations = { ...(isObject(m.annotations) ? m.annotations : {}), [COMPOSITION_RESOURCE_NAME]: name };
+  m.labels = { ...(isObject(m.labels) ? m.labels : {}), "crossplane.io/composite": prefix, ...claimLabels(xr) };
   if (xrMeta.namespace) m.namespace = xrMeta.namespace;
-  const owner = controllerReference(xr);
-  const others = ((m.ownerReferences ?? []) as JsonObject[]).filter((ref) => !ref.controller);
-  m.ownerReferences = [...others, owner];
+  addControllerReference(m, controllerReference(xr), name, problems);
   return o;
 }
 
+/** The claim's labels, only when the XR knows both its claim's name and namespace (labels, else spec.claimRef). */
+function claimLabels(xr: JsonObject): Record<string, string> {
+  const labels = ((xr.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
+  const ref = ((xr.spec as JsonObject | undefined)?.claimRef ?? {}) as { name?: string; namespace?: string };
+  const claimName = labels["crossplane.io/claim-name"] || ref.name;
+  const claimNamespace = labels["crossplane.io/claim-namespace"] || ref.namespace;
+  return claimName && claimNamespace ? { "crossplane.io/claim-name": claimName, "crossplane.io/claim-namespace": claimNamespace } : {};
+}
+
+/** meta.AddControllerReference: replace the same owner in place, refuse another controller, else append. */
+function addControllerReference(m: JsonObject, owner: JsonObject, name: string, problems: NameProblem[]): void {
+  const refs = (Array.isArray(m.ownerReferences) ? m.ownerReferences : []).filter(isObject);
+  const other = refs.find((ref) => ref.controller === true && ref.uid !== owner.uid);
+  if (other) {
+    problems.push({ resourceName: name, message: `composed resource "${name}" is already controlled by ${String(other.kind)} ${String(other.name)} (UID ${String(other.uid)})` });
+    return;
+  }
+  const same = refs.findIndex((ref) => ref.uid === owner.uid);
+  if (same >= 0) refs[same] = owner;
+  else refs.push(owner);
+  m.ownerReferences = refs;
+}
+
 export function resultDocuments(results: StepResult[]): JsonObject[] {
-  return results.map((r) => {
-    const doc: JsonObject = {
-      apiVersion: "render.crossplane.io/v1beta1",
-      kind: "Result",
-      message: r.message,
-      severity: Severity[r.severity],
-      step: r.step,
-    };
-    if (r.reason) doc.reason = r.reason;
-    return doc;
-  });
+  return results.map((r) => ({ apiVersion: "render.crossplane.io/v1beta1", kind: "Result", message: r.message, severity: Severity[r.severity], step: r.step }));
 }
 
 export function contextDocument(context: JsonObject | undefined): JsonObject {

@@ -117,7 +117,8 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
   if (notRunnable.length) throw new PipelineNotRunnable(notRunnable);
   const observed = observedState(inputs.xr, inputs.observedResources ?? []);
   let desired: State = { composite: undefined, resources: {} };
-  let context = cloneJson(inputs.context);
+  // crossplane render starts the pipeline with an empty context, not none.
+  let context: JsonObject | undefined = cloneJson(inputs.context) ?? {};
   const results: StepResult[] = [];
   const conditions: RunFunctionResponse["conditions"] = [];
   for (const step of inputs.steps) {

@@ -18,8 +18,6 @@ import type { ComposedTemplate, Patch, Resources } from "./types.js";
 import { decodeResources } from "./input.js";
 import { fromFieldPathPolicy, patchType, validateResources } from "./validate.js";
 
-/** Composition resource name of the Secret holding a v2 XR's connection details (our choice). */
-export const CONNECTION_SECRET_RESOURCE = "connection-secret";
 
 const quote = (s: unknown) => JSON.stringify(s ?? "");
 
@@ -33,8 +31,11 @@ export function runPatchAndTransform(req: RunFunctionRequest): RunFunctionRespon
   if (invalid) return fatal(rsp, `invalid Function input: ${invalid.message}`);
 
   const oxr = observedComposite(req);
-  const dxrResource: Resource = rsp.desired.composite ?? desiredResource({});
-  const dxr = (dxrResource.resource ??= {}) as JsonObject;
+  // The desired XR as function-sdk-go reads it: its resource and connection details, not a readiness an earlier step set.
+  const previous = rsp.desired.composite;
+  const dxrResource: Resource = desiredResource((previous?.resource ?? {}) as JsonObject);
+  dxrResource.connectionDetails = { ...(previous?.connectionDetails ?? {}) };
+  const dxr = dxrResource.resource as JsonObject;
   dxr.apiVersion = oxr.apiVersion;
   dxr.kind = oxr.kind;
 
@@ -56,20 +57,26 @@ export function runPatchAndTransform(req: RunFunctionRequest): RunFunctionRespon
   }
 
   const connection: Record<string, Buffer> = {};
+  let skipped = 0;
   for (const t of templates) {
     const outcome = renderTemplate(t, req, rsp, { oxr, dxr, env, connection });
     if (outcome === "fatal") return rsp;
+    if (outcome === "skipped") skipped++;
   }
+  // A resource left out for a missing required field makes the XR not ready yet.
+  if (skipped > 0) dxrResource.ready = Ready.READY_FALSE;
 
-  if (supportsConnectionDetails(oxr)) {
-    dxrResource.connectionDetails = { ...dxrResource.connectionDetails, ...connection };
-  } else if (Object.keys(connection).length > 0) {
+  dxrResource.connectionDetails = { ...dxrResource.connectionDetails, ...connection };
+  // A v2 XR has no connection details of its own: they go into a Secret the pipeline composes.
+  if (!supportsConnectionDetails(oxr) && Object.keys(dxrResource.connectionDetails).length > 0) {
     try {
-      rsp.desired.resources[CONNECTION_SECRET_RESOURCE] = connectionSecret(oxr, connection, input);
+      rsp.desired.resources[connectionSecretName(oxr)] = connectionSecret(oxr, dxrResource.connectionDetails, input);
     } catch (err) {
-      return fatal(rsp, `cannot generate connection secret reference: ${errorMessage(err)}`);
+      return fatal(rsp, `cannot compose connection secret: cannot generate connection secret reference: ${errorMessage(err)}`);
     }
   }
+  // function-sdk-go's SetDesiredComposedResources keeps each resource and its readiness, not its connection details.
+  for (const r of Object.values(rsp.desired.resources)) r.connectionDetails = {};
   rsp.desired.composite = dxrResource;
   rsp.context = { ...(rsp.context ?? {}), [ENVIRONMENT_KEY]: env };
   return rsp;
@@ -110,9 +117,12 @@ function renderTemplate(
     composed = cloneJson(t.base);
   }
   const dcd = desiredResource(composed);
-  const observed = req.observed?.resources?.[name];
-  const ocd = observed?.resource as JsonObject | undefined;
-  if (ocd) adoptObserved(t, ocd, observed!.connectionDetails ?? {}, dcd, rsp, s);
+  // An observed entry counts by its key, even with an empty body (upstream reads `observed[name]`).
+  const observedResources = req.observed?.resources ?? {};
+  const exists = Object.hasOwn(observedResources, name);
+  const observed = exists ? observedResources[name] : undefined;
+  const ocd = exists ? ((observed?.resource ?? {}) as JsonObject) : undefined;
+  if (ocd) adoptObserved(t, ocd, observed?.connectionDetails ?? {}, dcd, rsp, s);
 
   for (const [i, p] of (t.patches ?? []).entries()) {
     const result = applyTemplatePatch(p, i, name, Boolean(ocd), rsp, () =>
@@ -141,11 +151,13 @@ function adoptObserved(
 ): void {
   const name = t.name!;
   const meta = (ocd.metadata ?? {}) as { name?: string; namespace?: string };
-  const composedMeta = ((dcd.resource as JsonObject).metadata ??= {}) as JsonObject;
-  if (meta.namespace) composedMeta.namespace = meta.namespace;
-  else delete composedMeta.namespace;
-  if (meta.name) composedMeta.name = meta.name;
-  else delete composedMeta.name;
+  const composed = dcd.resource as JsonObject;
+  // apimachinery's setters: an empty value deletes the field, and never creates metadata for it.
+  for (const key of ["namespace", "name"] as const) {
+    const value = meta[key];
+    if (value) ((composed.metadata ??= {}) as JsonObject)[key] = value;
+    else if (composed.metadata && typeof composed.metadata === "object") delete (composed.metadata as JsonObject)[key];
+  }
   try {
     Object.assign(s.connection, extractConnectionDetails(ocd, secret, t.connectionDetails));
   } catch (err) {
@@ -191,9 +203,14 @@ function applyTemplatePatch(
   }
 }
 
-function connectionSecret(oxr: JsonObject, details: Record<string, Buffer>, input: Resources): Resource {
+/** The composition resource name of a v2 XR's connection Secret: `<xr name>-connection-secret`. */
+export function connectionSecretName(oxr: JsonObject): string {
+  return `${String((oxr.metadata as JsonObject | undefined)?.name ?? "")}-connection-secret`;
+}
+
+function connectionSecret(oxr: JsonObject, details: Record<string, Uint8Array>, input: Resources): Resource {
   const ref = getConnectionSecretRef(oxr, input.writeConnectionSecretToRef);
-  const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, v.toString("base64")]));
+  const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, Buffer.from(v).toString("base64")]));
   const metadata: JsonObject = { name: ref.name };
   if (ref.namespace) metadata.namespace = ref.namespace;
   return desiredResource(
