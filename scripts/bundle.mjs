@@ -16,3 +16,7 @@ await build({
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning",
 });
+
+// The CLI is the package's bin: executable, so that `npx composition-ci` runs it from a fresh clone.
+const { chmodSync } = await import("node:fs");
+chmodSync(`${outdir}/cli.js`, 0o755);

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { renderEverything } from "../render/repo.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
@@ -5,7 +7,11 @@ import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { targetsOrUsage } from "./options.js";
-import { validateCommand } from "./validate.js";
+import { validateCommand, type FinishedReport } from "./validate.js";
+import { yamlStream } from "./render.js";
+import { formatReport } from "../report/formats/index.js";
+import { TOOL_VERSION } from "../version.js";
+import { streamFileNames } from "../render/source.js";
 import type { Manifest } from "../manifest/manifest.js";
 import type { Finding } from "../report/finding.js";
 import type { RenderedSource } from "../render/source.js";
@@ -26,12 +32,15 @@ Options: those of validate, and
                     where the Development function NAME listens (repeatable)
   --timeout D       per function call (default: 60s)
   --no-render       validation only
+  --output-dir DIR  also write DIR/rendered/ (one YAML stream per rendered source, as
+                    crossplane render prints it, secret values masked), DIR/report.json
+                    and DIR/report.sarif
 `;
 
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[] };
+  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
@@ -40,6 +49,11 @@ function ownFlags(argv: string[]) {
       const value = a.includes("=") && a.startsWith("--development-target=") ? a.slice("--development-target=".length) : argv[++i];
       if (value === undefined) throw new UsageError("--development-target needs NAME=ADDRESS");
       own.targets.push(value);
+    }
+    else if (a === "--output-dir" || a.startsWith("--output-dir=")) {
+      const value = a.startsWith("--output-dir=") ? a.slice("--output-dir=".length) : argv[++i];
+      if (!value) throw new UsageError("--output-dir needs a directory");
+      own.outputDir = value;
     }
     else if (a === "--timeout") {
       if (argv[i + 1] === undefined) throw new UsageError("--timeout needs a duration");
@@ -62,7 +76,9 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   return validateCommand(rest, io, async (result, root) => {
     const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets });
     if (sources.length) io.stderr(renderSummary(sources));
-    return { findings, sources };
+    const outputDir = own.outputDir;
+    if (!outputDir) return { findings, sources };
+    return { findings, sources, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
   });
 }
 
@@ -94,4 +110,21 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
   return { sources, findings: applyPolicy(findings, result.config.rules, suppressions) };
+}
+
+/** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */
+function writeCheckOutputs(cwd: string, dir: string, sources: RenderedSource[], report: FinishedReport): string {
+  const rendered = sources.filter((s) => s.ok);
+  const names = streamFileNames(rendered.map((s) => s.source));
+  fs.mkdirSync(path.join(dir, "rendered"), { recursive: true });
+  rendered.forEach((s, i) => fs.writeFileSync(path.join(dir, "rendered", names[i]!), yamlStream(s.documents.map((d) => report.masker.maskObject(d)))));
+  const data = { findings: report.findings, summary: report.summary, toolVersion: TOOL_VERSION };
+  fs.writeFileSync(path.join(dir, "report.json"), formatReport("json", data));
+  fs.writeFileSync(path.join(dir, "report.sarif"), formatReport("sarif", data));
+  const shown = path.relative(cwd, dir) || ".";
+  return [
+    `wrote ${shown}/rendered/ (${rendered.length} YAML stream${rendered.length === 1 ? "" : "s"}, one per rendered source, as crossplane render prints it), ${shown}/report.json and ${shown}/report.sarif`,
+    `next: read what each source renders in ${shown}/rendered/; \`composition-ci diff --base main\` shows what a change does to it`,
+    "",
+  ].join("\n");
 }

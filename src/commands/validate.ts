@@ -5,7 +5,7 @@ import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/forma
 import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
-import { maskFindings } from "../report/mask.js";
+import { maskFindings, type SecretMasker } from "../report/mask.js";
 import { maskerFor } from "../report/secrets.js";
 import type { RenderedSource } from "../render/source.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -53,8 +53,21 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** More findings from a finished validation (check adds rendering), and what it rendered; they go through the same report. */
-export type ValidationExtension = (result: ValidateResult, root: string) => Promise<{ findings: Finding[]; sources?: RenderedSource[] }>;
+/** The masked report, handed back to an extension that writes more files from it (check --output-dir). */
+export interface FinishedReport {
+  findings: Finding[];
+  summary: ReturnType<typeof summarize>;
+  masker: SecretMasker;
+}
+
+/**
+ * More findings from a finished validation (check adds rendering), and what it rendered; they go
+ * through the same report. `finish` runs after the report is written.
+ */
+export type ValidationExtension = (
+  result: ValidateResult,
+  root: string,
+) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; finish?: (report: FinishedReport) => void }>;
 
 export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -90,18 +103,22 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     throw err;
   }
   let sources: RenderedSource[] = [];
+  let finish: ((report: FinishedReport) => void) | undefined;
   if (extend) {
     const seen = new Set(result.findings.map(findingKey));
     const extended = await extend(result, root);
     result.findings.push(...extended.findings.filter((f) => !seen.has(findingKey(f))));
     result.findings.sort(compareFindings);
     sources = extended.sources ?? [];
+    finish = extended.finish;
   }
   // Secret values never reach the output, not even through a message a repository's CEL rule builds.
-  const findings = maskFindings(result.findings, maskerFor(result.manifests, sources, result.config.secretFields));
+  const masker = maskerFor(result.manifests, sources, result.config.secretFields);
+  const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
   const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
+  finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
 

@@ -515,3 +515,29 @@ describe("check renders and validates the rendered objects", () => {
     expect(plain.code).toBe(0);
   });
 });
+
+describe("check --output-dir", () => {
+  it("writes the rendered streams (secrets masked) and the JSON and SARIF reports, and says where", async () => {
+    const secret = `      - name: creds
+        base:
+          apiVersion: v1
+          kind: Secret
+          stringData: { password: hunter2-not-for-logs }
+`;
+    const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(ptStep(secret)), "functions.yaml": FUNCTIONS, "xr.yaml": xr("web") });
+    const { code, stderr } = await cli(["check", ".", "--no-cache", "--output-dir", "out"], dir);
+    expect(code).toBe(0);
+    const files = fs.readdirSync(path.join(dir, "out", "rendered"));
+    expect(files).toHaveLength(1);
+    const stream = fs.readFileSync(path.join(dir, "out", "rendered", files[0]!), "utf8");
+    const docs = YAML.parseAllDocuments(stream).map((d) => d.toJS());
+    expect(docs.map((d) => d.kind)).toEqual([docs[0].kind, "Secret"]);
+    expect(stream).not.toContain("hunter2-not-for-logs");
+    expect(docs[1].stringData.password).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "out", "report.json"), "utf8")).summary).toBeDefined();
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "out", "report.sarif"), "utf8")).version).toBe("2.1.0");
+    expect(stderr).toContain("wrote out/rendered/ (1 YAML stream");
+    expect(stderr).toMatch(/next: .*out\/rendered\//);
+  });
+});
+
