@@ -35,7 +35,8 @@ export async function driftMode(inputs: Inputs): Promise<void> {
   core.setOutput("changed", report.items.length > 0);
   core.setOutput("report-path", reportPath);
   let issueUrl = "";
-  if (!inputs.token) core.warning("no github-token: the drift issue is not updated");
+  if (inputs.comment === "never") core.info("comment: never: the drift issue is not touched");
+  else if (!inputs.token) core.warning("no github-token: the drift issue is not updated");
   else {
     try {
       const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), log: core.info });

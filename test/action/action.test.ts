@@ -211,6 +211,11 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(again.stdout).toContain("drift issue: updated");
     expect(github.issues).toHaveLength(1);
     expect(everythingWritten(again)).not.toContain(SECRET);
+    const requests = github.requests.length;
+    const quiet = await runAction({ INPUT_MODE: "drift", INPUT_SNAPSHOT: "rendered-missing", INPUT_COMMENT: "never" });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toContain("the drift issue is not touched");
+    expect(github.requests.length).toBe(requests);
   }, 60_000);
 });
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { REPO } from "../helpers.js";
+import { REPO, runCli } from "../helpers.js";
 
 const action = YAML.parse(fs.readFileSync(path.join(REPO, "action.yml"), "utf8")) as { inputs: Record<string, unknown>; outputs: Record<string, unknown>; runs: { using: string; main: string } };
 const WORKFLOWS = path.join(REPO, "docs/workflows");
@@ -53,3 +53,61 @@ describe("action.yml and the ready-to-copy workflows", () => {
     }
   }, 60_000);
 });
+
+type Step = { uses?: string; run?: string; with?: Record<string, unknown> };
+type Workflow = { on: unknown; jobs: Record<string, { "runs-on": string; if?: string; strategy?: { matrix?: Record<string, unknown[]> }; steps: Step[] }> };
+const PROJECT = path.join(REPO, ".github/workflows");
+const project = (file: string) => YAML.parse(fs.readFileSync(path.join(PROJECT, file), "utf8")) as Workflow;
+
+describe("the project's own workflows", () => {
+  it("ci: npm ci, the type check and npm test on Node 22 and 24, on Linux and macOS", () => {
+    const job = project("ci.yml").jobs.test!;
+    expect(job.strategy?.matrix?.node).toEqual([22, 24]);
+    expect(job.strategy?.matrix?.os).toEqual(expect.arrayContaining(["ubuntu-latest", "macos-latest"]));
+    const runs = job.steps.map((s) => s.run).filter(Boolean);
+    expect(runs).toEqual(expect.arrayContaining(["npm ci", "npm run build", "npm test", "npx composition-ci --help"]));
+    expect(runs.indexOf("npm ci")).toBeLessThan(runs.indexOf("npm test"));
+  });
+
+  it("check-dist: rebuilds dist/, fails on a difference and uploads the expected dist/", () => {
+    const steps = project("check-dist.yml").jobs["check-dist"]!.steps;
+    expect(steps.some((s) => s.run === "npm run bundle")).toBe(true);
+    expect(steps.some((s) => s.run?.includes("git status --porcelain dist"))).toBe(true);
+    expect(steps.find((s) => s.uses?.startsWith("actions/upload-artifact"))?.with?.path).toBe("dist/");
+  });
+
+  it("self-test: uses: ./ in every mode, each followed by a step that asserts its outputs", () => {
+    const workflow = project("self-test.yml");
+    const modes: string[] = [];
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      const i = job.steps.findIndex((s) => s.uses === "./");
+      expect(i, name).toBeGreaterThanOrEqual(0);
+      const step = job.steps[i]!;
+      for (const input of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs), `${name}: ${input}`).toContain(input);
+      modes.push(String(step.with?.mode));
+      expect(JSON.stringify(job.steps.slice(i + 1)), name).toMatch(/steps\.cci\.outputs\./);
+    }
+    expect(modes.sort()).toEqual(["drift", "pr", "validate"]);
+    expect(workflow.jobs.pr!.if).toContain("pull_request");
+  });
+
+  it("self-test's drift snapshot is what examples/ renders today", async () => {
+    const { code, stdout } = await runCli(["drift", "examples", "--snapshot", ".github/self-test/examples-snapshot", "--format", "json"], REPO);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).items).toEqual([]);
+  }, 60_000);
+
+  it("dependabot watches npm and the workflows' actions", () => {
+    const config = YAML.parse(fs.readFileSync(path.join(REPO, ".github/dependabot.yml"), "utf8")) as { updates: { "package-ecosystem": string }[] };
+    expect(config.updates.map((u) => u["package-ecosystem"]).sort()).toEqual(["github-actions", "npm"]);
+  });
+
+  it("the CLI is the package's executable bin, so npx composition-ci runs it on a fresh clone", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(pkg.bin["composition-ci"]).toBe("dist/cli.js");
+    expect(fs.readFileSync(path.join(REPO, "dist/cli.js"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const mode = execFileSync("git", ["ls-files", "-s", "dist/cli.js"], { cwd: REPO, encoding: "utf8" }).split(" ")[0];
+    expect(mode).toBe("100755");
+  });
+});
+
