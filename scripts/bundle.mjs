@@ -9,7 +9,7 @@ await build({
   outdir,
   bundle: true,
   platform: "node",
-  target: "node20",
+  target: "node22",
   format: "esm",
   splitting: false,
   legalComments: "none",

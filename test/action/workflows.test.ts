@@ -67,6 +67,8 @@ describe("the project's own workflows", () => {
     const runs = job.steps.map((s) => s.run).filter(Boolean);
     expect(runs).toEqual(expect.arrayContaining(["npm ci", "npm run build", "npm test", "npx composition-ci --help"]));
     expect(runs.indexOf("npm ci")).toBeLessThan(runs.indexOf("npm test"));
+    // npm scripts use the node devDependency (24); the matrix's Node runs the suite directly.
+    expect(runs).toContain("node --version && node node_modules/vitest/vitest.mjs run");
   });
 
   it("check-dist: rebuilds dist/, fails on a difference and uploads the expected dist/", () => {
@@ -100,6 +102,13 @@ describe("the project's own workflows", () => {
   it("dependabot watches npm and the workflows' actions", () => {
     const config = YAML.parse(fs.readFileSync(path.join(REPO, ".github/dependabot.yml"), "utf8")) as { updates: { "package-ecosystem": string }[] };
     expect(config.updates.map((u) => u["package-ecosystem"]).sort()).toEqual(["github-actions", "npm"]);
+  });
+
+  it("npm scripts run on Node 24 on a fresh machine: the node devDependency, engines 22 and later", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { devDependencies: Record<string, string>; engines: { node: string } };
+    expect(pkg.devDependencies.node).toMatch(/^\^24\./);
+    expect(pkg.engines.node).toBe(">=22");
+    expect(execFileSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: `${path.join(REPO, "node_modules/.bin")}${path.delimiter}${process.env.PATH}` } })).toMatch(/^v24\./);
   });
 
   it("the CLI is the package's executable bin, so npx composition-ci runs it on a fresh clone", () => {

@@ -15,7 +15,7 @@ export function observedReads(composition: JsonObject): string[] {
     for (const resource of input.resources as { base?: { kind?: unknown }; patches?: unknown }[]) {
       const kind = typeof resource?.base?.kind === "string" ? resource.base.kind : "resource";
       for (const patch of Array.isArray(resource?.patches) ? resource.patches : []) {
-        const p = patch as { type?: unknown; fromFieldPath?: unknown; toFieldPath?: unknown; combine?: { variables?: { fromFieldPath?: unknown }[] } };
+        const p = (patch ?? {}) as { type?: unknown; fromFieldPath?: unknown; toFieldPath?: unknown; combine?: { variables?: { fromFieldPath?: unknown }[] } };
         if (p.type !== "ToCompositeFieldPath" && p.type !== "CombineToComposite") continue;
         const from = p.type === "ToCompositeFieldPath" ? [p.fromFieldPath] : (p.combine?.variables ?? []).map((v) => v?.fromFieldPath);
         const observed = from.filter((f): f is string => typeof f === "string" && isObservedOnly(f));
