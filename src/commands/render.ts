@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
+import { toGoYaml } from "../goyaml/index.js";
 import { ConfigError, loadConfig, type Config } from "../config/config.js";
 import { DEFAULT_LIMITS } from "../manifest/load.js";
 import { readManifests } from "../manifest/read.js";
@@ -214,8 +215,21 @@ async function renderAll(
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 
+/**
+ * The YAML stream `crossplane render` prints, byte for byte (go-yaml v2's layout, via src/goyaml).
+ * A document Go's YAML could not print (control characters it rejects) is printed by the yaml
+ * library instead: the render is not lost for it.
+ */
 export function yamlStream(documents: JsonObject[]): string {
-  return documents.map((d) => `---\n${YAML.stringify(d, { sortMapEntries: true, lineWidth: 0, version: "1.1" })}`).join("");
+  return documents.map((d) => `---\n${goYamlOrPlain(d)}`).join("");
+}
+
+function goYamlOrPlain(document: JsonObject): string {
+  try {
+    return toGoYaml(document);
+  } catch {
+    return YAML.stringify(document, { sortMapEntries: true, lineWidth: 0, version: "1.1" });
+  }
 }
 
 /** The manifests of a file or directory given on the command line; bad YAML is a usage error. */
