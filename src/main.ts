@@ -3,6 +3,7 @@ import { diffCommand } from "./commands/diff.js";
 import { driftCommand } from "./commands/drift.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
+import { functionsCommand } from "./commands/functions.js";
 import { renderCommand } from "./commands/render.js";
 import { validateCommand } from "./commands/validate.js";
 import { TOOL_VERSION } from "./version.js";
@@ -19,6 +20,7 @@ Commands:
   diff --base REF       what a change does to the rendered output and the findings (PR report)
   drift                 today's render against a committed snapshot and/or the cluster
   function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
+  functions pull        fill the cache with the repository's function packages (for --offline)
   help                  this text
   version               the version
 
@@ -43,6 +45,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await driftCommand(rest, io);
       case "function":
         return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
+      case "functions":
+        return await functionsCommand(rest, io);
       case "version":
       case "--version":
         io.stdout(`${TOOL_VERSION}\n`);

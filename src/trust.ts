@@ -1,4 +1,6 @@
 import type { Config, FunctionConfig } from "./config/config.js";
+import { globMatcher } from "./manifest/glob.js";
+import { parseReference, ReferenceError } from "./oci/reference.js";
 
 /**
  * One answer to "may this run execute, connect or read this?". A pull request's head is
@@ -31,5 +33,46 @@ export function narrowToBase(head: Config, base: Config): Config {
   for (const [name, f] of Object.entries(head.functions)) {
     if (base.functions[name] && JSON.stringify(base.functions[name]) === JSON.stringify(f)) functions[name] = f;
   }
-  return { ...head, schemaLocations: head.schemaLocations.filter((l) => base.schemaLocations.includes(l)), functions };
+  return {
+    ...head,
+    schemaLocations: head.schemaLocations.filter((l) => base.schemaLocations.includes(l)),
+    functions,
+    trustedFunctions: head.trustedFunctions.filter((t) => base.trustedFunctions.includes(t)),
+  };
+}
+
+/**
+ * Function packages composition-ci pulls and runs as processes without --allow-exec: the
+ * crossplane-contrib functions on the Crossplane and Upbound registries, and Upbound's own.
+ */
+export const DEFAULT_TRUSTED_PACKAGES = ["xpkg.crossplane.io/crossplane-contrib/*", "xpkg.upbound.io/crossplane-contrib/*", "xpkg.upbound.io/upbound/function-*"];
+
+/**
+ * Whether a Function's package may be pulled and run: it matches a default or configured
+ * `registry/repository` glob (an entry pinned `@sha256:…` trusts only a reference to that
+ * digest), or the caller allows every execution. Registry and repository are compared as
+ * parsed, so `docker.io/x` and `index.docker.io/x` are one.
+ */
+export function isTrustedPackage(reference: string, trusted: readonly string[], allowExec: boolean): boolean {
+  if (allowExec) return true;
+  let ref;
+  try {
+    ref = parseReference(reference);
+  } catch (err) {
+    if (err instanceof ReferenceError) return false;
+    throw err;
+  }
+  const name = `${ref.registry}/${ref.repository}`;
+  for (const entry of [...DEFAULT_TRUSTED_PACKAGES, ...trusted]) {
+    const at = entry.indexOf("@");
+    const glob = at >= 0 ? entry.slice(0, at) : entry;
+    if (at >= 0 && entry.slice(at + 1) !== ref.digest) continue;
+    if (globMatcher([normalisedGlob(glob)])(name)) return true;
+  }
+  return false;
+}
+
+/** `docker.io/…` written in the trust list means Docker Hub as references parse it. */
+function normalisedGlob(glob: string): string {
+  return glob.replace(/^docker\.io\//, "index.docker.io/");
 }

@@ -5,7 +5,7 @@ import { COMMENT_LIMIT, formatDriftMarkdown, SUMMARY_LIMIT } from "../report/for
 import { gitHubClient } from "../report/github/client.js";
 import { syncDriftIssue } from "../report/github/drift-issue.js";
 import { repository, runUrl } from "./context.js";
-import type { Inputs } from "./inputs.js";
+import { actionPackages, type Inputs } from "./inputs.js";
 import { appendSummary, maskLogs, writeReportFile } from "./outputs.js";
 import { requestTimeout, retryBase } from "./pr.js";
 
@@ -20,6 +20,7 @@ export async function driftMode(inputs: Inputs): Promise<void> {
     previous: inputs.previous && path.resolve(root, inputs.previous),
     allowExec: inputs.allowExec,
     developmentTargets: inputs.developmentTargets,
+    packages: actionPackages(inputs),
     configFile: inputs.config,
     crds: inputs.crds,
     schemaLocations: inputs.schemaLocations,

@@ -1,5 +1,7 @@
 import path from "node:path";
 import * as core from "@actions/core";
+import { packageSettings, type PackageSettings } from "../render/runner/package.js";
+import { defaultCacheDir } from "../validate/compile.js";
 import { oneOf } from "../commands/options.js";
 import type { FailOn } from "../report/finding.js";
 import type { CommentMode } from "../report/github/comment.js";
@@ -22,6 +24,8 @@ export interface Inputs {
   allowExec: boolean;
   /** `NAME=ADDR` entries: Development functions the workflow (not the pull request) points at. */
   developmentTargets: Record<string, string>;
+  /** Function packages only from the cache (a workflow that keeps it with actions/cache). */
+  offline: boolean;
   kubeconform: boolean;
   sarifFile: string;
   reportDir: string;
@@ -50,6 +54,7 @@ export function readInputs(): Inputs {
     schemaLocations: core.getMultilineInput("schema-locations"),
     allowExec: flag("allow-exec"),
     developmentTargets: parseDevelopmentTargets(core.getMultilineInput("development-targets"), "input development-targets"),
+    offline: flag("offline"),
     kubeconform: flag("kubeconform"),
     sarifFile: path.resolve(core.getInput("sarif-file") || path.join(reportDir, "composition-ci.sarif")),
     reportDir,
@@ -58,4 +63,9 @@ export function readInputs(): Inputs {
     cluster: flag("cluster"),
     failOnDrift: flag("fail-on-drift"),
   };
+}
+
+/** The run's function package settings: the usual cache (the workflows keep it with actions/cache). */
+export function actionPackages(inputs: Inputs): PackageSettings {
+  return packageSettings({ cacheDir: defaultCacheDir(), offline: inputs.offline || undefined, onPull: (reference) => core.info(`pulling ${reference}`) });
 }

@@ -6,7 +6,7 @@ import { gitHubClient } from "../report/github/client.js";
 import { upsertStickyComment } from "../report/github/comment.js";
 import { failingText } from "../report/verdict.js";
 import { blobBase, pullRequest, repository, runUrl } from "./context.js";
-import type { Inputs } from "./inputs.js";
+import { actionPackages, type Inputs } from "./inputs.js";
 import { annotate, appendSummary, maskLogs, setFindingOutputs, writeReportFile, writeSarif } from "./outputs.js";
 import type { Engine } from "../validate/kubeconform.js";
 
@@ -28,6 +28,7 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
     base: inputs.baseRef,
     allowExec: inputs.allowExec,
     developmentTargets: inputs.developmentTargets,
+    packages: actionPackages(inputs),
     trustBaseConfig: true,
     configFile: inputs.config,
     crds: inputs.crds,

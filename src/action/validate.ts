@@ -11,7 +11,7 @@ import { decideVerdict, failingText } from "../report/verdict.js";
 import type { Engine } from "../validate/kubeconform.js";
 import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
-import type { Inputs } from "./inputs.js";
+import { actionPackages, type Inputs } from "./inputs.js";
 import { annotate, appendSummary, maskLogs, setFindingOutputs, writeReportFile, writeSarif } from "./outputs.js";
 import { runUrl } from "./context.js";
 
@@ -20,7 +20,7 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   const root = process.cwd();
   const config = loadConfig(root, inputs.config);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, ...engine });
-  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, timeoutMs: 60_000 });
+  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages: actionPackages(inputs), timeoutMs: 60_000 });
   const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
   maskLogs(masker);
   const findings = maskFindings([...result.findings, ...rendered.findings], masker);

@@ -6,7 +6,8 @@ import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { targetsOrUsage } from "./options.js";
+import { commandPackageSettings, packageFlags, targetsOrUsage } from "./options.js";
+import type { PackageSettings } from "../render/runner/package.js";
 import { validateCommand, type FinishedReport } from "./validate.js";
 import { yamlStream } from "./render.js";
 import { formatReport } from "../report/formats/index.js";
@@ -31,6 +32,7 @@ Options: those of validate, and
   --development-target NAME=ADDR
                     where the Development function NAME listens (repeatable)
   --timeout D       per function call (default: 60s)
+  --offline         function packages only from the cache (see functions pull)
   --no-render       validation only
   --output-dir DIR  also write DIR/rendered/ (one YAML stream per rendered source, as
                     crossplane render prints it, secret values masked), DIR/report.json
@@ -40,11 +42,12 @@ Options: those of validate, and
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined };
+  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
     else if (a === "--no-render") own.render = false;
+    else if (a === "--offline") own.offline = true;
     else if (a === "--development-target" || a.startsWith("--development-target=")) {
       const value = a.includes("=") && a.startsWith("--development-target=") ? a.slice("--development-target=".length) : argv[++i];
       if (value === undefined) throw new UsageError("--development-target needs NAME=ADDRESS");
@@ -74,7 +77,8 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const developmentTargets = targetsOrUsage(own.targets);
   if (!own.render) return validateCommand(rest, io);
   return validateCommand(rest, io, async (result, root) => {
-    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets });
+    const packages = commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
+    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
     if (sources.length) io.stderr(renderSummary(sources));
     const outputDir = own.outputDir;
     if (!outputDir) return { findings, sources };
@@ -86,6 +90,8 @@ export interface RenderStepOptions {
   allowExec: boolean;
   developmentTargets?: Record<string, string>;
   timeoutMs: number;
+  /** Where function packages come from (none: only built-ins, configured runtimes and Docker). */
+  packages?: PackageSettings;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
 }
@@ -100,6 +106,8 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     root,
     allowExec: options.allowExec,
     developmentTargets: options.developmentTargets,
+    packages: options.packages,
+    trustedPackages: result.config.trustedFunctions,
     templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,

@@ -19,7 +19,8 @@ import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { narrowToBase } from "../trust.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import type { PackageSettings } from "../render/runner/package.js";
 import { parseDuration } from "./render.js";
 
 export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
@@ -52,6 +53,7 @@ Options:
                                 base ref's config; the head's config may only narrow it (the
                                 Action's pr mode does this)
   --timeout D                   per function call (default: 60s)
+  --offline                     function packages only from the cache (see functions pull)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --crds PATH                   CRD files or directories (repeatable)
   --schema-location TEMPLATE    kubeconform-style schema location (repeatable)
@@ -77,6 +79,8 @@ export interface DiffOptions {
   all?: boolean;
   allowExec?: boolean;
   developmentTargets?: Record<string, string>;
+  /** Where function packages come from, shared by both trees (a tag is resolved once). */
+  packages?: PackageSettings;
   /** Settings that widen the run come from the base ref's config (pull requests). */
   trustBaseConfig?: boolean;
   timeoutMs?: number;
@@ -128,6 +132,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     all: values.all,
     allowExec: values["allow-exec"],
     developmentTargets: targetsOrUsage(values["development-target"]),
+    packages: commandPackageSettings(io, { offline: values.offline }),
     trustBaseConfig: values["trust-base-config"],
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     configFile: values.config,
@@ -228,6 +233,7 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
   const rendered = await renderAndValidate(side.result, side.root, {
     allowExec: options.allowExec ?? false,
     developmentTargets: options.developmentTargets,
+    packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
     select,
   });

@@ -11,7 +11,8 @@ import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import type { PackageSettings } from "../render/runner/package.js";
 import { parseDuration } from "./render.js";
 
 export const DRIFT_HELP = `Usage: composition-ci drift [paths...] (--snapshot DIR | --cluster) [options]
@@ -37,6 +38,7 @@ Options:
   --development-target NAME=ADDR
                           where the Development function NAME listens (repeatable)
   --timeout D             per function call (default: 60s)
+  --offline               function packages only from the cache (see functions pull)
   --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
 `;
 
@@ -61,6 +63,7 @@ export interface DriftOptions {
   previous?: string;
   allowExec?: boolean;
   developmentTargets?: Record<string, string>;
+  packages?: PackageSettings;
   timeoutMs?: number;
   configFile?: string;
   crds?: string[];
@@ -92,6 +95,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     previous: values.previous && path.resolve(io.cwd, values.previous),
     allowExec: values["allow-exec"],
     developmentTargets: targetsOrUsage(values["development-target"]),
+    packages: commandPackageSettings(io, { offline: values.offline }),
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     configFile: values.config,
     crds: values.crds,
@@ -126,6 +130,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
   const { sources } = await renderAndValidate(validated, options.root, {
     allowExec: options.allowExec ?? false,
     developmentTargets: options.developmentTargets,
+    packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
   });
   const masker = maskerFor(validated.manifests, sources, config.secretFields);

@@ -3,9 +3,12 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError, type CommandIO } from "./io.js";
 import { parseDevelopmentTargets, TrustError } from "../trust.js";
+import { packageSettings, type PackageSettings } from "../render/runner/package.js";
+import { defaultCacheDir } from "../validate/compile.js";
 
 /** Flags every command that renders a tree takes (diff, drift). */
 export const TREE_OPTIONS = {
+  offline: { type: "boolean" },
   format: { type: "string" },
   output: { type: "string" },
   "max-chars": { type: "string" },
@@ -57,4 +60,27 @@ export function targetsOrUsage(values: string[] | undefined): Record<string, str
     if (err instanceof TrustError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/**
+ * The package settings of a command: the cache of `--cache-dir` (default the usual cache; with
+ * `--no-cache` a throw-away one), `--offline`, and a progress line per pull on a terminal.
+ */
+export function commandPackageSettings(io: CommandIO, values: { "cache-dir"?: string; "no-cache"?: boolean; offline?: boolean }): PackageSettings {
+  return packageSettings({
+    cacheDir: values["no-cache"] ? null : values["cache-dir"] ? path.resolve(io.cwd, values["cache-dir"]) : defaultCacheDir(),
+    offline: values.offline || undefined,
+    onPull: io.isTTY ? (reference) => io.stderr(`pulling ${reference}\n`) : undefined,
+  });
+}
+
+/** `--cache-dir`, `--no-cache` and `--offline` among flags another parser owns (check hands the rest to validate). */
+export function packageFlags(argv: string[]): { "cache-dir"?: string; "no-cache"?: boolean; offline?: boolean } {
+  const out: { "cache-dir"?: string; "no-cache"?: boolean; offline?: boolean } = {};
+  argv.forEach((a, i) => {
+    if (a === "--cache-dir") out["cache-dir"] = argv[i + 1];
+    else if (a.startsWith("--cache-dir=")) out["cache-dir"] = a.slice("--cache-dir=".length);
+    else if (a === "--no-cache") out["no-cache"] = true;
+  });
+  return out;
 }

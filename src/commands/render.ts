@@ -21,7 +21,7 @@ import { gvkOf } from "../validate/schemas/types.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { parseCommandArgs, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./options.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -61,6 +61,7 @@ Options (the same names and short forms as crossplane render):
                                 Docker) and the Development targets the repository names
   --development-target NAME=ADDR
                                 where the Development function NAME listens (repeatable)
+  --offline                     function packages only from the cache (see functions pull)
   --all                         render every XR, claim and ApplicationConfiguration below the paths
   --output-dir DIR              with --all: one YAML stream per source in DIR
   --config FILE                 config file (default: .composition-ci.yaml at the root)
@@ -90,6 +91,7 @@ const OPTIONS = {
   "include-context": { type: "boolean", short: "c" },
   timeout: { type: "string" },
   "allow-exec": { type: "boolean" },
+  offline: { type: "boolean" },
   "development-target": { type: "string", multiple: true },
   all: { type: "boolean" },
   "output-dir": { type: "string" },
@@ -120,6 +122,8 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     root,
     allowExec: Boolean(values["allow-exec"]),
     developmentTargets: targetsOrUsage(values["development-target"]),
+    packages: commandPackageSettings(io, { offline: values.offline }),
+    trustedPackages: config.trustedFunctions,
     clusterDefinitions: config.clusterDefinitions,
     templateMounts: config.templateMounts,
   };

@@ -19,6 +19,11 @@ export interface Config {
   maxFileBytes?: number;
   /** How functions named here run: a command (process), a JS module, or a built-in. */
   functions: Record<string, FunctionConfig>;
+  /**
+   * `functions.trusted`: more function packages (registry/repository globs, optionally pinned
+   * `@sha256:…`) pulled and run as processes without --allow-exec.
+   */
+  trustedFunctions: string[];
   /** 1 keeps Crossplane v1 semantics where v2 removed them (e.g. `mode: Resources`). */
   crossplaneVersion?: 1 | 2;
   /** OAM / KubeVela definitions installed in the cluster rather than kept in the repository. */
@@ -70,7 +75,7 @@ const KNOWN_KEYS = [
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, trustedFunctions: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -156,6 +161,7 @@ export function parseConfig(text: string, file: string, root?: string): Config {
         break;
       case "functions":
         config.functions = parseFunctions(value, fail);
+        config.trustedFunctions = parseTrusted((value as Record<string, unknown>).trusted, fail);
         break;
       case "crossplaneVersion":
         if (value !== 1 && value !== 2) fail("must be 1 or 2");
@@ -181,6 +187,7 @@ function parseFunctions(value: unknown, fail: (msg: string) => never): Record<st
   if (!value || typeof value !== "object" || Array.isArray(value)) fail("must map function names to { command | module | builtin }");
   const out: Record<string, FunctionConfig> = {};
   for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
+    if (name === "trusted") continue;
     const f = (raw ?? {}) as Record<string, unknown>;
     const unknown = Object.keys(f).filter((k) => !["command", "module", "builtin", "startTimeout"].includes(k));
     if (unknown.length) fail(`${name}: unknown key "${unknown[0]}" (known: command, module, builtin, startTimeout)`);
@@ -197,6 +204,19 @@ function parseFunctions(value: unknown, fail: (msg: string) => never): Record<st
     out[name] = f as FunctionConfig;
   }
   return out;
+}
+
+/** `functions.trusted`: a list of `registry/repository` globs, each optionally `@sha256:<hex>`. */
+function parseTrusted(value: unknown, fail: (msg: string) => never): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail("functions.trusted must be a list of package globs (registry/repository, optionally @sha256:…)");
+  return value.map((entry, i) => {
+    if (typeof entry !== "string" || !entry.trim()) fail(`functions.trusted[${i}] must be a package glob such as ghcr.io/acme/function-*`);
+    const [glob, digest, extra] = entry.trim().split("@");
+    if (extra !== undefined || (digest !== undefined && !/^sha256:[a-f0-9]{64}$/.test(digest))) fail(`functions.trusted[${i}]: "${entry}": a pin must be @sha256:<64 hex digits>`);
+    if (!glob!.includes("/") || glob!.startsWith("*")) fail(`functions.trusted[${i}]: "${entry}" must name a registry host and a repository (trusting every registry is what allow-exec is for)`);
+    return entry.trim();
+  });
 }
 
 function parseRules(value: unknown, fail: (msg: string) => never): Record<string, RuleLevel> {

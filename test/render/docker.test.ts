@@ -6,7 +6,8 @@ import * as YAML from "yaml";
 import { REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
- * The Docker runtime against a stand-in `docker` CLI on PATH: it records every call, and `start`
+ * The Docker runtime (chosen by the runtime annotation: a trusted package otherwise runs without
+ * Docker, test/render/package-runtime.test.ts) against a stand-in `docker` CLI on PATH: it records every call, and `start`
  * runs a real gRPC function server (the built-in auto-ready, served by dist/cli.js) on the port
  * the runtime published, so the runtime's whole protocol (version, pull policy, create with the
  * port and --insecure, start, calls over gRPC, stop and rm) is exercised with no Docker engine.
@@ -68,7 +69,7 @@ spec:
 kind: Function
 metadata:
   name: function-ready-fork
-  annotations: {${annotations}}
+  annotations: {render.crossplane.io/runtime: Docker${annotations ? `, ${annotations}` : ""}}
 spec: { package: ${IMAGE} }
 `,
   });

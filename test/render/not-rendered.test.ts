@@ -74,7 +74,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, ApplicationConfigurations, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
   });
 
-  it("an image function without --allow-exec is one warning on its Function object", async () => {
+  it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {
     const { findings, code } = await check({
       "xrd.yaml": xrd,
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.0}\n",
@@ -86,7 +86,20 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
     expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
-    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl would run the image xpkg.upbound.io\/crossplane-contrib\/function-kcl:v0.12.0/);
+    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-kcl:v0.12.0 is not in the cache \(--offline\)/);
+    expect(notRendered[0]!.message).toContain("To render them: run `composition-ci functions pull`");
+  });
+
+  it("an untrusted package without --allow-exec is a warning that says how to trust it", async () => {
+    const { findings, code } = await check({
+      "xrd.yaml": xrd,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-acme}\nspec: {package: ghcr.io/acme/function-acme:v1}\n",
+      "composition.yaml": composition("    - step: acme\n      functionRef: {name: function-acme}\n"),
+      "a.yaml": xr("a"),
+    });
+    expect(code).toBe(0);
+    const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
+    expect(notRendered[0]!.message).toContain("function function-acme would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package. To render it: add its repository to functions.trusted");
   });
 
   it("a function that runs and fails stays an error", async () => {

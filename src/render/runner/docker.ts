@@ -49,6 +49,16 @@ function docker(args: string[], timeoutMs = 120_000): Promise<string> {
   });
 }
 
+/** Whether a Docker engine answers (the CLI is there and reaches its daemon). */
+export async function dockerAnswers(): Promise<boolean> {
+  try {
+    await docker(["version", "--format", "{{.Server.Version}}"], 15_000);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class DockerRuntime implements FunctionRuntime {
   readonly kind: RuntimeKind = "Docker";
   private starting: Promise<GrpcFunctionClient> | undefined;

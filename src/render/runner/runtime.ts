@@ -1,6 +1,6 @@
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 
-export type RuntimeKind = "builtin" | "Development" | "process" | "module" | "Docker";
+export type RuntimeKind = "builtin" | "Development" | "process" | "module" | "package" | "Docker";
 
 /**
  * Where a call happens, for built-ins that read files a cluster would mount for them

@@ -1,7 +1,9 @@
 import path from "node:path";
 import type { FunctionConfig } from "../../config/config.js";
 import { BuiltinRuntime, builtinByName, builtinFor, type BuiltinFunction } from "./builtin.js";
-import { DockerRuntime, dockerSettings } from "./docker.js";
+import { DockerRuntime, dockerAnswers, dockerSettings, type DockerSettings } from "./docker.js";
+import { PackageRuntime, type PackageSettings } from "./package.js";
+import { isTrustedPackage } from "../../trust.js";
 import { DevelopmentRuntime } from "./grpc.js";
 import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "./process.js";
@@ -34,6 +36,13 @@ export interface RuntimeOptions {
    * pull request must not choose where the run connects.
    */
   developmentTargets?: Record<string, string>;
+  /**
+   * Where function packages are pulled to and how; without it, functions without a built-in run
+   * only in Docker (with allowExec).
+   */
+  packages?: PackageSettings;
+  /** The config's `functions.trusted` (in pr mode, as far as the base ref's config allows). */
+  trustedPackages?: string[];
 }
 
 const EXEC_FIX = "run with --allow-exec (Action input allow-exec: true) if you trust the repository";
@@ -42,9 +51,9 @@ const CONFIG_FIX = "give it a built-in, a command or a module under functions: i
 const CONFIGURE_FIX = `${CONFIG_FIX}, or serve it yourself, annotate its Function ${RUNTIME_ANNOTATION}: Development and name its address with --development-target`;
 
 /**
- * Chooses how each function runs, like `crossplane render`: the config's `functions:` entry
- * first, then the runtime annotation (Development, Docker), then a built-in for the package,
- * then Docker (crossplane render's default). A function with no Function object runs as the
+ * Chooses how each function runs: the config's `functions:` entry first, then the runtime
+ * annotation (Development, Docker), then a built-in for the package, then its package pulled and
+ * run as a process (when trusted), then Docker as `crossplane render` runs it (with allowExec). A function with no Function object runs as the
  * built-in it is usually named after (`function-patch-and-transform`,
  * `crossplane-contrib-function-auto-ready`).
  */
@@ -57,7 +66,25 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
   if (builtin) return new BuiltinRuntime(builtin);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
-  return dockerRuntime(fn, options);
+  return runtime === "Docker" ? dockerRuntime(fn, options) : packageRuntime(fn, options);
+}
+
+const TRUST_FIX = "add its repository to functions.trusted in .composition-ci.yaml (in the Action's pr mode, the base branch's), or run with --allow-exec if you trust the repository";
+
+/** A trusted package runs from its image without Docker; an image that cannot run here falls back to Docker where it answers. */
+function packageRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
+  const settings = dockerSettings(fn.package ?? "", fn.annotations);
+  if ("error" in settings) return new UnavailableRuntime("Docker", `function ${fn.name}: ${settings.error}`);
+  if (!options.packages) return dockerRuntime(fn, options);
+  if (!isTrustedPackage(settings.image, options.trustedPackages ?? [], options.allowExec)) {
+    return new UnavailableRuntime("package", `would pull and run ${settings.image}, which is not a trusted package`, TRUST_FIX);
+  }
+  const fallback = async (why: string) => ((await dockerAnswers()) ? dockerFor(fn.name, settings, options, why) : undefined);
+  return new PackageRuntime(fn.name, settings.image, settings.pullPolicy, options.packages, fallback);
+}
+
+function dockerFor(name: string, settings: DockerSettings, options: RuntimeOptions, why?: string): DockerRuntime {
+  return new DockerRuntime(name, settings, options.startTimeoutMs ?? 60_000, why ? `${why}; ${CONFIGURE_FIX}` : CONFIGURE_FIX);
 }
 
 function developmentRuntime(name: string, fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
@@ -116,7 +143,7 @@ function dockerRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionR
   const settings = dockerSettings(fn.package ?? "", fn.annotations);
   if ("error" in settings) return new UnavailableRuntime("Docker", `function ${fn.name}: ${settings.error}`);
   if (!options.allowExec) return new UnavailableRuntime("Docker", `would run the image ${settings.image}, which needs Docker and --allow-exec`, `${EXEC_FIX} and Docker is there, or ${CONFIGURE_FIX}`);
-  return new DockerRuntime(fn.name, settings, options.startTimeoutMs ?? 60_000, CONFIGURE_FIX);
+  return dockerFor(fn.name, settings, options);
 }
 
 /** Runtimes for a run, created on first use and all closed at the end. */

@@ -1,0 +1,72 @@
+import path from "node:path";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { readManifests } from "../manifest/read.js";
+import { functionManifests } from "../render/crossplane/repo.js";
+import { PackageRuntime } from "../render/runner/package.js";
+import { FunctionFailure } from "../render/runner/runtime.js";
+import { runtimeFor } from "../render/runner/select.js";
+import { UsageError, type CommandIO } from "./io.js";
+import { commandPackageSettings, parseCommandArgs } from "./options.js";
+
+export const FUNCTIONS_HELP = `Usage: composition-ci functions pull [paths...] [options]
+
+Fills the package cache with every function package the repository's Functions would run as a
+process (trusted packages: the crossplane-contrib functions, the config's functions.trusted, or
+every package with --allow-exec), for the platform of this machine. A later run, --offline or
+not, then makes no registry request for them. Keep the cache directory with actions/cache.
+
+Options:
+  --allow-exec          pull every Function's package, trusted or not
+  --cache-dir DIR       the cache (default: $COMPOSITION_CI_CACHE or ~/.cache/composition-ci)
+  --config FILE         config file (default: .composition-ci.yaml at the root)
+  --root DIR            repository root (default: .)
+`;
+
+const OPTIONS = {
+  "allow-exec": { type: "boolean" },
+  "cache-dir": { type: "string" },
+  config: { type: "string" },
+  root: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export async function functionsCommand(argv: string[], io: CommandIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseCommandArgs(rest, OPTIONS);
+  if (values.help || sub === "--help" || sub === "-h" || sub === undefined) {
+    io.stdout(FUNCTIONS_HELP);
+    return 0;
+  }
+  if (sub !== "pull") throw new UsageError(`unknown functions command "${sub}"; see composition-ci functions --help`);
+  const root = path.resolve(io.cwd, values.root ?? ".");
+  let config;
+  try {
+    config = loadConfig(root, values.config);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const manifests = readManifests((positionals.length ? positionals : ["."]).map((p) => path.resolve(io.cwd, p)), root, config.ignore).manifests;
+  const packages = { ...commandPackageSettings(io, { "cache-dir": values["cache-dir"] }), offline: false };
+  const options = { functions: config.functions, root, allowExec: values["allow-exec"] === true, packages, trustedPackages: config.trustedFunctions };
+  let pulled = 0;
+  let failed = 0;
+  const skipped: string[] = [];
+  for (const [name, fn] of functionManifests(manifests)) {
+    const runtime = runtimeFor(fn, name, options);
+    if (!(runtime instanceof PackageRuntime)) {
+      skipped.push(`${name} (${runtime.kind === "builtin" ? "built in" : runtime.kind === "package" ? "not trusted" : `runs as ${runtime.kind}`})`);
+      continue;
+    }
+    try {
+      const image = await runtime.prefetch();
+      io.stderr(`${name}: ${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}\n`);
+      pulled++;
+    } catch (err) {
+      failed++;
+      io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);
+    }
+  }
+  io.stderr(`${pulled} package${pulled === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed ? `; ${failed} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`);
+  return failed ? 1 : 0;
+}
