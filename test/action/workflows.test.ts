@@ -43,6 +43,13 @@ describe("action.yml and the ready-to-copy workflows", () => {
     expect(fs.readFileSync(path.join(WORKFLOWS, "pr-fork-safe.yml"), "utf8")).not.toContain("pr-number");
   });
 
+  it("every ready-to-copy workflow that runs composition-ci keeps its cache (validators, function packages)", () => {
+    for (const file of ["pr.yml", "pr-fork-safe.yml", "nightly-drift.yml"]) {
+      const text = fs.readFileSync(path.join(WORKFLOWS, file), "utf8");
+      expect(text, file).toMatch(/uses: actions\/cache@v4[^\n]*\n\s+with:\n\s+path: ~\/\.cache\/composition-ci/);
+    }
+  });
+
   it("dist/ is the bundle of the current source (run npm run bundle)", () => {
     const out = path.join(REPO, "node_modules/.cache/composition-ci-dist-check");
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
