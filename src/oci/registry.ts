@@ -225,9 +225,19 @@ function idleGuard(response: Response, controller: AbortController, ms: number):
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+const NETWORK_CODES: Record<string, string> = {
+  ENOTFOUND: "the host name does not resolve (no network here?)",
+  EAI_AGAIN: "the host name does not resolve (no network here?)",
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  ENETUNREACH: "the network is unreachable",
+};
+
 function causeOf(err: unknown): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  return e.cause?.code ?? e.cause?.message ?? e.message;
+  const code = e.cause?.code;
+  return code ? (NETWORK_CODES[code] ? `${NETWORK_CODES[code]} (${code})` : code) : (e.cause?.message ?? e.message);
 }
 
 function sleep(ms: number): Promise<void> {

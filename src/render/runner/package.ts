@@ -69,7 +69,7 @@ export class PackageRuntime implements FunctionRuntime {
     } catch (err) {
       if (!(err instanceof PullError)) throw err;
       if (err.kind === "offline") throw new FunctionNotRunnable(`is not in the package cache: ${err.message}`, "run `composition-ci functions pull` where the registry can be reached, and keep its cache (actions/cache)");
-      if (err.kind === "registry") throw new FunctionNotRunnable(`could not be pulled: ${err.message}`, "check the package reference and the registry's credentials (docker login), or run again when the registry answers");
+      if (err.kind === "registry") throw new FunctionNotRunnable(`could not be pulled: ${err.message}`, "check the package reference and the registry's credentials (docker login), or run where the registry answers (`composition-ci functions pull` there fills the cache for --offline runs)");
       throw new FunctionFailure(`function ${this.name}: ${err.message}`);
     }
   }
