@@ -38,6 +38,7 @@ export function narrowToBase(head: Config, base: Config): Config {
     schemaLocations: head.schemaLocations.filter((l) => base.schemaLocations.includes(l)),
     functions,
     trustedFunctions: head.trustedFunctions.filter((t) => base.trustedFunctions.includes(t)),
+    packages: head.packages.filter((p) => base.packages.includes(p)),
   };
 }
 
@@ -75,4 +76,25 @@ export function isTrustedPackage(reference: string, trusted: readonly string[], 
 /** `docker.io/…` written in the trust list means Docker Hub as references parse it. */
 function normalisedGlob(glob: string): string {
   return glob.replace(/^docker\.io\//, "index.docker.io/");
+}
+
+/** Registries whose packages' schemas (data, never run) are fetched without configuration. */
+export const DEFAULT_SCHEMA_SOURCES = ["xpkg.crossplane.io/**", "xpkg.upbound.io/**"];
+
+/**
+ * Whether the run may fetch a package's `package.yaml` for its CRDs: the Crossplane and Upbound
+ * registries, the trusted function globs and the config's `packages:`, or anything with allowExec.
+ */
+export function isSchemaSource(reference: string, trusted: readonly string[], allowExec: boolean): boolean {
+  if (allowExec) return true;
+  let ref;
+  try {
+    ref = parseReference(reference);
+  } catch (err) {
+    if (err instanceof ReferenceError) return false;
+    throw err;
+  }
+  const name = `${ref.registry}/${ref.repository}`;
+  const globs = [...DEFAULT_SCHEMA_SOURCES, ...trusted.map((t) => normalisedGlob(t.split("@")[0]!.replace(/:[^/]*$/, "")))];
+  return globMatcher(globs)(name);
 }

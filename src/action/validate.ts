@@ -19,8 +19,9 @@ import { runUrl } from "./context.js";
 export async function validateMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
   const root = process.cwd();
   const config = loadConfig(root, inputs.config);
-  const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, ...engine });
-  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages: actionPackages(inputs), timeoutMs: 60_000 });
+  const packages = actionPackages(inputs);
+  const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
+  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
   const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
   maskLogs(masker);
   const findings = maskFindings([...result.findings, ...rendered.findings], masker);

@@ -47,7 +47,10 @@ function ownFlags(argv: string[]) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
     else if (a === "--no-render") own.render = false;
-    else if (a === "--offline") own.offline = true;
+    else if (a === "--offline") {
+      own.offline = true;
+      rest.push(a); // validate fetches package schemas too
+    }
     else if (a === "--development-target" || a.startsWith("--development-target=")) {
       const value = a.includes("=") && a.startsWith("--development-target=") ? a.slice("--development-target=".length) : argv[++i];
       if (value === undefined) throw new UsageError("--development-target needs NAME=ADDRESS");
@@ -75,15 +78,15 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const { own, rest } = ownFlags(argv);
   const timeoutMs = parseDuration(own.timeout);
   const developmentTargets = targetsOrUsage(own.targets);
-  if (!own.render) return validateCommand(rest, io);
+  if (!own.render) return validateCommand(rest, io, undefined, { allowExec: own.allowExec });
   return validateCommand(rest, io, async (result, root) => {
-    const packages = commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
+    const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
     const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
     if (sources.length) io.stderr(renderSummary(sources));
     const outputDir = own.outputDir;
     if (!outputDir) return { findings, sources };
     return { findings, sources, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
-  });
+  }, { allowExec: own.allowExec });
 }
 
 export interface RenderStepOptions {

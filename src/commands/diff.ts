@@ -222,6 +222,7 @@ async function analyze(root: string, options: DiffOptions, trusted?: Config): Pr
     schemaLocations: options.schemaLocations,
     engine: options.engine,
     kubeconformPath: options.kubeconformPath,
+    packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
   });
   const candidates = renderSources(result.index);
   const keys = sourceKeys(candidates);

@@ -126,7 +126,14 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
   // The snapshot is rendered output, not source: never scan it.
   const snapshotRel = options.snapshot && path.relative(options.root, options.snapshot).split(path.sep).join("/");
   if (snapshotRel && !snapshotRel.startsWith("..")) config = { ...config, ignore: [...config.ignore, `${snapshotRel}/**`] };
-  const validated = await validateRepo({ root: options.root, paths: options.paths, config, crds: options.crds, schemaLocations: options.schemaLocations });
+  const validated = await validateRepo({
+    root: options.root,
+    paths: options.paths,
+    config,
+    crds: options.crds,
+    schemaLocations: options.schemaLocations,
+    packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
+  });
   const { sources } = await renderAndValidate(validated, options.root, {
     allowExec: options.allowExec ?? false,
     developmentTargets: options.developmentTargets,

@@ -9,7 +9,7 @@ import { maskFindings, type SecretMasker } from "../report/mask.js";
 import { maskerFor } from "../report/secrets.js";
 import type { RenderedSource } from "../render/source.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { oneOf, parseCommandArgs, writeOutput } from "./options.js";
+import { commandPackageSettings, oneOf, parseCommandArgs, writeOutput } from "./options.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
 
@@ -31,6 +31,7 @@ Options:
   --max-file-bytes N               skip larger files with a finding (default: 5 MiB)
   --cache-dir DIR                  compiled validators and downloaded schemas
   --no-cache                       compile every schema afresh, write nothing
+  --offline                        package schemas only from the cache (no registry request)
   --root DIR                       repository root; finding paths are relative to it (default: .)
   --debug                          print the stack of an internal error with its finding
 `;
@@ -48,6 +49,7 @@ const OPTIONS = {
   "max-file-bytes": { type: "string" },
   "cache-dir": { type: "string" },
   "no-cache": { type: "boolean" },
+  offline: { type: "boolean" },
   root: { type: "string" },
   debug: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -69,7 +71,7 @@ export type ValidationExtension = (
   root: string,
 ) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; finish?: (report: FinishedReport) => void }>;
 
-export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension): Promise<number> {
+export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension, trust: { allowExec?: boolean } = {}): Promise<number> {
   const { values, positionals } = parse(argv);
   if (values.help) {
     io.stdout(VALIDATE_HELP);
@@ -96,6 +98,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
       cacheDir: values["no-cache"] ? null : values["cache-dir"] && path.resolve(io.cwd, values["cache-dir"]),
       engine,
       kubeconformPath: values.kubeconform,
+      packages: { settings: commandPackageSettings(io, values), allowExec: trust.allowExec === true },
     });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof KubeconformUnavailable) throw new UsageError(err.message);
@@ -116,7 +119,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   const masker = maskerFor(result.manifests, sources, result.config.secretFields);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
-  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
   finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;

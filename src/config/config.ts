@@ -24,6 +24,8 @@ export interface Config {
    * `@sha256:…`) pulled and run as processes without --allow-exec.
    */
   trustedFunctions: string[];
+  /** `packages:`: more Crossplane packages whose CRDs validate the repository (references, tags or digests). */
+  packages: string[];
   /** 1 keeps Crossplane v1 semantics where v2 removed them (e.g. `mode: Resources`). */
   crossplaneVersion?: 1 | 2;
   /** OAM / KubeVela definitions installed in the cluster rather than kept in the repository. */
@@ -72,10 +74,11 @@ const KNOWN_KEYS = [
   "parameterSchemas",
   "secretFields",
   "templateMounts",
+  "packages",
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, trustedFunctions: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, trustedFunctions: [], packages: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -162,6 +165,10 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "functions":
         config.functions = parseFunctions(value, fail);
         config.trustedFunctions = parseTrusted((value as Record<string, unknown>).trusted, fail);
+        break;
+      case "packages":
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim()))) fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");
+        config.packages = (value as string[]).map((v) => v.trim());
         break;
       case "crossplaneVersion":
         if (value !== 1 && value !== 2) fail("must be 1 or 2");

@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import { RegistryClient, RegistryError } from "./registry.js";
+import { RegistryError, type RegistryClient } from "./registry.js";
 import { formatReference, parseReference, type ImageReference } from "./reference.js";
 import { BlobStore, DigestMismatch, sha256 } from "./store.js";
-import { LayerApplier, type UnpackLimits } from "./unpack.js";
+import { extractPackageYaml, LayerApplier, type UnpackLimits } from "./unpack.js";
 
 /**
  * Pulling an image to a directory, the one door of `src/oci/`: resolve the reference (a tag
@@ -112,6 +112,53 @@ export async function pullImage(referenceText: string, options: PullOptions): Pr
   return { reference: formatReference(ref), digest, root, config, platform };
 }
 
+/**
+ * The `package.yaml` of a Crossplane package (provider, function, configuration): read from the
+ * layer annotated `io.crossplane.xpkg: base` (the package format's stream layer), else from the
+ * layers top down; only that layer is fetched, never the runtime's. Cached by layer digest.
+ */
+export async function pullPackageYaml(referenceText: string, options: PullOptions): Promise<{ reference: string; digest: string; yaml: string }> {
+  const ref = parseReference(referenceText);
+  const store = new BlobStore(options.cacheDir);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const puller = new Puller(ref, store, options, options.platform ?? hostPlatform(), limits);
+  const digest = await puller.platformManifestDigest();
+  const manifest = await puller.manifest(digest);
+  const layers = manifest.layers!;
+  const base = layers.filter((l) => l.annotations?.["io.crossplane.xpkg"] === "base");
+  for (const layer of base.length ? base : [...layers].reverse()) {
+    const cached = store.packageYamlPath(layer.digest);
+    if (fs.existsSync(cached)) return { reference: formatReference(ref), digest, yaml: fs.readFileSync(cached, "utf8") };
+    await puller.layerBlob(layer);
+    const yaml = await extractPackageYaml(store.blobPath(layer.digest), limits.maxLayerBytes);
+    if (yaml === undefined) continue;
+    store.putPackageYaml(layer.digest, yaml);
+    return { reference: formatReference(ref), digest, yaml };
+  }
+  throw new PullError(`${formatReference(ref)} holds no package.yaml: it is not a Crossplane package`, "format");
+}
+
+/** The tags of a repository (`/v2/<name>/tags/list`, following `Link` pages), for version constraints. */
+export async function listTags(referenceText: string, client: RegistryClient): Promise<string[]> {
+  const ref = parseReference(referenceText);
+  const tags: string[] = [];
+  let next: string | undefined = "tags/list?n=1000";
+  for (let page = 0; next && page < 20; page++) {
+    let response: Response;
+    try {
+      response = await client.get(ref.registry, ref.repository, next);
+    } catch (err) {
+      if (err instanceof RegistryError) throw new PullError(`listing the tags of ${ref.registry}/${ref.repository}: ${err.message}`, "registry");
+      throw err;
+    }
+    const body = (await response.json().catch(() => ({}))) as { tags?: unknown };
+    if (Array.isArray(body.tags)) tags.push(...body.tags.filter((t): t is string => typeof t === "string"));
+    const link = /<[^>]*\/tags\/list(\?[^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get("link") ?? "");
+    next = link ? `tags/list${link[1]}` : undefined;
+  }
+  return tags;
+}
+
 class Puller {
   private announced = false;
 
@@ -213,6 +260,10 @@ class Puller {
     }
     this.store.put(digest, bytes);
     return { manifest, type: kind, digest };
+  }
+
+  async layerBlob(descriptor: Descriptor): Promise<void> {
+    return this.blob(descriptor, this.limits.maxLayerBytes);
   }
 
   private async blob(descriptor: Descriptor, maxBytes: number): Promise<void> {

@@ -34,6 +34,8 @@ const MAX_REDIRECTS = 10;
 
 export class RegistryClient {
   private readonly tokens = new Map<string, string>();
+  /** Hosts that did not resolve or refused the connection in this run: not asked again. */
+  private readonly unreachable = new Map<string, string>();
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly retryBaseMs: number;
@@ -87,6 +89,9 @@ export class RegistryClient {
   }
 
   private async withRetries(url: string, headers: Record<string, string>): Promise<Response> {
+    const host = new URL(url).host;
+    const down = this.unreachable.get(host);
+    if (down) throw new RegistryError(`${url}: ${down}`);
     let lastError: unknown;
     for (let attempt = 0; attempt < this.attempts; attempt++) {
       if (attempt > 0) await sleep(this.retryBaseMs * 2 ** (attempt - 1));
@@ -102,6 +107,12 @@ export class RegistryClient {
         return response;
       } catch (err) {
         lastError = (err as Error).name === "TimeoutError" ? new RegistryError(`${url}: no answer within ${this.timeoutMs / 1000}s`) : new RegistryError(`${url}: ${causeOf(err)}`);
+        // A host that does not exist or refuses connections will not answer the next attempt either.
+        const code = (err as { cause?: { code?: string } }).cause?.code;
+        if (code === "ENOTFOUND" || code === "ECONNREFUSED") {
+          this.unreachable.set(host, causeOf(err));
+          break;
+        }
       } finally {
         clearTimeout(timer);
       }

@@ -62,6 +62,19 @@ export class BlobStore {
     }
   }
 
+  /** The `package.yaml` read from a layer, kept by the layer's digest. */
+  packageYamlPath(layerDigest: string): string {
+    return path.join(this.dir, "packages", `${hexOf(layerDigest)}.yaml`);
+  }
+
+  putPackageYaml(layerDigest: string, yaml: string): void {
+    const file = this.packageYamlPath(layerDigest);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, yaml);
+    fs.renameSync(tmp, file);
+  }
+
   rootfsPath(manifestDigest: string): string {
     return path.join(this.dir, "rootfs", hexOf(manifestDigest));
   }

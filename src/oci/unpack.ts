@@ -232,3 +232,21 @@ function decompressor(file: string): Transform {
   return new Transform({ transform: (chunk, _enc, done) => done(null, chunk) });
 }
 
+
+/** The `package.yaml` at any depth of a layer (the package format's stream file), or undefined. */
+export async function extractPackageYaml(blobFile: string, maxBytes: number): Promise<string | undefined> {
+  const extract = tar.extract();
+  const done = pipeline(fs.createReadStream(blobFile), decompressor(blobFile), extract);
+  let found: string | undefined;
+  for await (const entry of extract) {
+    const header = entry.header;
+    if (found === undefined && header.type === "file" && path.posix.basename(header.name) === "package.yaml") {
+      if ((header.size ?? 0) > maxBytes) throw new UnsafeLayer(`package.yaml is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry as AsyncIterable<Buffer>) chunks.push(chunk);
+      found = Buffer.concat(chunks).toString("utf8");
+    } else entry.resume();
+  }
+  await done;
+  return found;
+}

@@ -8,6 +8,7 @@ import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "./functions/response.js";
 import { renderedObjectName, type RenderedSource } from "./source.js";
+import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
 
 /**
  * Rendered composed resources are more manifests to check: each is validated against the schema
@@ -23,16 +24,58 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
     guarded(s.source, "validating what it renders:", findings, () => {
       const entry = registry.get(gvkOf(o.apiVersion, o.kind), s.source.file);
       if (!entry) return;
-      // Findings go on the source, so the rendered object needs no text of its own to locate fields in.
+      // Findings go on the source (or the template the object came from), so the rendered object needs no text of its own.
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
+      const template = templateOf(s, o as JsonObject);
       for (const v of engine.validate(manifest, entry)) {
+        // The base's own mistakes are reported at the base by validation (pt rules); not again per XR.
+        if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAt(template.base, v.pointer), valueAt(o, v.pointer))) continue;
         const field = pointerToFieldPath(v.pointer) || "(root)";
-        const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}) at ${field}: ${v.message}`;
-        const finding = findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
+        const rendering = template ? `, rendering ${s.source.kind} ${s.source.name ?? ""} from ${s.source.file}` : "";
+        const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}${rendering}) at ${field}: ${v.message}`;
+        const at = template && (valueAt(template.base, v.pointer) !== undefined ? `${template.pointer}${v.pointer}` : template.pointer);
+        const finding = template ? findingAt(template.composition, at!, "render/schema", v.severity ?? "error", message) : findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
         finding.path = field;
         findings.push(finding);
       }
     });
   }
   return findings;
+}
+
+const RESOURCE_NAME = "crossplane.io/composition-resource-name";
+
+/** The P&T template a rendered object came from: its Composition, the base's pointer and the base. */
+function templateOf(s: RenderedSource, o: JsonObject): { composition: Manifest; pointer: string; base: unknown } | undefined {
+  const composition = (s as RenderedSource & { composition?: Manifest }).composition;
+  const name = ((o.metadata as JsonObject | undefined)?.annotations as Record<string, unknown> | undefined)?.[RESOURCE_NAME];
+  if (!composition || typeof name !== "string") return undefined;
+  const spec = (composition.object.spec ?? {}) as { pipeline?: unknown; resources?: unknown };
+  const inputs: { resources: unknown; at: string }[] = [];
+  if (Array.isArray(spec.resources)) inputs.push({ resources: spec.resources, at: "/spec/resources" });
+  if (Array.isArray(spec.pipeline)) {
+    spec.pipeline.forEach((step, i) => {
+      const input = (step as { input?: { apiVersion?: unknown; resources?: unknown } } | null)?.input;
+      if (typeof input?.apiVersion === "string" && input.apiVersion.startsWith("pt.fn.crossplane.io/") && Array.isArray(input.resources)) inputs.push({ resources: input.resources, at: `/spec/pipeline/${i}/input/resources` });
+    });
+  }
+  for (const { resources, at } of inputs) {
+    const list = resources as { name?: unknown; base?: unknown }[];
+    const i = list.findIndex((r) => r?.name === name);
+    if (i >= 0 && list[i]!.base) return { composition, pointer: `${at}/${i}/base`, base: list[i]!.base };
+  }
+  return undefined;
+}
+
+function valueAt(value: unknown, pointer: string): unknown {
+  let current = value;
+  for (const token of pointer.split("/").slice(1)) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string, unknown>)[token.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return current;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }

@@ -17,11 +17,18 @@ import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
 import { SchemaLocations } from "./schemas/locations.js";
 import { SchemaRegistry } from "./schemas/registry.js";
+import { loadPackageSchemas, type UsedPackage } from "../packages/schemas.js";
+import type { PackageSettings } from "../render/runner/package.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
 
 export interface ValidateOptions {
+  /**
+   * Where the schemas of the packages the repository depends on come from (src/packages); without
+   * it, none are fetched.
+   */
+  packages?: { settings: PackageSettings; allowExec: boolean };
   root: string;
   paths: string[];
   config: Config;
@@ -51,6 +58,10 @@ export interface ValidateResult {
   documents: number;
   manifests: Manifest[];
   registry: SchemaRegistry;
+  /** The packages whose CRDs were used, at which digest. */
+  packages: UsedPackage[];
+  /** The run's package settings, for rendering to share (one cache, tags resolved once). */
+  packageSettings?: PackageSettings;
   /** The index the semantic rules used, reusable for rendering. */
   index: RepoIndex;
   /** The engine that validated them, reusable for rendered objects. */
@@ -77,9 +88,13 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const registry = new SchemaRegistry(locations, PackageLayout.fromManifests(scanned.manifests));
   for (const m of scanned.manifests) registry.addDefinitions(m);
   for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { library: true });
+  const fromPackages = options.packages
+    ? await loadPackageSchemas(scanned.manifests, { packages: options.packages.settings, allowExec: options.packages.allowExec, trusted: config.trustedFunctions, configPackages: config.packages })
+    : { crds: [], used: [], findings: [] };
+  for (const m of fromPackages.crds) registry.addDefinitions(m, { fromPackage: true });
   registry.addBuiltins();
 
-  const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? [])];
+  const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? []), ...fromPackages.findings];
   if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity !== "info")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
   const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
@@ -120,6 +135,8 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     index,
     engine: schemaEngine,
     config,
+    packages: fromPackages.used,
+    packageSettings: options.packages?.settings,
   };
 }
 

@@ -57,7 +57,7 @@ const MEDIA = {
 };
 
 export interface ImageSpec {
-  layers: { bytes: Buffer; compression: Compression }[];
+  layers: { bytes: Buffer; compression: Compression; annotations?: Record<string, string> }[];
   entrypoint?: string[];
   env?: string[];
   workingDir?: string;
@@ -113,7 +113,7 @@ export class TestRegistry {
     const entries: unknown[] = [];
     for (const [platform, spec] of Object.entries(platforms)) {
       const [os, architecture] = platform.split("/");
-      const layers = spec.layers.map((l) => this.putBlob(l.bytes, MEDIA[l.compression]));
+      const layers = spec.layers.map((l) => ({ ...this.putBlob(l.bytes, MEDIA[l.compression]), ...(l.annotations ? { annotations: l.annotations } : {}) }));
       const config = Buffer.from(JSON.stringify({ os, architecture, config: { Entrypoint: spec.entrypoint ?? ["/function"], Env: spec.env ?? ["PATH=/usr/local/bin:/usr/bin:/bin"], WorkingDir: spec.workingDir ?? "/" }, rootfs: { type: "layers", diff_ids: [] } }));
       const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.manifest, config: this.putBlob(config, MEDIA.config), layers }));
       const digest = digestOf(manifest);
@@ -148,9 +148,16 @@ export class TestRegistry {
     }
     if (url.startsWith("/token")) return this.token(req, res);
     if (!this.authorized(req)) {
-      const challenge = this.auth === "basic" ? `Basic realm="test"` : `Bearer realm="http://${this.host}/token",service="test-registry",scope="repository:${url.split("/").slice(2, -2).join("/")}:pull"`;
+      const repo = url.split("/").slice(2, -2).join("/");
+      const challenge = this.auth === "basic" ? `Basic realm="test"` : `Bearer realm="http://${this.host}/token",service="test-registry",scope="repository:${repo}:pull"`;
       res.setHeader("www-authenticate", challenge);
       return json(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] });
+    }
+    const tags = /^\/v2\/(.+)\/tags\/list(\?.*)?$/.exec(url);
+    if (tags) {
+      const repository = tags[1]!;
+      const list = [...this.manifests.keys()].filter((k) => k.startsWith(`${repository}:`)).map((k) => k.slice(repository.length + 1));
+      return json(res, list.length ? 200 : 404, list.length ? { name: repository, tags: list } : { errors: [{ code: "NAME_UNKNOWN", message: repository }] });
     }
     const m = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/.exec(url);
     if (!m) return json(res, 404, { errors: [{ code: "NAME_UNKNOWN", message: url }] });

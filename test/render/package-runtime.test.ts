@@ -134,7 +134,7 @@ describe("the package runtime: function images pulled from a registry and run as
     const pull = await runCli(["functions", "pull", "."], dir);
     expect(pull.code).toBe(0);
     expect(pull.stderr).toContain(`function-greet: ${reference} linux/`);
-    expect(pull.stderr).toMatch(/1 package in .*; not pulled: function-patch-and-transform \(built in\), function-auto-ready \(built in\)/);
+    expect(pull.stderr).toMatch(/1 function package and 1 package schema in .*; not pulled: function-patch-and-transform \(built in\), function-auto-ready \(built in\)/);
     const before = registry.requests.length;
     const offline = await check(dir, "--offline");
     expect(offline.findings.filter((f) => f.severity !== "info")).toEqual([]);

@@ -487,7 +487,7 @@ spec:
 });
 
 describe("check renders and validates the rendered objects", () => {
-  it("reports a rendered Deployment that breaks its schema on the XR, and honours --no-render", async () => {
+  it("reports a rendered Deployment that breaks its schema at its template, naming the XR, and honours --no-render", async () => {
     const deployment = `      - name: app
         base:
           apiVersion: apps/v1
@@ -509,8 +509,10 @@ describe("check renders and validates the rendered objects", () => {
     expect(code).toBe(1);
     const report = JSON.parse(stdout);
     const f = report.findings.find((x: any) => x.rule === "render/schema");
-    expect(f).toMatchObject({ file: "xr.yaml", line: 1, severity: "error", path: "spec.replicas" });
-    expect(f.message).toContain('rendered Deployment "app" (Composition buckets)');
+    expect(f).toMatchObject({ file: "composition.yaml", severity: "error", path: "spec.replicas" });
+    const lines = fs.readFileSync(path.join(dir, "composition.yaml"), "utf8").split("\n");
+    expect(lines[f.line - 1]).toContain("base:");
+    expect(f.message).toContain('rendered Deployment "app" (Composition buckets, rendering XBucket web from xr.yaml)');
     const plain = await cli(["check", ".", "--format", "json", "--no-cache", "--no-render"], dir);
     expect(plain.code).toBe(0);
   });

@@ -94,7 +94,8 @@ describe("YAML as Kubernetes tools read it", () => {
 
   it("a null annotations map is unset, as ObjectMeta decoding makes it", async () => {
     const fn = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-kcl\n  annotations:\n    # render.crossplane.io/runtime: Development\nspec:\n  package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.1\n";
-    expect((await validate({ "fn.yaml": fn })).findings).toEqual([]);
+    // Offline (as tests run), the package's own schemas are one warning; nothing else.
+    expect((await validate({ "fn.yaml": fn })).findings.map((f) => f.rule)).toEqual(["package/unavailable"]);
   });
 });
 

@@ -11,6 +11,8 @@ export interface Report {
   findings: Finding[];
   summary: Summary;
   toolVersion: string;
+  /** The packages whose CRDs validated the run (JSON only). */
+  packages?: { reference: string; digest: string; crds: number; via?: string }[];
 }
 
 export function formatReport(format: OutputFormat, report: Report, options: { color?: boolean; debug?: boolean } = {}): string {

@@ -10,5 +10,6 @@ export function formatJson(report: Report): string {
     return out;
   });
   const { files, documents, errors, warnings, infos, suppressed } = report.summary;
-  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, findings }, null, 2) + "\n";
+  const packages = report.packages?.length ? { packages: report.packages } : {};
+  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, ...packages, findings }, null, 2) + "\n";
 }

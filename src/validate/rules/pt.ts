@@ -82,6 +82,7 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
     }
     const base_ = asObject(resource.base);
     const composed = targetFor(asString(base_?.apiVersion), asString(base_?.kind), ctx, scope.composition.file);
+    if (base_) checkBase(scope, base_, `${at}/base`, ctx);
     asArray(resource.patches).forEach((p, j) => {
       const patch = (asObject(p) ?? {}) as Patch;
       const pAt = `${at}/patches/${j}`;
@@ -99,6 +100,25 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
     asArray(resource.readinessChecks).forEach((rc, k) => checkReadiness(scope, (asObject(rc) ?? {}) as unknown as ReadinessCheck, `${at}/readinessChecks/${k}`, composed));
   });
   asArray(input.environment?.patches).forEach((p, j) => checkEnvironmentPatch(scope, (asObject(p) ?? {}) as Patch, `${base}/environment/patches/${j}`));
+}
+
+/**
+ * What a composed resource's base can be checked for before patches fill it: a partial object,
+ * so never `required` (and not CEL rules, which read fields patches set), but unknown fields,
+ * types, enums and formats, each at the base's own line.
+ */
+export const BASE_CHECKED_RULES = new Set(["schema/unknown-field", "schema/type", "schema/enum", "schema/format"]);
+
+function checkBase(scope: Scope, base: Record<string, unknown>, at: string, ctx: RuleContext): void {
+  const apiVersion = asString(base.apiVersion);
+  const kind = asString(base.kind);
+  if (!apiVersion || !kind) return;
+  const entry = ctx.registry.get(gvkOf(apiVersion, kind), scope.composition.file);
+  if (!entry) return;
+  for (const v of ctx.engine.validateObject(base, entry)) {
+    if (!BASE_CHECKED_RULES.has(v.rule)) continue;
+    scope.sink.add(scope.composition, `${at}${v.pointer}`, v.rule, v.severity ?? "error", `composed ${kind} base: ${v.message}`);
+  }
 }
 
 /** The patch types between the XR (or environment) and a composed resource; PatchSet is expanded by the caller. */

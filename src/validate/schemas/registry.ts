@@ -29,7 +29,7 @@ export interface SchemaEntry {
   rawSchema?: OpenAPISchema;
 }
 
-type DefinitionLayer = "crd" | "crdLibrary" | "xrd" | "xrdLibrary";
+type DefinitionLayer = "crd" | "crdLibrary" | "crdPackage" | "xrd" | "xrdLibrary";
 
 export interface RegistryNote {
   message: string;
@@ -39,7 +39,8 @@ export interface RegistryNote {
 
 /**
  * Every schema a run knows, keyed by group, version and kind (never by kind alone). Sources in
- * order, first hit wins: CRDs in the scanned paths then `--crds`, XRD-derived schemas (scanned,
+ * order, first hit wins: CRDs in the scanned paths then `--crds` then the packages the repository
+ * depends on (src/packages), XRD-derived schemas (scanned,
  * then `--crds`), the built-in schemas (ours, then Kubernetes core kinds), then schema locations.
  * Library definitions (`--crds`) have layers of their own, so they may be added before or after
  * the repository's with the same result.
@@ -48,6 +49,7 @@ export class SchemaRegistry {
   private readonly definitions: Record<DefinitionLayer, Map<string, SchemaEntry[]>> = {
     crd: new Map(),
     crdLibrary: new Map(),
+    crdPackage: new Map(),
     xrd: new Map(),
     xrdLibrary: new Map(),
   };
@@ -56,6 +58,7 @@ export class SchemaRegistry {
     location: new Map(),
   };
   private readonly kubernetes = new Map<string, SchemaEntry | null>();
+  private readonly pendingPackage = new Map<string, { manifest: Manifest; schema: DefinedSchema }>();
   private readonly missingFromLocations = new Set<string>();
   readonly notes: RegistryNote[] = [];
 
@@ -70,8 +73,9 @@ export class SchemaRegistry {
    * definition of a GVK in the repository is noted; in a `library` (CRDs given with --crds often
    * overlap) it is not.
    */
-  addDefinitions(manifest: Manifest, options: { library?: boolean } = {}): number {
-    const library = options.library === true;
+  addDefinitions(manifest: Manifest, options: { library?: boolean; fromPackage?: boolean } = {}): number {
+    const library = options.library === true || options.fromPackage === true;
+    if (isCrd(manifest) && options.fromPackage) return this.addPending(manifest);
     if (isCrd(manifest)) return this.addAll(library ? "crdLibrary" : "crd", schemasFromCrd(manifest), manifest, library);
     if (isXrd(manifest)) return this.addAll(library ? "xrdLibrary" : "xrd", schemasFromXrd(manifest), manifest, library);
     return 0;
@@ -118,14 +122,35 @@ export class SchemaRegistry {
     return this.get(gvk) !== undefined;
   }
 
-  /** All entries that came from definitions in the repo (for rules that cross-reference them). */
+  /** All entries that came from definitions in the repo and --crds (not from packages: their problems are not the repo's). */
   defined(): SchemaEntry[] {
     const { crd, crdLibrary, xrd, xrdLibrary } = this.definitions;
     return [crd, crdLibrary, xrd, xrdLibrary].flatMap((layer) => [...layer.values()].flat());
   }
 
+  /**
+   * A package's CRD (a large provider has hundreds): its kinds are noted now, its schemas are
+   * prepared only when a manifest or rendered object of one of them is looked up.
+   */
+  private addPending(manifest: Manifest): number {
+    const defined = schemasFromCrd(manifest);
+    for (const d of defined) {
+      const key = gvkKey(d.gvk);
+      if (!this.pendingPackage.has(key)) this.pendingPackage.set(key, { manifest, schema: d });
+    }
+    return defined.length;
+  }
+
+  private fromPackageLayer(key: string): void {
+    const pending = this.pendingPackage.get(key);
+    if (!pending) return;
+    this.pendingPackage.delete(key);
+    this.addAll("crdPackage", [pending.schema], pending.manifest, true);
+  }
+
   private fromLayers(key: string, near: string | undefined): SchemaEntry | undefined {
-    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.xrd, this.definitions.xrdLibrary]) {
+    this.fromPackageLayer(key);
+    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.crdPackage, this.definitions.xrd, this.definitions.xrdLibrary]) {
       const entries = layer.get(key);
       if (!entries) continue;
       return near === undefined || entries.length === 1 ? entries[0] : this.layout.nearest(entries, (e) => e.origin, near);

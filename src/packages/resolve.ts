@@ -1,0 +1,52 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import semver from "semver";
+import { listTags, PullError } from "../oci/image.js";
+import type { RegistryClient } from "../oci/registry.js";
+import type { PackageDependency } from "./dependencies.js";
+
+/**
+ * A dependency as a reference to pull: the package's own tag or digest, its exact version, or
+ * the highest tag that satisfies its semver constraint (`>=v1.0.0`, `>=v1.2.0, <v2.0.0`, `~v1.3`),
+ * as Crossplane's package manager resolves them against the registry's tags. A constraint's
+ * answer is kept in the cache, so an offline run resolves what an online one did.
+ */
+export async function resolveDependency(dep: PackageDependency, options: { cacheDir: string; client: RegistryClient; offline?: boolean }): Promise<string> {
+  const name = dep.package;
+  if (name.includes("@") || hasTag(name) || !dep.version) return name;
+  const version = dep.version.trim();
+  if (version.startsWith("sha256:")) return `${name}@${version}`;
+  if (isExact(version)) return `${name}:${version}`;
+  // A partial version (`v1`, `v1.2`) is a constraint, as Crossplane's semver library reads it.
+  const range = version.replace(/,/g, " ");
+  if (!semver.validRange(range, { loose: true })) return `${name}:${version}`;
+  const cacheFile = path.join(options.cacheDir, "oci", "constraints", `${crypto.createHash("sha256").update(`${name}|${range}`).digest("hex")}.json`);
+  const cached = readCached(cacheFile);
+  if (cached) return `${name}:${cached}`;
+  if (options.offline) throw new PullError(`${name} ${version} is not resolved in the cache (--offline); fill it with \`composition-ci functions pull\``, "offline");
+  const tags = await listTags(name, options.client);
+  const best = tags.filter((t) => semver.valid(t, { loose: true }) && semver.satisfies(t, range, { loose: true })).sort((a, b) => semver.rcompare(a, b, { loose: true }))[0];
+  if (!best) throw new PullError(`${name}: no tag satisfies ${version} (of ${tags.length} tags)`, "registry");
+  fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+  fs.writeFileSync(cacheFile, JSON.stringify({ package: name, constraint: version, tag: best, resolved: new Date().toISOString() }) + "\n");
+  return `${name}:${best}`;
+}
+
+/** `v1.2.3` or `1.2.3`: the tag itself. */
+function isExact(version: string): boolean {
+  return /^v?\d+\.\d+\.\d+([-+][\w.+-]*)?$/.test(version);
+}
+
+function hasTag(name: string): boolean {
+  return name.lastIndexOf(":") > name.lastIndexOf("/");
+}
+
+function readCached(file: string): string | undefined {
+  try {
+    const tag = (JSON.parse(fs.readFileSync(file, "utf8")) as { tag?: unknown }).tag;
+    return typeof tag === "string" ? tag : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,133 @@
+import fs from "node:fs";
+import path from "node:path";
+import * as jsyaml from "js-yaml";
+import { isKubeObject, Manifest, SourceFile } from "../manifest/manifest.js";
+import { PullError, pullPackageYaml } from "../oci/image.js";
+import type { Finding } from "../report/finding.js";
+import type { PackageSettings } from "../render/runner/package.js";
+import { isSchemaSource } from "../trust.js";
+import { isCrd } from "../validate/schemas/crd.js";
+import { findingAt } from "../validate/findings.js";
+import { dependsOn, packageDependencies, type PackageDependency } from "./dependencies.js";
+import { resolveDependency } from "./resolve.js";
+import { builtinFor } from "../render/runner/builtin.js";
+
+/**
+ * The schemas of the packages a repository depends on: each package's `package.yaml` (its CRDs)
+ * pulled through the shared cache, configurations followed to their own dependencies (to a depth
+ * and a count). What cannot be had is one warning naming the package; its kinds are then
+ * checked as before (`schema/missing`).
+ */
+
+export interface PackageSchemaOptions {
+  packages: PackageSettings;
+  /** `functions.trusted` and the config's `packages:` (in pr mode, the base ref's). */
+  trusted: readonly string[];
+  configPackages: readonly string[];
+  allowExec: boolean;
+  maxDepth?: number;
+  maxPackages?: number;
+}
+
+export interface UsedPackage {
+  reference: string;
+  digest: string;
+  crds: number;
+  /** The configuration that brought it in, when it is not the repository's own dependency. */
+  via?: string;
+}
+
+export interface PackageSchemas {
+  crds: Manifest[];
+  used: UsedPackage[];
+  findings: Finding[];
+}
+
+/**
+ * The objects of a package.yaml (tens of megabytes for a large provider): parsed once without
+ * positions (they describe schemas, no finding points into them) and kept as JSON by the
+ * package's manifest digest, which later runs read in a fraction of the time.
+ */
+function packageObjects(pulled: { reference: string; digest: string; yaml: string }, cacheDir: string): Manifest[] {
+  const cached = path.join(cacheDir, "oci", "packages", `parsed-${pulled.digest.replace("sha256:", "")}.json`);
+  let objects: unknown[] | undefined;
+  try {
+    objects = JSON.parse(fs.readFileSync(cached, "utf8")) as unknown[];
+  } catch {
+    objects = jsyaml.loadAll(pulled.yaml, null, { schema: jsyaml.CORE_SCHEMA }) as unknown[];
+    fs.mkdirSync(path.dirname(cached), { recursive: true });
+    fs.writeFileSync(`${cached}.${process.pid}.tmp`, JSON.stringify(objects));
+    fs.renameSync(`${cached}.${process.pid}.tmp`, cached);
+  }
+  const source = new SourceFile(`${pulled.reference} (package.yaml)`, "");
+  return objects.flatMap((o, i) => (isKubeObject(o) ? [new Manifest(o, source, i)] : []));
+}
+
+interface Queued {
+  dep: PackageDependency;
+  depth: number;
+  via?: string;
+}
+
+export async function loadPackageSchemas(manifests: Manifest[], options: PackageSchemaOptions): Promise<PackageSchemas> {
+  const out: PackageSchemas = { crds: [], used: [], findings: [] };
+  const maxDepth = options.maxDepth ?? 5;
+  const maxPackages = options.maxPackages ?? 100;
+  const queue: Queued[] = packageDependencies(manifests, options.configPackages).map((dep) => ({ dep, depth: 0 }));
+  const seen = new Set<string>();
+  while (queue.length) {
+    const { dep, depth, via } = queue.shift()!;
+    const name = repositoryOf(dep.package);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (seen.size > maxPackages) {
+      out.findings.push(warning(dep, `more than ${maxPackages} packages: ${dep.package} and the rest are not fetched; their kinds are checked without schemas`));
+      break;
+    }
+    // A built-in function's input types are built in too (schemas/functions.yaml).
+    if (dep.kind === "function" && builtinFor(dep.package)) continue;
+    // No registry host: Crossplane v2 rejects it (a v1 form a rule explains); its registry is a guess.
+    if (!hasRegistryHost(dep.package)) continue;
+    if (!isSchemaSource(dep.package, [...options.trusted, ...options.configPackages], options.allowExec)) {
+      out.findings.push(notice(dep, `${dep.package} is not on a registry composition-ci fetches schemas from (xpkg.crossplane.io, xpkg.upbound.io); add it to packages: in .composition-ci.yaml to fetch its CRDs`));
+      continue;
+    }
+    try {
+      const reference = await resolveDependency(dep, options.packages);
+      const pulled = await pullPackageYaml(reference, options.packages);
+      const loaded = { manifests: packageObjects(pulled, options.packages.cacheDir) };
+      const crds = loaded.manifests.filter(isCrd);
+      out.crds.push(...crds);
+      out.used.push({ reference: pulled.reference, digest: pulled.digest, crds: crds.length, ...(via ? { via } : {}) });
+      if (depth >= maxDepth) continue;
+      for (const meta of loaded.manifests.filter((m) => m.group === "meta.pkg.crossplane.io")) {
+        for (const next of dependsOn(meta)) queue.push({ dep: { ...next, at: dep.at }, depth: depth + 1, via: pulled.reference });
+      }
+    } catch (err) {
+      if (!(err instanceof PullError)) throw err;
+      out.findings.push(warning(dep, `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be had: ${err.message}; its kinds are checked without them`));
+    }
+  }
+  return out;
+}
+
+function warning(dep: PackageDependency, message: string): Finding {
+  if (dep.at) return findingAt(dep.at.manifest, dep.at.pointer, "package/unavailable", "warning", message);
+  return { rule: "package/unavailable", severity: "warning", message: `${message} (packages: in the config)` };
+}
+
+function notice(dep: PackageDependency, message: string): Finding {
+  if (dep.at) return findingAt(dep.at.manifest, dep.at.pointer, "package/untrusted", "info", message);
+  return { rule: "package/untrusted", severity: "info", message };
+}
+
+function hasRegistryHost(pkg: string): boolean {
+  const first = pkg.split("/")[0]!;
+  return pkg.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
+}
+
+function repositoryOf(pkg: string): string {
+  const at = pkg.indexOf("@");
+  const base = at >= 0 ? pkg.slice(0, at) : pkg;
+  return base.lastIndexOf(":") > base.lastIndexOf("/") ? base.slice(0, base.lastIndexOf(":")) : base;
+}
