@@ -5,6 +5,7 @@ import { UsageError, type CommandIO } from "./commands/io.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { functionsCommand } from "./commands/functions.js";
 import { renderCommand } from "./commands/render.js";
+import { testCommand } from "./commands/test.js";
 import { validateCommand } from "./commands/validate.js";
 import { TOOL_VERSION } from "./version.js";
 
@@ -17,6 +18,7 @@ Commands:
   validate [paths...]   check every manifest against its schema and the semantic rules
   render ...            render XRs through their function pipelines (like crossplane render),
                         and OAM ApplicationConfigurations (--all)
+  test [paths...]       run CompositionTests and golden render files (--update rewrites goldens)
   diff --base REF       what a change does to the rendered output and the findings (PR report)
   drift                 today's render against a committed snapshot and/or the cluster
   function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
@@ -39,6 +41,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await validateCommand(rest, io);
       case "render":
         return await renderCommand(rest, io);
+      case "test":
+        return await testCommand(rest, io);
       case "diff":
         return await diffCommand(rest, io);
       case "drift":

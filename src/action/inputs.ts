@@ -10,7 +10,7 @@ import { parseDevelopmentTargets } from "../trust.js";
 
 /** The Action's inputs (action.yml), read once. */
 export interface Inputs {
-  mode: "pr" | "validate" | "drift";
+  mode: "pr" | "validate" | "drift" | "test";
   paths: string[];
   baseRef: string;
   failOn: FailOn;
@@ -41,7 +41,7 @@ export function readInputs(): Inputs {
   const input = <T extends string>(name: string, fallback: T, allowed: T[]): T => oneOf(`input ${name}`, core.getInput(name) || fallback, allowed);
   const reportDir = path.resolve(core.getInput("report-dir") || path.join(process.env.RUNNER_TEMP ?? ".", "composition-ci-report"));
   return {
-    mode: input("mode", "pr", ["pr", "validate", "drift"]),
+    mode: input("mode", "pr", ["pr", "validate", "drift", "test"]),
     paths: list("paths").length ? list("paths") : ["."],
     baseRef: core.getInput("base-ref") || pullRequest()?.base?.sha || "",
     failOn: input("fail-on", "error", ["error", "warning", "info", "never"]),

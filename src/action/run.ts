@@ -3,11 +3,12 @@ import { installKubeconform } from "../validate/kubeconform-install.js";
 import { driftMode } from "./drift.js";
 import { readInputs } from "./inputs.js";
 import { prMode } from "./pr.js";
+import { testMode } from "./test.js";
 import { validateMode } from "./validate.js";
 
 /**
  * The GitHub Action: reads its inputs and runs the mode's module (`pr`: the diff of a pull
- * request; `validate`: check the tree; `drift`: the nightly drift issue). Each runs the same code
+ * request; `validate`: check the tree; `drift`: the nightly drift issue; `test`: the repository's CompositionTests and golden files). Each runs the same code
  * as the CLI and reports through GitHub.
  */
 export async function run(): Promise<void> {
@@ -16,6 +17,7 @@ export async function run(): Promise<void> {
     const engine = inputs.kubeconform ? { engine: "both" as const, kubeconformPath: await installKubeconform() } : {};
     if (inputs.mode === "validate") await validateMode(inputs, engine);
     else if (inputs.mode === "drift") await driftMode(inputs);
+    else if (inputs.mode === "test") await testMode(inputs, engine);
     else await prMode(inputs, engine);
   } catch (err) {
     core.setFailed(err instanceof Error ? err.message : String(err));

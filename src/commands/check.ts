@@ -19,12 +19,15 @@ import type { RenderedSource } from "../render/source.js";
 import type { ValidateResult } from "../validate/run.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "../render/functions/response.js";
+import { checkTests } from "../testing/index.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
 The main job: validates every manifest below the paths, renders every XR and claim example
 through its Composition's pipeline and every OAM ApplicationConfiguration into its workloads,
-traits and scopes, and validates the rendered objects (render/schema).
+traits and scopes, and validates the rendered objects (render/schema). Then it runs the
+repository's tests (CompositionTests and golden files, as composition-ci test runs them): a
+failing test is an error (test/failed).
 
 Options: those of validate, and
   --allow-exec      allow functions that run repository code (process, module, Docker)
@@ -83,6 +86,10 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
     const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
     const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
     if (sources.length) io.stderr(renderSummary(sources));
+    // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
+    const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
+    if (tests.summary) io.stderr(tests.summary);
+    findings.push(...tests.findings);
     const outputDir = own.outputDir;
     if (!outputDir) return { findings, sources };
     return { findings, sources, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };

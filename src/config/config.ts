@@ -3,6 +3,7 @@ import path from "node:path";
 import * as YAML from "yaml";
 import { staysInside } from "../manifest/discover.js";
 import { isSeverity, type Severity } from "../report/finding.js";
+import { parseTestsConfig, type TestsConfig } from "../testing/config.js";
 
 export type RuleLevel = Severity | "off";
 export type MissingSchemaPolicy = "error" | "warning" | "ignore";
@@ -39,6 +40,8 @@ export interface Config {
    * DeploymentRuntimeConfig mounts a ConfigMap there) → a directory of the repository.
    */
   templateMounts: Record<string, string>;
+  /** `tests:`: golden files mapped from example XRs (`composition-ci test`, docs/testing.md). */
+  tests?: TestsConfig;
 }
 
 export interface FunctionConfig {
@@ -74,6 +77,7 @@ const KNOWN_KEYS = [
   "parameterSchemas",
   "secretFields",
   "templateMounts",
+  "tests",
   "packages",
 ] as const;
 
@@ -165,6 +169,9 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "functions":
         config.functions = parseFunctions(value, fail);
         config.trustedFunctions = parseTrusted((value as Record<string, unknown>).trusted, fail);
+        break;
+      case "tests":
+        config.tests = parseTestsConfig(value, fail);
         break;
       case "packages":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim()))) fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");

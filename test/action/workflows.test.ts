@@ -96,7 +96,7 @@ describe("the project's own workflows", () => {
       modes.push(String(step.with?.mode));
       expect(JSON.stringify(job.steps.slice(i + 1)), name).toMatch(/steps\.cci\.outputs\./);
     }
-    expect(modes.sort()).toEqual(["drift", "pr", "validate"]);
+    expect(modes.sort()).toEqual(["drift", "pr", "test", "validate"]);
     expect(workflow.jobs.pr!.if).toContain("pull_request");
   });
 
