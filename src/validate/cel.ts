@@ -242,6 +242,15 @@ function fieldPathSegments(fieldPath: string | undefined): string[] {
 }
 
 /** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number; notes the widest collection and longest string. */
+const CEL_RESERVED = new Set(["true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"]);
+
+/** A property name as Kubernetes CEL sees it: `namespace` is `__namespace__`, `a-b` is `a__dash__b`. */
+export function escapeFieldName(name: string): string {
+  if (CEL_RESERVED.has(name)) return `__${name}__`;
+  if (!/[._\-/]/.test(name)) return name;
+  return name.replace(/__/g, "__underscores__").replace(/\./g, "__dot__").replace(/-/g, "__dash__").replace(/\//g, "__slash__");
+}
+
 function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number; longestString: number }): unknown {
   if (typeof value === "string") size.longestString = Math.max(size.longestString, value.length);
   if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
@@ -254,7 +263,11 @@ function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest
     size.widest = Math.max(size.widest, Object.keys(value).length);
     const props = schema?.properties ?? {};
     const extra = schema?.additionalProperties && typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
-    return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v, propertyOf(props, k) ?? extra, size)]));
+    // An object's declared fields are CEL struct fields, named as the API server escapes them; a map's keys stay as they are.
+    return new Map(Object.entries(value).map(([k, v]) => {
+      const field = propertyOf(props, k);
+      return [field ? escapeFieldName(k) : k, toCel(v, field ?? extra, size)];
+    }));
   }
   return value;
 }

@@ -36,7 +36,26 @@ describe.skipIf(!HAS_SHARED)("built-in schemas agree with the upstream CRDs", ()
       "pt.fn.crossplane.io/v1beta1/Resources",
       "gotemplating.fn.crossplane.io/v1beta1/GoTemplate",
       "autoready.fn.crossplane.io/v1beta1/Input",
+      "ops.crossplane.io/v1alpha1/Operation",
+      "ops.crossplane.io/v1alpha1/CronOperation",
+      "ops.crossplane.io/v1alpha1/WatchOperation",
+      "apiextensions.crossplane.io/v1alpha1/ManagedResourceDefinition",
+      "apiextensions.crossplane.io/v1alpha1/ManagedResourceActivationPolicy",
+      "protection.crossplane.io/v1beta1/Usage",
+      "protection.crossplane.io/v1beta1/ClusterUsage",
+      "pkg.crossplane.io/v1beta1/ImageConfig",
+      "meta.pkg.crossplane.io/v1alpha1/Configuration",
+      "meta.pkg.crossplane.io/v1alpha1/Provider",
+      "meta.pkg.crossplane.io/v1alpha1/Function",
     ]) expect(keys.has(k), k).toBe(true);
+  });
+
+  it("the e2e Usages the API server rejects (cross-namespace without by) are rejected, through the escaped __namespace__ field", () => {
+    const invalid = corpus.filter((m) => m.group === "protection.crossplane.io" && m.kind === "Usage" && m.file.includes("cross-namespace-invalid"));
+    expect(invalid.length).toBeGreaterThan(0);
+    const builtin = builtins.find((b) => gvkKey(b.gvk) === "protection.crossplane.io/v1beta1/Usage")!;
+    const entry = { gvk: builtin.gvk, source: "builtin" as const, origin: builtin.file, schema: builtin.schema, structural: true };
+    for (const m of invalid) expect(engine.validate(m, entry).map((v) => v.message), m.file).toContain('cross-namespace "spec.of" is not allowed without "spec.by" resource.');
   });
 
   for (const builtin of builtins) {

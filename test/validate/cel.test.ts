@@ -25,6 +25,28 @@ describe("x-kubernetes-validations (CEL)", () => {
     ]);
   });
 
+  it("fields are named as the API server escapes them: reserved words and punctuation; map keys stay as they are", () => {
+    const s: OpenAPISchema = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          "x-kubernetes-validations": [
+            { rule: "!has(self.ref.__namespace__)", message: "no namespace" },
+            { rule: "!has(self.ref.max__dash__surge) || self.ref.max__dash__surge > 0", message: "positive surge" },
+            { rule: "!('namespace' in self.labels) || self.labels['namespace'] != 'kube-system'", message: "not kube-system" },
+          ],
+          properties: {
+            ref: { type: "object", properties: { name: { type: "string" }, namespace: { type: "string" }, "max-surge": { type: "integer" } } },
+            labels: { type: "object", additionalProperties: { type: "string" } },
+          },
+        },
+      },
+    };
+    expect(celViolations(s, { spec: { ref: { name: "a" }, labels: { namespace: "default" } } })).toEqual([]);
+    expect(celViolations(s, { spec: { ref: { name: "a", namespace: "b", "max-surge": 0 }, labels: { namespace: "kube-system" } } }).map((v) => v.message)).toEqual(["no namespace", "positive surge", "not kube-system"]);
+  });
+
   it("rules under list items and map values run for each one, at its own path", () => {
     const port: OpenAPISchema = { type: "object", "x-kubernetes-validations": [{ rule: "self.port > 0", message: "port must be positive" }], properties: { port: { type: "integer" } } };
     const s: OpenAPISchema = {
