@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
 import { toGoYaml } from "../goyaml/index.js";
+import { renderOpCommand } from "./render-op.js";
 import { ConfigError, loadConfig, type Config } from "../config/config.js";
 import { DEFAULT_LIMITS } from "../manifest/load.js";
 import { readManifests } from "../manifest/read.js";
@@ -25,6 +26,7 @@ import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./opti
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
+       composition-ci render op <operation> [functions] [options]   (see render op --help)
 
 Renders composite resources through their Composition's function pipeline, with no Docker and no
 cluster, printing the same YAML stream as \`crossplane render\`. With --all, also renders every OAM
@@ -104,6 +106,7 @@ type Values = ReturnType<typeof parse>["values"];
 type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[]; templateMounts: Record<string, string> };
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
+  if (argv[0] === "op") return renderOpCommand(argv.slice(1), io);
   const { values, positionals } = parse(argv);
   if (values.help) {
     io.stdout(RENDER_HELP);
@@ -237,7 +240,7 @@ function goYamlOrPlain(document: JsonObject): string {
 }
 
 /** The manifests of a file or directory given on the command line; bad YAML is a usage error. */
-function readInputs(p: string, cwd: string): Manifest[] {
+export function readInputs(p: string, cwd: string): Manifest[] {
   const abs = path.resolve(cwd, p);
   if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
   const read = readManifests([abs], cwd);
@@ -246,11 +249,11 @@ function readInputs(p: string, cwd: string): Manifest[] {
   return read.manifests;
 }
 
-function readObjects(p: string, cwd: string): JsonObject[] {
+export function readObjects(p: string, cwd: string): JsonObject[] {
   return readInputs(p, cwd).map((m) => m.object as JsonObject);
 }
 
-function single(objects: JsonObject[], file: string, what: string): JsonObject {
+export function single(objects: JsonObject[], file: string, what: string): JsonObject {
   if (objects.length !== 1) throw new UsageError(`${file}: expected exactly one ${what}, found ${objects.length} objects`);
   return objects[0]!;
 }
@@ -272,7 +275,7 @@ function xrSchemaFrom(manifests: Manifest[], xr: JsonObject) {
   throw new UsageError(`--xrd: no XRD there defines ${String(xr.apiVersion)} ${String(xr.kind)}`);
 }
 
-function contextFrom(values: Values, cwd: string): JsonObject | undefined {
+export function contextFrom(values: { "context-files"?: string[]; "context-values"?: string[] }, cwd: string): JsonObject | undefined {
   const context: JsonObject = {};
   const pair = (flag: string, s: string) => {
     const eq = s.indexOf("=");
@@ -303,7 +306,7 @@ function contextFrom(values: Values, cwd: string): JsonObject | undefined {
 }
 
 /** `--function-annotations KEY=VALUE`: set on every Function before its runtime is chosen. */
-function withAnnotations(functions: Map<string, FunctionManifest>, values: string[] | undefined): Map<string, FunctionManifest> {
+export function withAnnotations(functions: Map<string, FunctionManifest>, values: string[] | undefined): Map<string, FunctionManifest> {
   if (!values?.length) return functions;
   const annotations: Record<string, string> = {};
   for (const v of values) {
@@ -318,7 +321,7 @@ function withAnnotations(functions: Map<string, FunctionManifest>, values: strin
  * `--required-schemas`: a directory of OpenAPI v3 documents as crossplane render takes them (each
  * `components.schemas` entry found by its x-kubernetes-group-version-kind), or CRDs and XRDs.
  */
-function requiredSchemas(p: string, cwd: string): SchemaLookup {
+export function requiredSchemas(p: string, cwd: string): SchemaLookup {
   const abs = path.resolve(cwd, p);
   if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
   const jsonFiles = fs.statSync(abs).isDirectory() ? fs.readdirSync(abs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json")).map((f) => path.join(abs, f)) : [];

@@ -4,6 +4,7 @@ import type { RepoIndex } from "../validate/repo-index.js";
 import { asArray, asObject, asString } from "../validate/rules/context.js";
 import { entryComponentName } from "../validate/rules/oam.js";
 import { scopeRefs } from "./oam/scopes.js";
+import { isOperationKind } from "./crossplane/operation.js";
 
 /**
  * What each source renders from, as files: a change to any of them may change the source's
@@ -14,14 +15,32 @@ import { scopeRefs } from "./oam/scopes.js";
 export function renderSources(index: RepoIndex): Manifest[] {
   const xrs = index.manifests.filter((m) => index.isXrOrClaim(m));
   const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
-  return [...xrs, ...appConfigs, ...index.applications];
+  const operations = index.manifests.filter((m) => isOperationKind(m.object));
+  return [...xrs, ...operations, ...appConfigs, ...index.applications];
 }
 
 export function sourceFiles(source: Manifest, index: RepoIndex): Set<string> {
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
   else if (index.isXrOrClaim(source)) addXrFiles(source, index, files);
+  else if (isOperationKind(source.object)) addOperationFiles(source, index, files);
   return files;
+}
+
+/** An Operation's Functions, and the objects of the kinds its steps require or its watch selects. */
+function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
+  const spec = asObject(source.object.spec) ?? {};
+  const steps = asArray(source.kind === "Operation" ? spec.pipeline : asObject(asObject(spec.operationTemplate)?.spec)?.pipeline);
+  const kinds = new Set<string>();
+  const watch = asObject(spec.watch);
+  if (watch) kinds.add(`${asString(watch.apiVersion)}/${asString(watch.kind)}`);
+  for (const raw of steps) {
+    const step = asObject(raw) ?? {};
+    const fn = index.functions.get(asString(asObject(step.functionRef)?.name) ?? "");
+    if (fn) files.add(fn.file);
+    for (const sel of asArray(asObject(step.requirements)?.requiredResources)) kinds.add(`${asString(asObject(sel)?.apiVersion)}/${asString(asObject(sel)?.kind)}`);
+  }
+  for (const m of index.manifests) if (kinds.has(`${m.apiVersion}/${m.kind}`)) files.add(m.file);
 }
 
 function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {

@@ -30,6 +30,11 @@ export interface PipelineStep {
   functionRef?: { name?: string };
   input?: JsonObject;
   credentials?: { name?: string; source?: string; secretRef?: { name?: string; namespace?: string } }[];
+  /** Bootstrap requirements: resources and schemas the function gets on its first call. */
+  requirements?: {
+    requiredResources?: { requirementName?: string; apiVersion?: string; kind?: string; name?: string; matchLabels?: Record<string, string>; namespace?: string }[];
+    requiredSchemas?: { requirementName?: string; apiVersion?: string; kind?: string }[];
+  };
 }
 
 /** What a pipeline's functions run with and may ask for, besides the XR and the steps. */
@@ -48,7 +53,8 @@ export interface PipelineEnvironment {
 }
 
 export interface PipelineInputs extends PipelineEnvironment {
-  xr: JsonObject;
+  /** The XR a composition pipeline composes; none for an Operation's pipeline. */
+  xr?: JsonObject;
   steps: PipelineStep[];
 }
 
@@ -90,6 +96,8 @@ export class PipelineNotRunnable extends Error {
 }
 
 export interface PipelineOutput {
+  /** The steps' outputs (Operations keep them in status.pipeline), in step order. */
+  outputs: { step: string; output: JsonObject }[];
   desired: State;
   results: StepResult[];
   conditions: RunFunctionResponse["conditions"];
@@ -115,12 +123,13 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
     return runtime instanceof UnavailableRuntime && runtime.fix !== undefined ? [{ step: step.step, functionName: fnName, reason: runtime.reason, fix: runtime.fix }] : [];
   });
   if (notRunnable.length) throw new PipelineNotRunnable(notRunnable);
-  const observed = observedState(inputs.xr, inputs.observedResources ?? []);
+  const observed: State = inputs.xr ? observedState(inputs.xr, inputs.observedResources ?? []) : { composite: undefined, resources: {} };
   let desired: State = { composite: undefined, resources: {} };
   // crossplane render starts the pipeline with an empty context, not none.
   let context: JsonObject | undefined = cloneJson(inputs.context) ?? {};
   const results: StepResult[] = [];
   const conditions: RunFunctionResponse["conditions"] = [];
+  const outputs: PipelineOutput["outputs"] = [];
   for (const step of inputs.steps) {
     const fnName = step.functionRef?.name ?? "";
     const base: RunFunctionRequest = {
@@ -131,8 +140,7 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
       context,
       extraResources: {},
       credentials: credentialsFor(step, inputs.credentials ?? []),
-      requiredResources: {},
-      requiredSchemas: {},
+      ...bootstrapRequirements(step, inputs),
     };
     const rsp = await runWithRequirements(step, fnName, base, inputs);
     for (const r of rsp.results) results.push({ step: step.step, severity: r.severity, message: r.message, reason: r.reason });
@@ -143,8 +151,13 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
     desired = rsp.desired ?? { composite: undefined, resources: {} };
     context = rsp.context;
     conditions.push(...rsp.conditions);
+    if (rsp.output !== undefined) {
+      const at = outputs.findIndex((o) => o.step === step.step);
+      if (at >= 0) outputs[at] = { step: step.step, output: rsp.output as JsonObject };
+      else outputs.push({ step: step.step, output: rsp.output as JsonObject });
+    }
   }
-  return { desired, results, conditions, context };
+  return { desired, results, conditions, context, outputs };
 }
 
 async function runWithRequirements(
@@ -154,6 +167,7 @@ async function runWithRequirements(
   inputs: PipelineInputs,
 ): Promise<RunFunctionResponse> {
   const runtime = inputs.runtime(fnName);
+  const bootstrap = { requiredResources: req.requiredResources, requiredSchemas: req.requiredSchemas };
   let requirements: Requirements | undefined;
   for (let i = 0; ; i++) {
     let rsp: RunFunctionResponse;
@@ -179,8 +193,29 @@ async function runWithRequirements(
       throw new PipelineError(`pipeline step "${step.step}": requirements didn't stabilize after ${MAX_REQUIREMENTS_ITERATIONS} iterations`, step.step, fnName);
     }
     requirements = rsp.requirements;
-    req = { ...req, ...resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor) };
+    const asked = resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor);
+    // What the step's bootstrap requirements gave stays; what the function asks for is added.
+    req = { ...req, ...asked, requiredResources: { ...bootstrap.requiredResources, ...asked.requiredResources }, requiredSchemas: { ...bootstrap.requiredSchemas, ...asked.requiredSchemas } };
   }
+}
+
+/** A step's bootstrap requirements answered before its first call, as Crossplane answers them. */
+function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick<RunFunctionRequest, "requiredResources" | "requiredSchemas"> {
+  const requiredResources: RunFunctionRequest["requiredResources"] = {};
+  const requiredSchemas: RunFunctionRequest["requiredSchemas"] = {};
+  for (const sel of step.requirements?.requiredResources ?? []) {
+    if (!sel.requirementName || !sel.apiVersion || !sel.kind) continue;
+    requiredResources[sel.requirementName] = selectResources(
+      { apiVersion: sel.apiVersion, kind: sel.kind, matchName: sel.name, matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined, namespace: sel.namespace },
+      inputs.requiredResources ?? [],
+    );
+  }
+  for (const sel of step.requirements?.requiredSchemas ?? []) {
+    if (!sel.requirementName || !sel.apiVersion || !sel.kind) continue;
+    const schema = inputs.schemaFor?.(sel.apiVersion, sel.kind);
+    requiredSchemas[sel.requirementName] = schema ? { openapiV3: schema } : {};
+  }
+  return { requiredResources, requiredSchemas };
 }
 
 function normalizeRequirements(r: Requirements | undefined): unknown {

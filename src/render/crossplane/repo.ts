@@ -8,6 +8,7 @@ import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
+import { isOperationKind, renderOperation } from "./operation.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import type { SchemaLookup } from "./pipeline.js";
 import { gvkOf } from "../../validate/schemas/types.js";
@@ -78,6 +79,12 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
       const rendered = await guardedAsync(source, "rendering", findings, () => renderSource(source, type, index, pool, options));
       out.push(rendered ?? failedInternally(source, findings));
     }
+    for (const source of index.manifests) {
+      if (!isOperationKind(source.object) || (options.select && !options.select(source))) continue;
+      const findings: Finding[] = [];
+      const rendered = await guardedAsync(source, "rendering", findings, () => renderOperationSource(source, index, pool, options));
+      out.push(rendered ?? failedInternally(source, findings));
+    }
   } finally {
     await pool.close();
   }
@@ -124,6 +131,60 @@ async function renderSource(
   if (reads.length) out.observedReads = reads;
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
   return out;
+}
+
+/**
+ * An Operation, CronOperation or WatchOperation of the repository, rendered with the repository's
+ * objects as what its functions may require; a WatchOperation watches the first object of the
+ * repository its watch selects.
+ */
+async function renderOperationSource(source: Manifest, index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions): Promise<RenderedXr> {
+  const object = source.object as JsonObject;
+  const watched = source.kind === "WatchOperation" ? watchedIn(object, index) : undefined;
+  const rendered = await renderOperation({
+    operation: object,
+    watched,
+    runtime: (name) => pool.get(name),
+    requiredResources: index.manifests.filter((m) => m !== source).map((m) => m.object as JsonObject),
+    call: callContext(options, source.file),
+    timeoutMs: options.timeoutMs,
+    schemaFor: options.schemaFor,
+    includeFunctionResults: options.includeFunctionResults,
+  });
+  const findings = rendered.problems.map((p) => findingAt(source, p.step ? stepPointer(object, p.step) : "", p.rule, p.severity, p.detail ? `${p.message}\n${p.detail.split("\n").slice(-20).join("\n")}` : p.message));
+  if (source.kind === "WatchOperation" && !watched) {
+    findings.push(findingAt(source, "/spec/watch", "render/no-watched-resource", "info", "rendered without a watched resource: the repository has no object this watch selects (render op -w gives one)"));
+  }
+  const out: RenderedXr = {
+    source,
+    via: `${source.kind} pipeline`,
+    documents: rendered.ok ? rendered.documents : [],
+    objects: rendered.ok ? rendered.applied : [],
+    keys: rendered.ok ? rendered.applied.map(renderedObjectKey) : [],
+    ok: rendered.ok,
+    findings,
+  };
+  if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, source, index));
+  return out;
+}
+
+function watchedIn(operation: JsonObject, index: RepoIndex): JsonObject | undefined {
+  const watch = ((operation.spec as JsonObject | undefined)?.watch ?? {}) as { apiVersion?: string; kind?: string; namespace?: string; matchLabels?: Record<string, string> };
+  const found = index.manifests.find((m) => {
+    if (m.apiVersion !== watch.apiVersion || m.kind !== watch.kind) return false;
+    if (watch.namespace && m.namespace !== watch.namespace) return false;
+    const labels = ((m.object.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
+    return Object.entries(watch.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  });
+  return found?.object as JsonObject | undefined;
+}
+
+function stepPointer(operation: JsonObject, step: string): string {
+  const spec = (operation.spec ?? {}) as JsonObject;
+  const steps = (operation.kind === "Operation" ? spec.pipeline : ((spec.operationTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.pipeline) as { step?: string }[] | undefined;
+  const i = (steps ?? []).findIndex((s) => s?.step === step);
+  if (i < 0) return "";
+  return operation.kind === "Operation" ? `/spec/pipeline/${i}` : `/spec/operationTemplate/spec/pipeline/${i}`;
 }
 
 /** A function that cannot run, placed at its Function object, else at the step that names it. */
