@@ -36,6 +36,8 @@ Options: those of validate, and
                     where the Development function NAME listens (repeatable)
   --timeout D       per function call (default: 60s)
   --offline         function packages only from the cache (see functions pull)
+  --max-nested-depth N
+                    render composed XRs with their own Compositions this deep (default 5; 0: not)
   --no-render       validation only
   --output-dir DIR  also write DIR/rendered/ (one YAML stream per rendered source, as
                     crossplane render prints it, secret values masked), DIR/report.json
@@ -45,11 +47,17 @@ Options: those of validate, and
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false };
+  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false, maxNestedDepth: undefined as number | undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
     else if (a === "--no-render") own.render = false;
+    else if (a === "--max-nested-depth" || a.startsWith("--max-nested-depth=")) {
+      const value = a.startsWith("--max-nested-depth=") ? a.slice("--max-nested-depth=".length) : argv[++i];
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
+      own.maxNestedDepth = n;
+    }
     else if (a === "--offline") {
       own.offline = true;
       rest.push(a); // validate fetches package schemas too
@@ -84,7 +92,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   if (!own.render) return validateCommand(rest, io, undefined, { allowExec: own.allowExec });
   return validateCommand(rest, io, async (result, root) => {
     const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
-    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
+    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth });
     if (sources.length) io.stderr(renderSummary(sources));
     // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
     const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
@@ -102,6 +110,7 @@ export interface RenderStepOptions {
   timeoutMs: number;
   /** Where function packages come from (none: only built-ins, configured runtimes and Docker). */
   packages?: PackageSettings;
+  maxNestedDepth?: number;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
 }
@@ -118,6 +127,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     developmentTargets: options.developmentTargets,
     packages: options.packages,
     trustedPackages: result.config.trustedFunctions,
+    maxNestedDepth: options.maxNestedDepth,
     templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,

@@ -18,6 +18,8 @@ import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { narrowToBase } from "../trust.js";
+import { transitionFindings } from "../validate/transitions.js";
+import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
 import type { PackageSettings } from "../render/runner/package.js";
@@ -183,6 +185,9 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
+    // A pull request is an update: the head's objects that exist at base meet their transition rules.
+    const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
+    headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
     const masker = maskerFor(
       [...baseSide.result.manifests, ...headSide.result.manifests],
       [...baseSide.sources, ...headSide.sources],

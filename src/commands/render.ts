@@ -66,6 +66,8 @@ Options (the same names and short forms as crossplane render):
   --offline                     function packages only from the cache (see functions pull)
   --all                         render every XR, claim and ApplicationConfiguration below the paths
   --output-dir DIR              with --all: one YAML stream per source in DIR
+  --max-nested-depth N          with --all: render composed XRs with their own Compositions this
+                                deep, their objects after the XR's (default 5; 0: not at all)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --root DIR                    repository root (default: .)
 `;
@@ -97,6 +99,7 @@ const OPTIONS = {
   "development-target": { type: "string", multiple: true },
   all: { type: "boolean" },
   "output-dir": { type: "string" },
+  "max-nested-depth": { type: "string" },
   config: { type: "string" },
   root: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -202,6 +205,7 @@ async function renderAll(
     schemaFor: schemaLookup(manifests, true),
     includeFunctionResults: values["include-function-results"],
     includeFullXr: values["include-full-xr"],
+    maxNestedDepth: values["max-nested-depth"] === undefined ? undefined : nestedDepth(values["max-nested-depth"]),
   });
   const outDir = values["output-dir"] && path.resolve(io.cwd, values["output-dir"]);
   if (outDir) fs.mkdirSync(outDir, { recursive: true });
@@ -344,6 +348,12 @@ export function requiredSchemas(p: string, cwd: string): SchemaLookup {
 }
 
 /** Go-style durations: `60s`, `1m30s`, `500ms`, `2h`. */
+function nestedDepth(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
+  return n;
+}
+
 export function parseDuration(text: string): number {
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;

@@ -1,6 +1,6 @@
 import type { Manifest } from "../manifest/manifest.js";
 import { resolveScope, resolveTrait, resolveWorkload, definitionRefName } from "../validate/oam-definitions.js";
-import type { RepoIndex } from "../validate/repo-index.js";
+import type { RepoIndex, XrType } from "../validate/repo-index.js";
 import { asArray, asObject, asString } from "../validate/rules/context.js";
 import { entryComponentName } from "../validate/rules/oam.js";
 import { scopeRefs } from "./oam/scopes.js";
@@ -44,7 +44,13 @@ function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string
 }
 
 function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
-  const type = index.xrTypeOf(source)!;
+  addTypeFiles(index.xrTypeOf(source)!, source.file, index, files, new Set());
+}
+
+/** An XR type's XRDs, Compositions and Functions, and those of the XR types its Compositions compose (nested XRs). */
+function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<string>, seen: Set<XrType>): void {
+  if (seen.has(type)) return;
+  seen.add(type);
   files.add(type.xrd.file);
   const group = asString(asObject(type.xrd.object.spec)?.group) ?? "";
   for (const xrd of index.xrdsFor(group, type.xrKind)) files.add(xrd.file);
@@ -57,6 +63,12 @@ function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): voi
       for (const step of asArray(asObject(composition.object.spec)?.pipeline)) {
         const fn = index.functions.get(asString(asObject(asObject(step)?.functionRef)?.name) ?? "");
         if (fn) files.add(fn.file);
+        for (const resource of asArray(asObject(asObject(step)?.input)?.resources)) {
+          const base = asObject(asObject(resource)?.base);
+          const [g, v] = splitApiVersion(asString(base?.apiVersion) ?? "");
+          const nested = index.xrType(g, v, asString(base?.kind) ?? "", near);
+          if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen);
+        }
       }
     }
   }
@@ -88,4 +100,9 @@ function addAppConfigFiles(ac: Manifest, index: RepoIndex, files: Set<string>): 
       definitionFiles(resolveScope(ref, index).definition);
     }
   });
+}
+
+function splitApiVersion(apiVersion: string): [string, string] {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? ["", apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
 }

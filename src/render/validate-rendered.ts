@@ -17,16 +17,17 @@ import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
  * (managed resources of providers whose CRDs are not in the repo are the common case).
  */
 export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine): Promise<Finding[]> {
-  const objects = sources.flatMap((s) => (s.ok ? s.objects.map((o) => ({ s, o: o as KubeObject })) : []));
+  // A nested XR's objects (keys with " > ") come from another Composition's templates than the source's.
+  const objects = sources.flatMap((s) => (s.ok ? s.objects.map((o, i) => ({ s, o: o as KubeObject, nested: (s.keys[i] ?? "").includes(" > ") })) : []));
   await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
   const findings: Finding[] = [];
-  for (const { s, o } of objects) {
+  for (const { s, o, nested } of objects) {
     guarded(s.source, "validating what it renders:", findings, () => {
       const entry = registry.get(gvkOf(o.apiVersion, o.kind), s.source.file);
       if (!entry) return;
       // Findings go on the source (or the template the object came from), so the rendered object needs no text of its own.
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
-      const template = templateOf(s, o as JsonObject);
+      const template = nested ? undefined : templateOf(s, o as JsonObject);
       for (const v of engine.validate(manifest, entry)) {
         // The base's own mistakes are reported at the base by validation (pt rules); not again per XR.
         if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAt(template.base, v.pointer), valueAt(o, v.pointer))) continue;

@@ -24,7 +24,7 @@ export interface CelRule {
   fieldPath?: string;
 }
 
-type Program = (bindings: { self: unknown }) => CelResult;
+type Program = (bindings: { self: unknown; oldSelf?: unknown }) => CelResult;
 
 interface Compiled {
   rule: string;
@@ -42,6 +42,7 @@ interface Compiled {
 
 let env: CelEnv | undefined;
 const compiledRules = new WeakMap<object, Compiled[]>();
+const compiledTransitionRules = new WeakMap<object, Compiled[]>();
 
 function celEnvironment(): CelEnv {
   env ??= celEnv({
@@ -97,12 +98,16 @@ function budgeted(fn: CelFunc): CelFunc {
   return wrapped;
 }
 
-/** A node's rules, compiled once; transition rules (`oldSelf`) only apply to updates and are left out. */
-function compileRules(rules: CelRule[]): Compiled[] {
-  let compiled = compiledRules.get(rules);
+/**
+ * A node's rules, compiled once. Transition rules (`oldSelf`) apply only to updates: they are left
+ * out, unless `transition` asks for exactly them.
+ */
+function compileRules(rules: CelRule[], transition = false): Compiled[] {
+  const cache = transition ? compiledTransitionRules : compiledRules;
+  let compiled = cache.get(rules);
   if (!compiled) {
-    const onCreate = rules.filter((r) => !/\boldSelf\b/.test(String(r.rule ?? "")));
-    compiled = onCreate.map((r) => {
+    const selected = rules.filter((r) => /\boldSelf\b/.test(String(r.rule ?? "")) === transition);
+    compiled = selected.map((r) => {
       const base: Compiled = { rule: String(r.rule ?? ""), depth: 0, message: r.message, fieldPath: r.fieldPath };
       try {
         const compiled = compileProgram(base.rule);
@@ -114,7 +119,7 @@ function compileRules(rules: CelRule[]): Compiled[] {
       }
       return base;
     });
-    compiledRules.set(rules, compiled);
+    cache.set(rules, compiled);
   }
   return compiled;
 }
@@ -124,6 +129,50 @@ export function celViolations(schema: OpenAPISchema, value: unknown): Violation[
   const out: Violation[] = [];
   walk(schema, value, [], out);
   return out;
+}
+
+/**
+ * The transition rules (`oldSelf`) an update from `old` to `value` breaks, as the API server checks
+ * them: a rule runs where the node exists in both, list items correlated by their map keys
+ * (`x-kubernetes-list-type: map`), map values by key; atomic and set lists are not descended.
+ */
+export function celTransitionViolations(schema: OpenAPISchema, value: unknown, old: unknown): Violation[] {
+  const out: Violation[] = [];
+  walkTransition(schema, value, old, [], out);
+  return out;
+}
+
+function walkTransition(schema: OpenAPISchema, value: unknown, old: unknown, path: (string | number)[], out: Violation[]): void {
+  if (value === undefined || value === null || old === undefined || old === null || !hasRules(schema)) return;
+  const rules = schema["x-kubernetes-validations"];
+  if (Array.isArray(rules) && rules.length > 0) {
+    const compiled = compileRules(rules as CelRule[], true);
+    if (compiled.length > 0) evaluate(compiled, schema, value, path, out, { value: old });
+  }
+  const descend = (child: OpenAPISchema, v: unknown, o: unknown, segment: string | number) => {
+    path.push(segment);
+    walkTransition(child, v, o, path, out);
+    path.pop();
+  };
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    const keys = schema["x-kubernetes-list-map-keys"] as string[] | undefined;
+    if (!items || Array.isArray(items) || schema["x-kubernetes-list-type"] !== "map" || !keys?.length || !Array.isArray(old)) return;
+    const keyOf = (item: unknown) => (isPlainObject(item) ? JSON.stringify(keys.map((k) => item[k])) : undefined);
+    const before = new Map(old.map((item) => [keyOf(item), item]));
+    value.forEach((item, i) => {
+      const k = keyOf(item);
+      if (k !== undefined && before.has(k)) descend(items, item, before.get(k), i);
+    });
+    return;
+  }
+  if (!isPlainObject(value) || !isPlainObject(old)) return;
+  const props = schema.properties;
+  if (props) for (const key in props) descend(props[key]!, fieldOf(value, key), fieldOf(old, key), key);
+  const extra = schema.additionalProperties;
+  if (extra && typeof extra === "object") {
+    for (const key of Object.keys(value)) if (!propertyOf(props, key)) descend(extra, value[key], old[key], key);
+  }
 }
 
 /** Visits only schema nodes with rules at or below them; `path` is one array, pushed and popped. */
@@ -177,9 +226,10 @@ function hasRules(schema: OpenAPISchema): boolean {
   return known;
 }
 
-function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[]): void {
+function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[], old?: { value: unknown }): void {
   const size = { widest: 1, longestString: 0 };
   const self = toCel(value, schema, size);
+  const bindings: { self: unknown; oldSelf?: unknown } = old ? { self, oldSelf: toCel(old.value, schema, size) } : { self };
   for (const r of rules) {
     if (!r.program) {
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
@@ -196,7 +246,7 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
       continue;
     }
     const started = performance.now();
-    const result = r.program({ self });
+    const result = r.program(bindings);
     if (performance.now() - started > SLOW_RULE_MS) r.slow = true;
     if (result === true) continue;
     const at = toPointer([...path, ...fieldPathSegments(r.fieldPath)]);
@@ -216,13 +266,13 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
       });
       continue;
     }
-    out.push({ pointer: at, rule: "schema/cel", message: messageOf(r, self) });
+    out.push({ pointer: at, rule: "schema/cel", message: messageOf(r, bindings) });
   }
 }
 
-function messageOf(r: Compiled, self: unknown): string {
+function messageOf(r: Compiled, bindings: { self: unknown; oldSelf?: unknown }): string {
   if (r.messageProgram) {
-    const m = r.messageProgram({ self });
+    const m = r.messageProgram(bindings);
     if (typeof m === "string" && m.trim() !== "") return m;
   }
   return r.message?.trim() ? r.message : `failed rule: ${r.rule}`;

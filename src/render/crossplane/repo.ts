@@ -10,9 +10,9 @@ import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
 import { isOperationKind, renderOperation } from "./operation.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
-import type { SchemaLookup } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME, type SchemaLookup } from "./pipeline.js";
 import { gvkOf } from "../../validate/schemas/types.js";
-import { failedInternally, renderedObjectKey, type NotRendered, type RenderedSource } from "../source.js";
+import { failedInternally, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../source.js";
 import type { NotRunnableStep } from "./pipeline.js";
 import { observedReads } from "./offline.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
@@ -30,6 +30,8 @@ export interface RepoRenderOptions extends RuntimeOptions {
   select?: (source: Manifest) => boolean;
   /** Where function-go-templating's absolute FileSystem paths are, in the repository (config `templateMounts`). */
   templateMounts?: Record<string, string>;
+  /** How deep composed XRs are rendered in turn with their own Compositions (default 5; 0: not at all). */
+  maxNestedDepth?: number;
 }
 
 /** An XR or claim rendered through its Composition. */
@@ -127,6 +129,7 @@ async function renderSource(
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
   if (rendered.connectionDetails?.length) out.connectionDetails = rendered.connectionDetails;
+  if (rendered.ok) await addNested(out, rendered.composed, index, pool, options, 1);
   const reads = observedReads(picked.object as JsonObject);
   if (reads.length) out.observedReads = reads;
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
@@ -185,6 +188,67 @@ function stepPointer(operation: JsonObject, step: string): string {
   const i = (steps ?? []).findIndex((s) => s?.step === step);
   if (i < 0) return "";
   return operation.kind === "Operation" ? `/spec/pipeline/${i}` : `/spec/operationTemplate/spec/pipeline/${i}`;
+}
+
+export const DEFAULT_MAX_NESTED_DEPTH = 5;
+
+/**
+ * Composed resources that are XRs of a definition in the repository are rendered in turn with
+ * their own Composition (the common layering: a platform XR composing a network XR and a cluster
+ * XR), to a depth limit; their objects join the source's, keyed under the nested XR's key
+ * (`XNetwork/network > Subnet/a`). A nested XR has no name yet offline: it is rendered as
+ * `<generateName><resource name>`. crossplane render renders only the first level.
+ */
+async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions, depth: number, prefix = ""): Promise<void> {
+  const limit = options.maxNestedDepth ?? DEFAULT_MAX_NESTED_DEPTH;
+  for (const child of composed) {
+    const gvk = gvkOf(String(child.apiVersion ?? ""), String(child.kind ?? ""));
+    const type = index.xrType(gvk.group, gvk.version, gvk.kind, out.source.file);
+    if (!type || type.claim) continue;
+    const key = `${prefix}${renderedObjectKey(child)}`;
+    const where = `nested ${child.kind} ${renderedObjectName(child)} (composed by ${out.source.kind} ${out.source.name ?? ""})`;
+    if (depth > limit) {
+      out.findings.push(findingAt(out.source, "", "render/nested-depth", "info", `${where} was not rendered: nesting deeper than ${limit} (--max-nested-depth)`));
+      continue;
+    }
+    const xr = nestedXr(child);
+    const picked = pickComposition(xr, index, type, out.source.file);
+    if (!("object" in picked)) {
+      out.findings.push(findingAt(out.source, "", picked.rule, picked.rule === "render/composition-ambiguous" ? "warning" : "error", `${where}: ${picked.message}`));
+      continue;
+    }
+    const rendered = await renderComposite({
+      xr,
+      composition: picked.object as JsonObject,
+      runtime: (name) => pool.get(name),
+      xrSchema: type.schema,
+      requiredResources: index.environmentConfigs(out.source.file),
+      call: callContext(options, picked.file),
+      timeoutMs: options.timeoutMs,
+      schemaFor: options.schemaFor,
+    });
+    for (const p of rendered.problems) out.findings.push(problemFinding({ ...p, message: `${where}: ${p.message}` }, out.source, picked));
+    if (rendered.notRunnable) out.notRendered = [...(out.notRendered ?? []), ...rendered.notRunnable.map((n) => notRunnableAt(n, picked, index))];
+    if (!rendered.ok) continue;
+    const nestedKeys = rendered.composed.map((o) => `${key} > ${renderedObjectKey(o)}`);
+    out.documents.push(...rendered.composed);
+    out.objects.push(...rendered.composed);
+    out.keys.push(...nestedKeys);
+    await addNested(out, rendered.composed, index, pool, options, depth + 1, `${key} > `);
+  }
+}
+
+/** A composed XR as its own render's input: named, since Crossplane would have named it by now. */
+function nestedXr(composed: JsonObject): JsonObject {
+  const xr = cloneJson(composed);
+  const meta = (xr.metadata ?? {}) as JsonObject;
+  if (!meta.name) {
+    const resourceName = (meta.annotations as Record<string, string> | undefined)?.[COMPOSITION_RESOURCE_NAME] ?? "nested";
+    meta.name = `${typeof meta.generateName === "string" ? meta.generateName : ""}${resourceName}`;
+    delete meta.generateName;
+  }
+  xr.metadata = meta;
+  return xr;
 }
 
 /** A function that cannot run, placed at its Function object, else at the step that names it. */

@@ -1,0 +1,66 @@
+import type { Manifest } from "../manifest/manifest.js";
+import type { Finding } from "../report/finding.js";
+import type { RenderedSource } from "../render/source.js";
+import { celTransitionViolations } from "./cel.js";
+import { findingAt } from "./findings.js";
+import { guarded } from "./guard.js";
+import type { SchemaRegistry } from "./schemas/registry.js";
+import { applyStructural } from "./structural.js";
+import { gvkOf } from "./schemas/types.js";
+import { pointerToFieldPath } from "../manifest/pointer.js";
+
+/**
+ * A pull request is an update: every object that exists at base and at head is checked against
+ * the transition rules (`oldSelf`) of its schema, as the API server checks an update: repository
+ * manifests matched by apiVersion, kind, namespace and name; rendered objects matched as the
+ * diff matches them. Validation of one tree cannot do this (there is no old object).
+ */
+export function transitionFindings(
+  base: { manifests: Manifest[]; sources: RenderedSource[] },
+  head: { manifests: Manifest[]; sources: RenderedSource[]; registry: SchemaRegistry },
+): Finding[] {
+  const findings: Finding[] = [];
+  const before = new Map(base.manifests.map((m) => [identity(m.object), m]));
+  for (const m of head.manifests) {
+    const old = before.get(identity(m.object));
+    if (!old) continue;
+    guarded(m, "checking the update rules of", findings, () => {
+      for (const v of violations(head.registry, m.object, old.object, m.file)) {
+        findings.push(findingAt(m, v.pointer, "schema/transition", v.severity ?? "error", `on update from the base: ${v.message}`));
+      }
+    });
+  }
+  const baseSources = new Map(base.sources.filter((s) => s.ok).map((s) => [identity(s.source.object), s]));
+  for (const s of head.sources) {
+    const old = s.ok ? baseSources.get(identity(s.source.object)) : undefined;
+    if (!old) continue;
+    const oldObjects = new Map(old.keys.map((k, i) => [k, old.objects[i]]));
+    guarded(s.source, "checking the update rules of what it renders:", findings, () => {
+      s.objects.forEach((o, i) => {
+        const previous = oldObjects.get(s.keys[i] ?? "");
+        if (!previous) return;
+        for (const v of violations(head.registry, o, previous, s.source.file)) {
+          const field = pointerToFieldPath(v.pointer) || "(root)";
+          const finding = findingAt(s.source, "", "render/transition", v.severity ?? "error", `rendered ${String(o.kind)} "${s.keys[i]}" (${s.via}) on update from the base, at ${field}: ${v.message}`);
+          finding.path = field;
+          findings.push(finding);
+        }
+      });
+    });
+  }
+  return findings;
+}
+
+function violations(registry: SchemaRegistry, value: Record<string, unknown>, old: Record<string, unknown>, near: string) {
+  const entry = registry.get(gvkOf(String(value.apiVersion ?? ""), String(value.kind ?? "")), near);
+  if (!entry?.schema || !entry.structural) return [];
+  // The API server defaults both objects before it compares them.
+  const now = applyStructural(entry.schema, value).value;
+  const then = applyStructural(entry.schema, old).value;
+  return celTransitionViolations(entry.schema, now, then);
+}
+
+function identity(o: Record<string, unknown>): string {
+  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
+}

@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import * as YAML from "yaml";
+import { runDiff } from "../../src/commands/diff.js";
+import { runCli, tempRepo } from "../helpers.js";
+
+const xrd = (kind: string, plural: string) => `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: ${plural}.example.org}
+spec:
+  group: example.org
+  names: {kind: ${kind}, plural: ${plural}}
+  versions:
+    - name: v1
+      served: true
+      referenceable: true
+      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string, default: 10.0.0.0/16}}}}}}
+`;
+
+const composition = (name: string, kind: string, resources: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: ${name}}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: ${kind}}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+${resources}`;
+
+const PLATFORM = composition("platforms", "XPlatform", `          - name: network
+            base: {apiVersion: example.org/v1, kind: XNetwork, spec: {}}
+          - name: dns
+            base: {apiVersion: v1, kind: ConfigMap, data: {zone: example.org}}
+`);
+const network = (data: string) =>
+  composition("networks", "XNetwork", `          - name: subnet
+            base: {apiVersion: v1, kind: ConfigMap, data: {${data}}}
+            patches:
+              - {fromFieldPath: spec.cidr, toFieldPath: data.cidr}
+`);
+
+function repo(extra: Record<string, string> = {}) {
+  return tempRepo({
+    "platform/xrd.yaml": xrd("XPlatform", "xplatforms"),
+    "platform/composition.yaml": PLATFORM,
+    "network/xrd.yaml": xrd("XNetwork", "xnetworks"),
+    "network/composition.yaml": network("kind: subnet"),
+    "examples/platform.yaml": "apiVersion: example.org/v1\nkind: XPlatform\nmetadata: {name: prod, namespace: default}\nspec: {}\n",
+    ...extra,
+  });
+}
+
+describe("nested XRs: a composed XR of the repository is rendered with its own Composition", () => {
+  it("render --all shows the inner XR's objects after the outer's, with the inner XRD's defaults applied", async () => {
+    const { code, stdout } = await runCli(["render", "--all", "."], repo());
+    expect(code).toBe(0);
+    const docs = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(docs.map((d) => `${d.kind}/${d.metadata?.annotations?.["crossplane.io/composition-resource-name"] ?? d.metadata?.name}`)).toEqual([
+      "XPlatform/prod",
+      "ConfigMap/dns",
+      "XNetwork/network",
+      "ConfigMap/subnet",
+    ]);
+    const subnet = docs[3];
+    expect(subnet.data).toEqual({ kind: "subnet", cidr: "10.0.0.0/16" });
+    // As Crossplane labels them: composed resources of a nested XR carry the root XR's name.
+    expect(subnet.metadata.labels["crossplane.io/composite"]).toBe("prod");
+    expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-network" });
+  });
+
+  it("--max-nested-depth 0 renders the first level only, as crossplane render does", async () => {
+    const { stdout } = await runCli(["render", "--all", ".", "--max-nested-depth", "0"], repo());
+    expect(stdout).not.toContain("kind: subnet");
+  });
+
+  it("a nested XR with no Composition is an error naming it; the outer XR still renders", async () => {
+    const dir = repo();
+    fs.rmSync(path.join(dir, "network/composition.yaml"));
+    const { stdout } = await runCli(["check", ".", "--format", "json", "--no-cache"], dir);
+    const findings = JSON.parse(stdout).findings as { rule: string; message: string }[];
+    const nested = findings.find((f) => f.message.startsWith("nested XNetwork network (composed by XPlatform prod)"));
+    expect(nested?.rule).toBe("xr/composition-missing");
+  });
+
+  it("diff: changing the inner Composition changes the outer XR's rendered objects", async () => {
+    const dir = repo();
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    fs.writeFileSync(path.join(dir, "network/composition.yaml"), network("kind: subnet, zone: eu"));
+    const result = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    const platform = result.report.changes.find((c) => c.kind === "XPlatform");
+    expect(platform?.status).toBe("changed");
+    expect(platform?.objects.filter((o) => o.status !== "unchanged").map((o) => o.key)).toEqual(["XNetwork/network > ConfigMap/subnet"]);
+  });
+});
