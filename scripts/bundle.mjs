@@ -13,6 +13,9 @@ await build({
   format: "esm",
   splitting: false,
   legalComments: "none",
+  // A dependency requires "punycode", which Node resolves to its deprecated built-in (a warning on
+  // every run); the trailing slash makes it the npm package of the same name.
+  alias: { punycode: "punycode/" },
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning",
 });

@@ -10,6 +10,8 @@ import type { Manifest } from "./manifest.js";
 export class PackageLayout {
   private readonly roots: Set<string>;
   private readonly packageOfDir = new Map<string, string | undefined>();
+  /** nearest() by candidate list and asking directory: every file of a directory gets one answer. */
+  private readonly nearestCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
 
   constructor(roots: Iterable<string>) {
     this.roots = new Set(roots);
@@ -32,8 +34,17 @@ export class PackageLayout {
   /** Of the candidates, the one nearest `from`: same package, then the deepest shared directory, then the first. */
   nearest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): T | undefined {
     if (candidates.length <= 1) return candidates[0];
-    const fromPackage = this.packageOf(from);
     const fromDir = parentDir(from);
+    let byDir = this.nearestCache.get(candidates);
+    if (!byDir) this.nearestCache.set(candidates, (byDir = new Map()));
+    if (byDir.has(fromDir)) return byDir.get(fromDir) as T | undefined;
+    const found = this.nearestFrom(candidates, fileOf, fromDir);
+    byDir.set(fromDir, found);
+    return found;
+  }
+
+  private nearestFrom<T>(candidates: readonly T[], fileOf: (c: T) => string, fromDir: string): T | undefined {
+    const fromPackage = this.packageOfDirectory(fromDir);
     let best: T | undefined;
     let bestScore = -1;
     for (const c of candidates) {
@@ -66,6 +77,7 @@ export class PackageLayout {
   }
 
   private packageOfDirectory(dir: string): string | undefined {
+    if (this.roots.size === 0) return undefined; // a repository without package metadata: one package
     if (this.packageOfDir.has(dir)) return this.packageOfDir.get(dir);
     const found = this.roots.has(dir) ? dir : dir === "" ? undefined : this.packageOfDirectory(parentDir(dir));
     this.packageOfDir.set(dir, found);
@@ -84,12 +96,14 @@ export function parentDir(file: string): string {
   return slash < 0 ? "" : file.slice(0, slash);
 }
 
-/** How many leading directories two directory paths share. */
+/** How many leading directories two directory paths share (compared in place, no splitting). */
 function sharedDepth(a: string, b: string): number {
-  if (a === b) return a === "" ? 0 : a.split("/").length;
-  const pa = a === "" ? [] : a.split("/");
-  const pb = b === "" ? [] : b.split("/");
-  let n = 0;
-  while (n < pa.length && n < pb.length && pa[n] === pb[n]) n++;
-  return n;
+  if (a === "" || b === "") return 0;
+  let depth = 0;
+  let i = 0;
+  for (; i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i); i++) if (a.charCodeAt(i) === 47) depth++;
+  // A whole last component in common: the paths end together or continue with a separator.
+  const endA = i === a.length || a.charCodeAt(i) === 47;
+  const endB = i === b.length || b.charCodeAt(i) === 47;
+  return endA && endB ? depth + 1 : depth;
 }

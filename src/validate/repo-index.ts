@@ -98,8 +98,8 @@ export class RepoIndex {
    * `functions/xapp/` make `upbound-configuration-appxapp`).
    */
   embeddedFunction(name: string): string | undefined {
-    for (const project of this.manifests) {
-      if (project.group !== "meta.dev.upbound.io" || project.kind !== "Project") continue;
+    this.projects ??= this.manifests.filter((m) => m.group === "meta.dev.upbound.io" && m.kind === "Project");
+    for (const project of this.projects) {
       const repository = (project.object.spec as { repository?: unknown } | undefined)?.repository;
       if (typeof repository !== "string") continue;
       const prefix = repository.split("/").slice(1).join("-");
@@ -115,6 +115,8 @@ export class RepoIndex {
    * The names Crossplane gives the Functions a package depends on (`dependsOn` of crossplane.yaml
    * or upbound.yaml): the package path as a DNS label, `crossplane-contrib-function-auto-ready`.
    */
+  private projects?: Manifest[];
+
   dependencyFunctions(): Set<string> {
     if (this.dependencyFunctionNames) return this.dependencyFunctionNames;
     const names = new Set<string>();

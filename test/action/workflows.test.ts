@@ -50,6 +50,10 @@ describe("action.yml and the ready-to-copy workflows", () => {
     }
   });
 
+  it("the bundle uses no deprecated Node built-in (punycode would print a warning on every run)", () => {
+    for (const file of ["cli.js", "index.js"]) expect(fs.readFileSync(path.join(REPO, "dist", file), "utf8")).not.toMatch(/__require\("punycode"\)/);
+  });
+
   it("dist/ is the bundle of the current source (run npm run bundle)", () => {
     const out = path.join(REPO, "node_modules/.cache/composition-ci-dist-check");
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });

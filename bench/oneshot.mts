@@ -1,0 +1,102 @@
+/**
+ * One-shot benchmark, as CI runs the tool: `node dist/cli.js validate` as a fresh process on the
+ * Crossplane e2e corpus at 1x, 10x and 40x (with the Crossplane CRDs), warm (validator cache
+ * filled) and cold (empty cache), the fixed cost on a one-file repository, and peak RSS. When a
+ * kubeconform binary is available (--kubeconform PATH, or on PATH), it runs on the same files with
+ * the same CRDs as JSON schemas (-n 2), interleaved with ours, and the ratio is printed; without it,
+ * the bench says how to get it (bench/validate.ts prints the js-yaml parse-floor ratio).
+ * Targets (issue 20): <= 0.8x kubeconform at 40x warm, <= 1.0x cold, fixed cost <= 250 ms, RSS < 250 MiB.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as jsyaml from "js-yaml";
+import { toJsonSchema } from "../src/validate/openapi.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "..");
+const shared = path.resolve(repo, "../shared");
+const corpus = path.join(shared, "corpus/crossplane-e2e");
+if (!fs.existsSync(corpus)) {
+  console.log(`one-shot bench skipped: ${corpus} is absent`);
+  process.exit(0);
+}
+const cli = path.join(repo, "dist/cli.js");
+const crds = path.join(shared, "crds/crossplane");
+const flag = process.argv.indexOf("--kubeconform");
+const kubeconform = flag > 0 ? process.argv[flag + 1] : findOnPath("kubeconform");
+const time = fs.existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) if (dir && fs.existsSync(path.join(dir, name))) return path.join(dir, name);
+  return undefined;
+}
+
+function copies(n: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cci-oneshot-${n}x-`));
+  for (let i = 0; i < n; i++) fs.cpSync(corpus, path.join(dir, `copy-${i}`), { recursive: true });
+  return dir;
+}
+
+/** Wall time (ms) and peak RSS (MiB, when /usr/bin/time is there) of one process. */
+function run(cmd: string, args: string[], cwd: string): { ms: number; rssMiB?: number } {
+  const start = performance.now();
+  const r = time ? spawnSync(time, ["-f", "%M", cmd, ...args], { cwd, encoding: "utf8" }) : spawnSync(cmd, args, { cwd, encoding: "utf8" });
+  const ms = performance.now() - start;
+  const kb = time ? Number(r.stderr.trim().split("\n").pop()) : NaN;
+  return { ms, rssMiB: Number.isFinite(kb) ? kb / 1024 : undefined };
+}
+
+const ours = (dir: string, cache: string) => run(process.execPath, [cli, "validate", ".", "--crds", crds, "--cache-dir", cache, "--format", "json", "--output", path.join(os.tmpdir(), "cci-oneshot.json")], dir);
+
+/** The CRDs as kubeconform's JSON schemas: `<kind>_<version>.json`, lower case. */
+function kubeconformSchemas(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-schemas-"));
+  for (const file of fs.readdirSync(crds)) {
+    for (const doc of jsyaml.loadAll(fs.readFileSync(path.join(crds, file), "utf8")) as { spec?: { names?: { kind?: string }; versions?: { name: string; schema?: { openAPIV3Schema?: object } }[] } }[]) {
+      for (const v of doc?.spec?.versions ?? []) {
+        if (!v.schema?.openAPIV3Schema || !doc.spec?.names?.kind) continue;
+        fs.writeFileSync(path.join(dir, `${doc.spec.names.kind.toLowerCase()}_${v.name}.json`), JSON.stringify(toJsonSchema(v.schema.openAPIV3Schema as never, { structural: true })));
+      }
+    }
+  }
+  return dir;
+}
+
+const best = (xs: number[]) => Math.min(...xs);
+const corpusFiles = (function count(dir: string): number {
+  return fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? count(path.join(dir, e.name)) : /\.(ya?ml|json)$/.test(e.name) ? 1 : 0), 0);
+})(corpus);
+const fixedRepo = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-one-"));
+fs.copyFileSync(path.join(repo, "examples/crossplane/xr.yaml"), path.join(fixedRepo, "xr.yaml"));
+const fixedCache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-cache-"));
+ours(fixedRepo, fixedCache);
+const fixed = best([0, 1, 2].map(() => run(process.execPath, [cli, "validate", ".", "--cache-dir", fixedCache], fixedRepo).ms));
+const schemas = kubeconform ? kubeconformSchemas() : undefined;
+
+console.log(`one-shot benchmark (node ${process.version}, ${os.cpus().length} CPUs; best of 3, interleaved)`);
+console.log(`  fixed cost, one-file repository: ${fixed.toFixed(0)} ms (target <= 250 ms): ${fixed <= 250 ? "met" : "NOT met"}`);
+for (const n of [1, 10, 40]) {
+  const dir = copies(n);
+  const warmCache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-cache-"));
+  ours(dir, warmCache);
+  const warm: number[] = [];
+  const cold: number[] = [];
+  const theirs: number[] = [];
+  let rss = 0;
+  for (let i = 0; i < 3; i++) {
+    const w = ours(dir, warmCache);
+    warm.push(w.ms);
+    rss = Math.max(rss, w.rssMiB ?? 0);
+    cold.push(ours(dir, fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-cold-"))).ms);
+    if (kubeconform && schemas) theirs.push(run(kubeconform, ["-n", "2", "-summary", "-schema-location", "default", "-schema-location", `${schemas}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`, "."], dir).ms);
+  }
+  const line = `  ${String(n).padStart(2)}x (${(n * corpusFiles).toLocaleString("en")} files): warm ${best(warm).toFixed(0)} ms, cold ${best(cold).toFixed(0)} ms (cold/warm ${(best(cold) / best(warm)).toFixed(2)}x)${rss ? `, peak RSS ${rss.toFixed(0)} MiB` : ""}`;
+  console.log(theirs.length ? `${line}; kubeconform ${best(theirs).toFixed(0)} ms: ours/kubeconform warm ${(best(warm) / best(theirs)).toFixed(2)}x, cold ${(best(cold) / best(theirs)).toFixed(2)}x` : line);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+if (!kubeconform) console.log("  kubeconform: not found (--kubeconform PATH, or on PATH; releases at github.com/yannh/kubeconform): ratios to it not printed; bench/validate.ts prints the parse-floor ratio");
+if (!time) console.log("  peak RSS: /usr/bin/time is not there (Debian's `time` package)");
+
