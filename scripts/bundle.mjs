@@ -20,6 +20,10 @@ await build({
   logLevel: "warning",
 });
 
+// The built-in schemas' validators, compiled once here and shipped (scripts/precompile.ts).
+const { execFileSync } = await import("node:child_process");
+execFileSync(process.execPath, ["--import", "tsx", "scripts/precompile.ts", outdir], { stdio: "inherit" });
+
 // The CLI is the package's bin: executable, so that `npx composition-ci` runs it from a fresh clone.
 const { chmodSync } = await import("node:fs");
 chmodSync(`${outdir}/cli.js`, 0o755);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Ajv, _, type ErrorObject, type ValidateFunction } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { FORMATS } from "./formats.js";
@@ -44,20 +45,19 @@ export class ValidatorCompiler {
   constructor(private readonly cacheDir?: string) {}
 
   compile(schema: JsonSchema): Validator {
-    const source = JSON.stringify(schema);
-    const key = crypto.createHash("sha256").update(`${ENGINE_VERSION}|${AJV_VERSION}|${source}`).digest("hex").slice(0, 40);
+    const key = validatorKey(schema);
     const known = this.memory.get(key);
     if (known) return known;
-    const validator = this.fromDisk(key) ?? this.compileFresh(schema, key);
+    const validator = this.fromDisk(key) ?? this.fromDisk(key, shippedValidatorsDir()) ?? this.compileFresh(schema, key);
     this.memory.set(key, validator);
     return validator;
   }
 
-  private fromDisk(key: string): Validator | undefined {
-    if (!this.cacheDir) return undefined;
+  private fromDisk(key: string, dir = this.cacheDir): Validator | undefined {
+    if (!dir) return undefined;
     let code: string;
     try {
-      code = fs.readFileSync(path.join(this.cacheDir, `${key}.cjs`), "utf8");
+      code = fs.readFileSync(path.join(dir, `${key}.cjs`), "utf8");
     } catch {
       return undefined;
     }
@@ -86,6 +86,35 @@ export class ValidatorCompiler {
       }
     }
     return wrap(fn);
+  }
+}
+
+/** The key a schema's validator is kept under: the engine, ajv's version and the schema. */
+export function validatorKey(schema: JsonSchema): string {
+  return crypto.createHash("sha256").update(`${ENGINE_VERSION}|${AJV_VERSION}|${JSON.stringify(schema)}`).digest("hex").slice(0, 40);
+}
+
+/** A schema's validator as standalone code, what the cache and the shipped validators hold. */
+export function standaloneValidator(schema: JsonSchema): string {
+  const ajv = newAjv();
+  return standaloneCode(ajv, ajv.compile(schema));
+}
+
+/**
+ * The built-in schemas' validators, compiled when the package is bundled (scripts/precompile.ts)
+ * and shipped in `dist/validators/`: a first run (an empty cache in CI) does not compile them.
+ */
+let shipped: string | null | undefined;
+export function shippedValidatorsDir(): string | undefined {
+  if (shipped !== undefined) return shipped ?? undefined;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    for (const candidate of [path.join(dir, "validators"), path.join(dir, "dist", "validators")]) {
+      if (fs.existsSync(path.join(candidate, "index.json"))) return (shipped = candidate);
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return (shipped = null) ?? undefined;
+    dir = parent;
   }
 }
 

@@ -57,7 +57,9 @@ describe("action.yml and the ready-to-copy workflows", () => {
   it("dist/ is the bundle of the current source (run npm run bundle)", () => {
     const out = path.join(REPO, "node_modules/.cache/composition-ci-dist-check");
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
-    for (const file of ["index.js", "cli.js"]) {
+    const validators = fs.readdirSync(path.join(out, "validators")).map((f) => `validators/${f}`);
+    expect(fs.readdirSync(path.join(REPO, "dist/validators")).map((f) => `validators/${f}`).sort(), "dist/validators is stale: run npm run bundle").toEqual(validators.sort());
+    for (const file of ["index.js", "cli.js", ...validators]) {
       const fresh = fs.readFileSync(path.join(out, file), "utf8");
       const committed = fs.readFileSync(path.join(REPO, "dist", file), "utf8");
       expect(committed === fresh, `dist/${file} is stale: run npm run bundle`).toBe(true);
