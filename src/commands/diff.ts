@@ -19,6 +19,7 @@ import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { narrowToBase } from "../trust.js";
 import { transitionFindings } from "../validate/transitions.js";
+import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
@@ -185,6 +186,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
+    for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
     const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
     headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
@@ -232,6 +234,12 @@ async function analyze(root: string, options: DiffOptions, trusted?: Config): Pr
   const candidates = renderSources(result.index);
   const keys = sourceKeys(candidates);
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings: result.findings };
+}
+
+/** The tree's CompositionTests and golden files, as check runs them: a failing one is a finding. */
+async function testSide(side: Side, options: DiffOptions): Promise<void> {
+  const tests = await checkTests(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, developmentTargets: options.developmentTargets, packages: options.packages });
+  side.findings = [...side.findings, ...tests.findings];
 }
 
 async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {

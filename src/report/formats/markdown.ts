@@ -84,9 +84,18 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [headline(report), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report));
   parts.push(footer(report));
   return parts.filter(Boolean).join("\n\n") + "\n";
+}
+
+/** The repository's tests that fail at head (CompositionTests, golden files) come first: a reviewer reads them before any diff. */
+function failingTests(report: DiffReport): string {
+  const failing = [...report.findings.new, ...report.findings.unchanged].filter((f) => f.rule.startsWith("test/") && f.severity === "error" && !f.suppressed);
+  if (!failing.length) return "";
+  const fresh = new Set(report.findings.new);
+  const rows = failing.map((f) => `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdown(f.message.split("\n")[0]!)}`);
+  return `**Failing tests** (${failing.length})\n\n${rows.join("\n")}`;
 }
 
 /** The step's verdict, as its exit code gives it. */
