@@ -4,6 +4,7 @@ import { driftCommand } from "./commands/drift.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { functionsCommand } from "./commands/functions.js";
+import { kptCommand } from "./commands/kpt.js";
 import { renderCommand } from "./commands/render.js";
 import { testCommand } from "./commands/test.js";
 import { validateCommand } from "./commands/validate.js";
@@ -23,6 +24,7 @@ Commands:
   drift                 today's render against a committed snapshot and/or the cluster
   function run|serve    run or serve a built-in function (RunFunction JSON on stdin, or gRPC)
   functions pull        fill the cache with the repository's function packages (for --offline)
+  kpt update-preview    what kpt pkg update would change in a downstream kpt package (a diff)
   help                  this text
   version               the version
 
@@ -51,6 +53,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
       case "functions":
         return await functionsCommand(rest, io);
+      case "kpt":
+        return await kptCommand(rest, io);
       case "version":
       case "--version":
         io.stdout(`${TOOL_VERSION}\n`);

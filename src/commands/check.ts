@@ -24,8 +24,9 @@ import { checkTests } from "../testing/index.js";
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
 The main job: validates every manifest below the paths, renders every XR and claim example
-through its Composition's pipeline and every OAM ApplicationConfiguration into its workloads,
-traits and scopes, and validates the rendered objects (render/schema). Then it runs the
+through its Composition's pipeline (nested XRs too), every Operation, every kpt package through
+its Kptfile pipeline and every OAM ApplicationConfiguration into its workloads, traits and
+scopes, and validates the rendered objects (render/schema). Then it runs the
 repository's tests (CompositionTests and golden files, as composition-ci test runs them): a
 failing test is an error (test/failed).
 
@@ -134,7 +135,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     select: options.select,
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
-  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine))];
+  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests))];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
   return { sources, findings: applyPolicy(findings, result.config.rules, suppressions) };

@@ -231,7 +231,7 @@ async function analyze(root: string, options: DiffOptions, trusted?: Config): Pr
     kubeconformPath: options.kubeconformPath,
     packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
   });
-  const candidates = renderSources(result.index);
+  const candidates = renderSources(result.index, root);
   const keys = sourceKeys(candidates);
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings: result.findings };
 }

@@ -4,6 +4,7 @@ import type { RepoIndex, XrType } from "../validate/repo-index.js";
 import { asArray, asObject, asString } from "../validate/rules/context.js";
 import { entryComponentName } from "../validate/rules/oam.js";
 import { scopeRefs } from "./oam/scopes.js";
+import { isKptSource, kptSources, kptSourceFiles } from "../kpt/index.js";
 import { isOperationKind } from "./crossplane/operation.js";
 
 /**
@@ -11,15 +12,21 @@ import { isOperationKind } from "./crossplane/operation.js";
  * output. `diff` renders only the sources whose files changed.
  */
 
-/** Every source a repository renders, in index order: XRs, claims, ApplicationConfigurations, Applications. */
-export function renderSources(index: RepoIndex): Manifest[] {
+/**
+ * Every source a repository renders, in index order: XRs, claims, ApplicationConfigurations,
+ * Applications; with the tree's `root`, its kpt packages too (their Kptfiles, found on disk).
+ */
+export function renderSources(index: RepoIndex, root?: string): Manifest[] {
   const xrs = index.manifests.filter((m) => index.isXrOrClaim(m));
   const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
   const operations = index.manifests.filter((m) => isOperationKind(m.object));
-  return [...xrs, ...operations, ...appConfigs, ...index.applications];
+  const kpt = root === undefined ? [] : kptSources(index, index.manifests, root, true);
+  return [...xrs, ...operations, ...appConfigs, ...kpt, ...index.applications];
 }
 
 export function sourceFiles(source: Manifest, index: RepoIndex): Set<string> {
+  const kpt = isKptSource(source) ? kptSourceFiles(source) : undefined;
+  if (kpt) return kpt;
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
   else if (index.isXrOrClaim(source)) addXrFiles(source, index, files);

@@ -40,7 +40,7 @@ export function renderSummary(sources: RenderedSource[]): string {
     counts[sourceState(s)]++;
     for (const what of new Set((s.notRendered ?? []).map((n) => n.what))) byWhat.set(what, (byWhat.get(what) ?? 0) + 1);
   }
-  let line = `rendered ${counts.rendered} of ${sources.length} sources (XRs, claims, ApplicationConfigurations, Applications)`;
+  let line = `rendered ${counts.rendered} of ${sources.length} sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications)`;
   if (counts["not-rendered"]) line += `; not rendered: ${counts["not-rendered"]} (${[...byWhat].map(([what, n]) => `${what}: ${n}`).join(", ")})`;
   if (counts.failed) line += `; failed: ${counts.failed}`;
   return `${line}\n`;

@@ -5,11 +5,12 @@ import { RepoIndex } from "../validate/repo-index.js";
 import { renderRepo as renderXrs, type RepoRenderOptions } from "./crossplane/repo.js";
 import { renderAppConfig, type OamRenderOptions } from "./oam/appconfig.js";
 import { failedInternally, type NotRendered, type RenderedSource } from "./source.js";
+import { renderKptPackages } from "../kpt/index.js";
 
 /**
  * Everything a repository renders: every XR and claim through its Composition, every OAM
- * v1alpha2 ApplicationConfiguration; KubeVela Applications are named as not rendered (their
- * definitions are CUE templates).
+ * v1alpha2 ApplicationConfiguration, every top-level kpt package through its Kptfile pipeline
+ * (src/kpt); KubeVela Applications are named as not rendered (their definitions are CUE templates).
  */
 export async function renderEverything(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions & OamRenderOptions): Promise<RenderedSource[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
@@ -19,7 +20,8 @@ export async function renderEverything(manifests: Manifest[] | RepoIndex, option
     const findings: Finding[] = [];
     return guarded(ac, "rendering", findings, () => renderAppConfig(ac, index, options)) ?? failedInternally(ac, findings);
   });
-  return [...xrs, ...appConfigs, ...index.applications.filter(selected).map(notRendered)];
+  const kpt = await renderKptPackages(manifests, index.manifests, options);
+  return [...xrs, ...appConfigs, ...kpt, ...index.applications.filter(selected).map(notRendered)];
 }
 
 export const NOT_RENDERED_VIA = "KubeVela (not rendered)";

@@ -16,7 +16,10 @@ import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
  * ApplicationConfiguration), naming the object, the field and what rendered it. Kinds with no known schema are skipped
  * (managed resources of providers whose CRDs are not in the repo are the common case).
  */
-export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine): Promise<Finding[]> {
+export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine, repository: Manifest[] = []): Promise<Finding[]> {
+  // A rendered object that is also a repository object (a kpt package's resource, say): what
+  // validation already said about the repository's object is not said again.
+  const inRepository = new Map(repository.map((m) => [identity(m.object), m]));
   // A nested XR's objects (keys with " > ") come from another Composition's templates than the source's.
   const objects = sources.flatMap((s) => (s.ok ? s.objects.map((o, i) => ({ s, o: o as KubeObject, nested: (s.keys[i] ?? "").includes(" > ") })) : []));
   await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
@@ -28,7 +31,10 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
       // Findings go on the source (or the template the object came from), so the rendered object needs no text of its own.
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
       const template = nested ? undefined : templateOf(s, o as JsonObject);
+      const original = inRepository.get(identity(o));
+      const known = new Set(original ? engine.validate(original, registry.get(gvkOf(original.apiVersion, original.kind), original.file) ?? entry).map((v) => `${v.rule}|${v.pointer}|${v.message}`) : []);
       for (const v of engine.validate(manifest, entry)) {
+        if (known.has(`${v.rule}|${v.pointer}|${v.message}`)) continue;
         // The base's own mistakes are reported at the base by validation (pt rules); not again per XR.
         if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAt(template.base, v.pointer), valueAt(o, v.pointer))) continue;
         const field = pointerToFieldPath(v.pointer) || "(root)";
@@ -79,4 +85,9 @@ function valueAt(value: unknown, pointer: string): unknown {
 
 function sameValue(a: unknown, b: unknown): boolean {
   return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+function identity(o: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }): string {
+  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
 }

@@ -71,7 +71,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
       "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain is a function of the Upbound project, built from functions/main/; composition-ci cannot build it. " +
         "To render them: build and serve it (`up project build`), add a Function object for it annotated render.crossplane.io/runtime: Development, or give it a built-in, a command or a module under functions: in .composition-ci.yaml",
     );
-    expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, ApplicationConfigurations, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
+    expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
   });
 
   it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {

@@ -1,0 +1,73 @@
+import path from "node:path";
+import type { Manifest } from "../manifest/manifest.js";
+import type { RenderedSource } from "../render/source.js";
+import { failedInternally } from "../render/source.js";
+import type { Finding } from "../report/finding.js";
+import { guardedAsync } from "../validate/guard.js";
+import { topLevelPackages } from "./package.js";
+import type { KptRuntimeOptions } from "./runtime.js";
+import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./source.js";
+
+/**
+ * kpt packages, the one door of `src/kpt/`: which packages a repository has (for `render --all`,
+ * `check`, `diff` and `drift`), rendering each as `kpt fn render` does, the files each renders
+ * from, and `kpt pkg update`'s preview (update.ts, through `composition-ci kpt update-preview`).
+ */
+
+export { KPT_VIA } from "./source.js";
+export { updatePreview, type UpdatePreview } from "./update.js";
+
+export interface KptRenderOptions extends KptRuntimeOptions {
+  root: string;
+  /** Which sources to render (all when absent); a package the selector never heard of renders. */
+  select?: (source: Manifest) => boolean;
+}
+
+/** The Kptfile manifests of the repository's top-level packages, the same objects for one index and root. */
+const cache = new WeakMap<object, Map<string, Manifest[]>>();
+/** Kptfile manifests handed out by kptSources (a selector built from them knows them). */
+const handedOut = new WeakSet<Manifest>();
+
+/**
+ * The top-level kpt packages among the directories of `manifests` (and their parents), as source
+ * manifests: each package's Kptfile. One index and root give the same objects every time.
+ */
+export function kptSources(key: object, manifests: readonly Manifest[], root: string, mark = false): Manifest[] {
+  const abs = path.resolve(root);
+  let byRoot = cache.get(key);
+  if (!byRoot) cache.set(key, (byRoot = new Map()));
+  let sources = byRoot.get(abs);
+  if (!sources) {
+    sources = topLevelPackages(abs, manifests.map((m) => m.file)).map((rel) => packageSource(abs, rel).kptfile);
+    byRoot.set(abs, sources);
+  }
+  if (mark) for (const s of sources) handedOut.add(s);
+  return sources;
+}
+
+/** Renders every top-level kpt package of the repository. Never throws for bad input. */
+export async function renderKptPackages(key: object, manifests: readonly Manifest[], options: KptRenderOptions): Promise<RenderedSource[]> {
+  const root = path.resolve(options.root);
+  const out: RenderedSource[] = [];
+  for (const m of kptSources(key, manifests, root)) {
+    if (options.select && handedOut.has(m) && !options.select(m)) continue;
+    const pkg = sourcePackage(m)!;
+    const findings: Finding[] = [];
+    const rendered = await guardedAsync(m, "rendering", findings, () => renderKptSource(root, pkg, options));
+    out.push(rendered ?? failedInternally(m, findings));
+  }
+  return out;
+}
+
+/** The files a kpt source renders from: everything below its package (Kptfiles, function configs, subpackages). */
+export function kptSourceFiles(source: Manifest): Set<string> | undefined {
+  const pkg = sourcePackage(source);
+  if (!pkg) return undefined;
+  const root = pkg.rel === "." ? pkg.dir : path.resolve(pkg.dir, ...pkg.rel.split("/").map(() => ".."));
+  return packageFiles(root, pkg);
+}
+
+/** Whether a manifest is a kpt source (a top-level package's Kptfile). */
+export function isKptSource(m: Manifest): boolean {
+  return sourcePackage(m) !== undefined;
+}
