@@ -7,6 +7,8 @@ import { upsertStickyComment } from "../report/github/comment.js";
 import { failingText } from "../report/verdict.js";
 import { blobBase, pullRequest, repository, runUrl } from "./context.js";
 import { actionPackages, type Inputs } from "./inputs.js";
+import { kptUpstreamPreviews } from "./kpt-preview.js";
+import { changedFiles } from "../git/git.js";
 import { annotate, appendSummary, maskLogs, setFindingOutputs, writeReportFile, writeSarif } from "./outputs.js";
 import type { Engine } from "../validate/kubeconform.js";
 
@@ -42,8 +44,13 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   maskLogs(masker);
   const pr = pullRequest();
   const linkBase = blobBase(pr?.head?.sha);
-  const markdown = (maxChars: number, fullReportHint: string) =>
-    masker.redact(formatDiffMarkdown(masker.redactJson(report), { maxChars, linkBase, fullReportHint }));
+  // kpt: when the pull request changes an upstream package of this repository, what pulling it would do downstream.
+  const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
+  const kptSection = trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT);
+  const markdown = (maxChars: number, fullReportHint: string) => {
+    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint });
+    return masker.redact(kptSection ? `${main}\n${kptSection}\n` : main);
+  };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
   writeReportFile(inputs.reportDir, "report.json", formatDiff(result, "json"));
   writeSarif(inputs.sarifFile, result.headFindings, masker);
@@ -61,6 +68,12 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   }
   core.setOutput("comment-url", commentUrl);
   if (report.verdict.failed) core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
+}
+
+const KPT_SECTION_LIMIT = 20_000;
+
+function trimmed(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 120)}\n\n> ✂️ The kpt preview was cut; \`composition-ci kpt update-preview PKG\` shows all of it.`;
 }
 
 /** The sticky comment; an API that fails or a read-only token is a warning, never the step's failure. */
