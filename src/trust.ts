@@ -44,9 +44,16 @@ export function narrowToBase(head: Config, base: Config): Config {
 
 /**
  * Function packages composition-ci pulls and runs as processes without --allow-exec: the
- * crossplane-contrib functions on the Crossplane and Upbound registries, and Upbound's own.
+ * crossplane-contrib functions that only transform data, vetted one by one. They run on the host
+ * (no container), so a function that evaluates code or reads files or the network from its input
+ * (function-kcl, function-shell, function-pythonic, function-cue, upstream function-go-templating's
+ * FileSystem source, Upbound's API functions) is never trusted by default: a pull request could
+ * make it run anything. The functions built in here (patch-and-transform, auto-ready,
+ * go-templating, environment-configs, extra-resources, cel-filter) run in-process anyway.
+ * `functions.trusted` of the base branch's config adds more, knowingly.
  */
-export const DEFAULT_TRUSTED_PACKAGES = ["xpkg.crossplane.io/crossplane-contrib/*", "xpkg.upbound.io/crossplane-contrib/*", "xpkg.upbound.io/upbound/function-*"];
+const VETTED_FUNCTIONS = "{function-sequencer,function-status-transformer,function-patch-and-transform,function-auto-ready,function-environment-configs,function-extra-resources,function-cel-filter}";
+export const DEFAULT_TRUSTED_PACKAGES = [`xpkg.crossplane.io/crossplane-contrib/${VETTED_FUNCTIONS}`, `xpkg.upbound.io/crossplane-contrib/${VETTED_FUNCTIONS}`];
 
 /**
  * Whether a Function's package may be pulled and run: it matches a default or configured

@@ -3,7 +3,7 @@ import path from "node:path";
 import * as YAML from "yaml";
 import { git, topLevel } from "../git/git.js";
 import { updatePreview, type UpdatePreview } from "../kpt/index.js";
-import { sameRepositoryUrl, UpdatePreviewError } from "../kpt/update.js";
+import { sameRepositoryUrl, UpdatePreviewError, upstreamDirectory } from "../kpt/update.js";
 import { code, escapeMarkdown, fenced } from "../report/formats/md.js";
 
 /**
@@ -21,8 +21,8 @@ export async function kptUpstreamPreviews(root: string, changed: string[]): Prom
   for (const kptfile of findKptfiles(top)) {
     const upstream = upstreamOf(kptfile);
     if (!upstream || !remotes.some((r) => sameRepositoryUrl(r, upstream.repo))) continue;
-    const dir = upstream.directory.replace(/^\/+/, "").replace(/\/+$/, "");
-    if (dir.split("/").includes("..")) continue;
+    const dir = upstream.directory.replace(/\/+$/, "");
+    if (dir.split("/").some((p) => p === ".." || p === ".git")) continue;
     if (!changed.some((f) => dir === "" || f === dir || f.startsWith(`${dir}/`))) continue;
     try {
       sections.push(previewMarkdown(await updatePreview({ pkg: path.dirname(kptfile), displayRoot: top })));
@@ -41,12 +41,14 @@ function previewMarkdown(p: UpdatePreview): string {
   return [head, ...conflicts].join("\n") + diffs;
 }
 
+/** The repository and directory the preview will read, resolved exactly as updatePreview resolves them. */
 function upstreamOf(kptfile: string): { repo: string; directory: string } | undefined {
   try {
-    const doc = YAML.parse(fs.readFileSync(kptfile, "utf8")) as { upstream?: { git?: { repo?: unknown; directory?: unknown } }; upstreamLock?: { git?: { repo?: unknown; directory?: unknown } } } | null;
-    const lock = doc?.upstreamLock?.git ?? doc?.upstream?.git;
-    const repo = lock?.repo ?? doc?.upstream?.git?.repo;
-    return typeof repo === "string" ? { repo, directory: typeof lock?.directory === "string" ? lock.directory : "/" } : undefined;
+    const doc = YAML.parse(fs.readFileSync(kptfile, "utf8")) as Record<string, unknown> | null;
+    if (!doc || typeof doc !== "object") return undefined;
+    const git = (key: string) => ((doc[key] as { git?: { repo?: unknown } } | undefined)?.git ?? {}) as { repo?: unknown };
+    const repo = git("upstreamLock").repo ?? git("upstream").repo;
+    return typeof repo === "string" ? { repo, directory: upstreamDirectory(doc) } : undefined;
   } catch {
     return undefined;
   }

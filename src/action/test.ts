@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
 import { loadConfig } from "../config/config.js";
+import { trustedConfig } from "./trusted-config.js";
 import { SUMMARY_LIMIT } from "../report/formats/markdown.js";
 import { maskerFor } from "../report/secrets.js";
 import { countTests, formatTestReport, runTests, testExitCode, testFindings, testSummaryLine } from "../testing/index.js";
@@ -18,7 +19,7 @@ import { annotate, appendSummary, maskLogs, writeReportFile, writeSarif } from "
  */
 export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
   const root = process.cwd();
-  const config = loadConfig(root, inputs.config);
+  const config = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
   const report = await runTests(result, root, { paths: inputs.paths, allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });

@@ -1,6 +1,7 @@
 import * as core from "@actions/core";
 import { renderAndValidate } from "../commands/check.js";
 import { loadConfig } from "../config/config.js";
+import { trustedConfig } from "./trusted-config.js";
 import { summarize } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { SUMMARY_LIMIT } from "../report/formats/markdown.js";
@@ -18,7 +19,7 @@ import { runUrl } from "./context.js";
 /** `mode: validate`: `check` of the tree, reported as the job summary, annotations, SARIF and a text report. */
 export async function validateMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
   const root = process.cwd();
-  const config = loadConfig(root, inputs.config);
+  const config = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
   const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });

@@ -228,7 +228,7 @@ function parseTrusted(value: unknown, fail: (msg: string) => never): string[] {
     if (typeof entry !== "string" || !entry.trim()) fail(`functions.trusted[${i}] must be a package glob such as ghcr.io/acme/function-*`);
     const [glob, digest, extra] = entry.trim().split("@");
     if (extra !== undefined || (digest !== undefined && !/^sha256:[a-f0-9]{64}$/.test(digest))) fail(`functions.trusted[${i}]: "${entry}": a pin must be @sha256:<64 hex digits>`);
-    if (!glob!.includes("/") || glob!.startsWith("*")) fail(`functions.trusted[${i}]: "${entry}" must name a registry host and a repository (trusting every registry is what allow-exec is for)`);
+    if (!glob!.includes("/") || /[*?[\]{}!\\]/.test(glob!.split("/")[0]!)) fail(`functions.trusted[${i}]: "${entry}" must name a registry host and a repository (trusting every registry is what allow-exec is for)`);
     return entry.trim();
   });
 }

@@ -134,6 +134,8 @@ function checkConfigPath(pkg: KptPackage, fn: PipelineFunction, configPath: stri
   const file = path.join(pkg.dir, cleaned);
   let text: string;
   try {
+    // A symbolic link out of the package is not followed: a pull request must not get files of the runner read.
+    if (!insidePackage(pkg.dir, file)) throw new Error("outside");
     text = fs.readFileSync(file, "utf8");
   } catch {
     return void at(pointer, "error", "kpt/function-config", `failed to open functionConfig from path "${configPath}": no such file in the package`);
@@ -168,4 +170,15 @@ export function validImageReference(ref: string): boolean {
 /** The Kptfile manifest, for messages about a package. */
 export function packageTitle(m: Manifest): string {
   return `package ${m.name ?? path.posix.dirname(m.file)}`;
+}
+
+/** Whether a file, links resolved, is inside the package directory. */
+export function insidePackage(dir: string, file: string): boolean {
+  try {
+    const real = fs.realpathSync(file);
+    const top = fs.realpathSync(dir);
+    return real.startsWith(top + path.sep);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { insidePackage } from "./kptfile.js";
 import path from "node:path";
 import type { Finding } from "../report/finding.js";
 import type { JsonObject } from "../render/functions/response.js";
@@ -292,6 +293,7 @@ function functionConfig(pkg: KptPackage, fn: PipelineFunction, items: JsonObject
     const current = items.find((r) => annotation(r, PACKAGE_PATH) === pkg.dir && fileOf(r).path === configPath);
     if (current) return deepCopy(current);
     try {
+      if (!insidePackage(pkg.dir, path.join(pkg.dir, configPath))) return undefined;
       const docs = readDocuments(fs.readFileSync(path.join(pkg.dir, configPath), "utf8"));
       const first = docs[0]?.value;
       if (isObject(first)) return first;

@@ -1,3 +1,4 @@
+import { killGroup } from "../render/runner/process.js";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -30,7 +31,13 @@ export interface KptRuntimeOptions {
 }
 
 /** The catalog function images composition-ci trusts like the crossplane-contrib functions. */
-export const KPT_TRUSTED_IMAGES = ["ghcr.io/kptdev/krm-functions-catalog/*", "gcr.io/kpt-fn/*"];
+/**
+ * kpt catalog functions trusted by default: pure KRM transforms and checks, vetted one by one.
+ * They run on the host without kpt's container (no --network none), so a function that fetches
+ * (render-helm-chart), reads local paths or evaluates code (starlark) is not among them.
+ */
+const VETTED_KPT_FUNCTIONS = "{apply-setters,create-setters,search-replace,set-image,ensure-name-substring,remove-local-config-resources,set-enforcement-action,set-labels,set-annotations,set-namespace,apply-replacements}";
+export const KPT_TRUSTED_IMAGES = [`ghcr.io/kptdev/krm-functions-catalog/${VETTED_KPT_FUNCTIONS}`, `gcr.io/kpt-fn/${VETTED_KPT_FUNCTIONS}`];
 
 /** kpt's default prefix for an image given by its bare name (`set-labels`). */
 export const DEFAULT_IMAGE_PREFIX = "ghcr.io/kptdev/krm-functions-catalog";
@@ -208,7 +215,7 @@ const STDERR_TAIL = 4096;
 /** Runs a function process: the ResourceList on stdin, stdout collected, the stderr tail kept, killed at the timeout. */
 function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, stdin: string, timeoutMs: number): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = "";
@@ -216,14 +223,14 @@ function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessE
     const timer = setTimeout(() => {
       if (settled) return;
       settled = true;
-      child.kill("SIGKILL");
+      killGroup(child, "SIGKILL");
       reject(new Error(`timed out after ${timeoutMs / 1000}s`));
     }, timeoutMs);
     timer.unref();
     child.stdout.on("data", (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > STDOUT_LIMIT) {
-        child.kill("SIGKILL");
+        killGroup(child, "SIGKILL");
         return;
       }
       out.push(chunk);

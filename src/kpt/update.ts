@@ -87,7 +87,7 @@ export async function updatePreview(options: UpdatePreviewOptions): Promise<Upda
   const displayRoot = options.displayRoot && !path.relative(options.displayRoot, pkgDir).startsWith("..") ? options.displayRoot : downstreamTop;
   const repo = String(lock.repo ?? upstream.repo ?? "");
   const upstreamTop = await locateRepository(repo, pkgDir, downstreamTop);
-  const directory = String(lock.directory ?? upstream.directory ?? "/").replace(/^\/+/, "");
+  const directory = upstreamDirectory(kptfile);
   const cleanups: Materialized[] = [];
   try {
     let originCommit: string;
@@ -98,7 +98,7 @@ export async function updatePreview(options: UpdatePreviewOptions): Promise<Upda
     }
     const originTree = await materialize(originCommit, upstreamTop);
     cleanups.push(originTree);
-    const origin = path.join(originTree.dir, directory);
+    const origin = confined(originTree.dir, directory);
     const sameRepo = path.resolve(upstreamTop) === path.resolve(downstreamTop);
     const ref = options.upstreamRef ?? (sameRepo ? undefined : String(upstream.ref ?? "") || undefined);
     let updated: string;
@@ -110,10 +110,10 @@ export async function updatePreview(options: UpdatePreviewOptions): Promise<Upda
       });
       const tree = await materialize(toCommit, upstreamTop);
       cleanups.push(tree);
-      updated = path.join(tree.dir, directory);
+      updated = confined(tree.dir, directory);
       toLabel = `${ref} (${toCommit.slice(0, 12)})`;
     } else {
-      updated = path.join(upstreamTop, directory);
+      updated = confined(upstreamTop, directory);
       toCommit = (await git(["rev-parse", "HEAD"], upstreamTop)).trim();
       toLabel = `the working tree (HEAD ${toCommit.slice(0, 12)})`;
     }
@@ -197,6 +197,30 @@ async function locateRepository(repo: string, pkgDir: string, downstreamTop: str
   throw new UpdatePreviewError(
     `the upstream ${repo} is neither this repository (its remotes: ${remotes.length ? [...new Set(remotes)].join(", ") : "none"}) nor a local path; composition-ci fetches nothing: clone it and use --upstream-repo`,
   );
+}
+
+/** The upstream directory a Kptfile's lock (else its upstream) names, relative to its repository. */
+export function upstreamDirectory(kptfile: Record<string, unknown>): string {
+  const git = (key: string) => {
+    const section = kptfile[key];
+    return isObject(section) && isObject(section.git) ? section.git : undefined;
+  };
+  return String(git("upstreamLock")?.directory ?? git("upstream")?.directory ?? "/").replace(/^\/+/, "");
+}
+
+/**
+ * The upstream directory inside a tree, never leading out of it: no `..`, not `.git`, and no
+ * symbolic link on the way that resolves elsewhere (a committed link to /etc must not be read).
+ */
+function confined(treeTop: string, directory: string): string {
+  const parts = directory.split("/").filter(Boolean);
+  if (parts.includes("..") || parts.includes(".git")) throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository`);
+  const target = path.join(treeTop, ...parts);
+  if (!fs.existsSync(target)) return target;
+  const real = fs.realpathSync(target);
+  const top = fs.realpathSync(treeTop);
+  if (real !== top && !real.startsWith(top + path.sep)) throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository (a symbolic link)`);
+  return target;
 }
 
 /** Git URLs compared by host and path: scheme, user, `.git` and the scp-like `host:path` form do not matter. */

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { RegistryError, type RegistryClient } from "./registry.js";
 import { formatReference, parseReference, type ImageReference } from "./reference.js";
 import { BlobStore, DigestMismatch, sha256 } from "./store.js";
-import { extractPackageYaml, LayerApplier, type UnpackLimits } from "./unpack.js";
+import { extractPackageYaml, LayerApplier, removeTree, type UnpackLimits } from "./unpack.js";
 
 /**
  * Pulling an image to a directory, the one door of `src/oci/`: resolve the reference (a tag
@@ -130,7 +130,7 @@ export async function pullPackageYaml(referenceText: string, options: PullOption
     const cached = store.packageYamlPath(layer.digest);
     if (fs.existsSync(cached)) return { reference: formatReference(ref), digest, yaml: fs.readFileSync(cached, "utf8") };
     await puller.layerBlob(layer);
-    const yaml = await extractPackageYaml(store.blobPath(layer.digest), limits.maxLayerBytes);
+    const yaml = await extractPackageYaml(store.blobPath(layer.digest), Math.min(limits.maxLayerBytes, 64 * 1024 * 1024));
     if (yaml === undefined) continue;
     store.putPackageYaml(layer.digest, yaml);
     return { reference: formatReference(ref), digest, yaml };
@@ -223,7 +223,7 @@ class Puller {
       applier.finish();
       return this.store.commitRootfs(tmp, digest);
     } catch (err) {
-      fs.rmSync(tmp, { recursive: true, force: true });
+      removeTree(tmp);
       throw new PullError(`${this.name}: cannot unpack: ${(err as Error).message}`, "integrity");
     }
   }

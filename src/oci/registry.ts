@@ -77,9 +77,7 @@ export class RegistryClient {
       if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
         await response.body?.cancel();
         const next = new URL(response.headers.get("location")!, target);
-        if (next.protocol !== "https:" && !(next.protocol === "http:" && isLoopbackRegistry(next.host))) {
-          throw new RegistryError(`${url}: redirected to ${next.protocol}//${next.host}, which is neither HTTPS nor loopback`);
-        }
+        checkedRedirect(registry, url, next);
         target = next.toString();
         continue;
       }
@@ -190,6 +188,18 @@ function checkedRealm(registry: string, realmText: string): URL {
     throw new RegistryError(`${registry}: the token realm ${realm.origin} is a local address other than the registry's`);
   }
   return realm;
+}
+
+/**
+ * Where a registry may send us: HTTPS, or plain HTTP on loopback only for a loopback registry;
+ * a loopback or private address only when the registry is there itself (as for token realms).
+ */
+function checkedRedirect(registry: string, url: string, next: URL): void {
+  const registryLocal = isLoopbackRegistry(registry);
+  const ok = next.protocol === "https:" || (next.protocol === "http:" && registryLocal && isLoopbackRegistry(next.host));
+  if (!ok) throw new RegistryError(`${url}: redirected to ${next.protocol}//${next.host}, which is neither HTTPS nor the registry's loopback`);
+  const local = isLoopbackRegistry(next.host) || isPrivateAddress(hostOf(next.host));
+  if (local && !registryLocal && next.host !== registry) throw new RegistryError(`${url}: redirected to ${next.host}, a local address other than the registry's`);
 }
 
 function isPrivateAddress(host: string): boolean {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { removeTree } from "./unpack.js";
 
 /**
  * The content-addressed cache under `<cache>/oci/`: `blobs/sha256/<hex>` (every blob verified
@@ -91,7 +92,7 @@ export class BlobStore {
       fs.renameSync(tmp, target);
     } catch (err) {
       // Another run unpacked the same image meanwhile: theirs is as good.
-      fs.rmSync(tmp, { recursive: true, force: true });
+      removeTree(tmp);
       if (!fs.existsSync(target)) throw err;
     }
     return target;

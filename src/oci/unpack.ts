@@ -54,9 +54,10 @@ export class LayerApplier {
     await Promise.all([done, consume]);
   }
 
-  /** Gives directories their modes (u+rwx was kept while unpacking). */
+  /** Gives directories their modes, read-only (u+rwx was kept while unpacking). */
   finish(): void {
-    for (const [dir, mode] of this.dirModes) fs.chmodSync(dir, mode);
+    // A later layer may have removed a directory (a whiteout, an opaque marker): nothing to give a mode to.
+    for (const [dir, mode] of this.dirModes) if (lstat(dir)?.isDirectory()) fs.chmodSync(dir, (mode | 0o500) & ~0o222);
   }
 
   private async entry(header: tar.Header, body: AsyncIterable<Buffer>, written: Set<string>): Promise<void> {
@@ -66,7 +67,12 @@ export class LayerApplier {
     const base = path.posix.basename(name);
     const parentName = path.posix.dirname(name);
     if (base === OPAQUE) return this.opaque(parentName, written);
-    if (base.startsWith(WHITEOUT)) return this.whiteout(path.posix.join(parentName, base.slice(WHITEOUT.length)), written);
+    if (base.startsWith(WHITEOUT)) {
+      const hidden = base.slice(WHITEOUT.length);
+      // `.wh..` would name the parent: a whiteout hides one entry of its own directory, nothing else.
+      if (hidden === "" || hidden === "." || hidden === ".." || hidden.includes("/")) throw new UnsafeLayer(`"${header.name}" is not a whiteout of an entry`);
+      return this.whiteout(path.posix.join(parentName, hidden), written);
+    }
     written.add(name);
     for (let p = parentName; p !== "." && p !== ""; p = path.posix.dirname(p)) written.add(p);
     const parent = this.resolve(parentName, true);
@@ -104,7 +110,8 @@ export class LayerApplier {
     if (this.bytes > this.limits.maxBytes) throw new UnsafeLayer(`unpacks to more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB`);
     this.replace(target);
     await pipeline(body, fs.createWriteStream(target, { mode: mode | 0o600, flags: "wx" }));
-    fs.chmodSync(target, mode | 0o400);
+    // Read-only once unpacked: a function must not change another's binary in the shared cache.
+    fs.chmodSync(target, (mode | 0o400) & ~0o222);
   }
 
   private hardlink(target: string, linkname: string): void {
@@ -131,6 +138,7 @@ export class LayerApplier {
   private whiteout(name: string, written: Set<string>): void {
     if (written.has(name)) return;
     const target = path.join(this.resolve(path.posix.dirname(name), true), path.posix.basename(name));
+    if (!target.startsWith(this.root + path.sep)) throw new UnsafeLayer(`whiteout ${name} leads outside the image root`);
     fs.rmSync(target, { recursive: true, force: true });
   }
 
@@ -249,4 +257,20 @@ export async function extractPackageYaml(blobFile: string, maxBytes: number): Pr
   }
   await done;
   return found;
+}
+
+/** Removes an unpacked tree, read-only directories included. */
+export function removeTree(dir: string): void {
+  const writable = (d: string) => {
+    const stat = lstat(d);
+    if (!stat?.isDirectory()) return;
+    fs.chmodSync(d, 0o700);
+    for (const e of fs.readdirSync(d)) writable(path.join(d, e));
+  };
+  try {
+    writable(dir);
+  } catch {
+    // best effort: rmSync says what is left
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
 }

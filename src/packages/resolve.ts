@@ -22,16 +22,23 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
   const range = version.replace(/,/g, " ");
   if (!semver.validRange(range, { loose: true })) return `${name}:${version}`;
   const cacheFile = path.join(options.cacheDir, "oci", "constraints", `${crypto.createHash("sha256").update(`${name}|${range}`).digest("hex")}.json`);
+  // A constraint's answer is kept a day (a second run asks nothing; tomorrow's sees new releases);
+  // offline, whatever an online run last resolved.
+  const memo = resolvedThisRun.get(cacheFile);
+  if (memo) return `${name}:${memo}`;
   const cached = readCached(cacheFile);
-  if (cached) return `${name}:${cached}`;
+  if (cached && (options.offline || Date.now() - cached.at < CONSTRAINT_LIFETIME_MS)) return `${name}:${cached.tag}`;
   if (options.offline) throw new PullError(`${name} ${version} is not resolved in the cache (--offline); fill it with \`composition-ci functions pull\``, "offline");
   const tags = await listTags(name, options.client);
   const best = tags.filter((t) => semver.valid(t, { loose: true }) && semver.satisfies(t, range, { loose: true })).sort((a, b) => semver.rcompare(a, b, { loose: true }))[0];
   if (!best) throw new PullError(`${name}: no tag satisfies ${version} (of ${tags.length} tags)`, "registry");
   fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
   fs.writeFileSync(cacheFile, JSON.stringify({ package: name, constraint: version, tag: best, resolved: new Date().toISOString() }) + "\n");
+  resolvedThisRun.set(cacheFile, best);
   return `${name}:${best}`;
 }
+
+const resolvedThisRun = new Map<string, string>();
 
 /** `v1.2.3` or `1.2.3`: the tag itself. */
 function isExact(version: string): boolean {
@@ -42,10 +49,13 @@ function hasTag(name: string): boolean {
   return name.lastIndexOf(":") > name.lastIndexOf("/");
 }
 
-function readCached(file: string): string | undefined {
+const CONSTRAINT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+function readCached(file: string): { tag: string; at: number } | undefined {
   try {
-    const tag = (JSON.parse(fs.readFileSync(file, "utf8")) as { tag?: unknown }).tag;
-    return typeof tag === "string" ? tag : undefined;
+    const entry = JSON.parse(fs.readFileSync(file, "utf8")) as { tag?: unknown; resolved?: unknown };
+    const at = typeof entry.resolved === "string" ? Date.parse(entry.resolved) : NaN;
+    return typeof entry.tag === "string" ? { tag: entry.tag, at: Number.isFinite(at) ? at : 0 } : undefined;
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as jsyaml from "js-yaml";
+import { DEFAULT_LIMITS, loadFile } from "../manifest/load.js";
 import { isKubeObject, Manifest, SourceFile } from "../manifest/manifest.js";
 import { PullError, pullPackageYaml } from "../oci/image.js";
 import type { Finding } from "../report/finding.js";
@@ -43,6 +44,29 @@ export interface PackageSchemas {
   findings: Finding[];
 }
 
+const MAX_PACKAGE_YAML = 64 * 1024 * 1024;
+/** Where YAML could hold an anchor or an alias: such a file goes through the bounded reader. */
+const MAYBE_ALIAS = /(?:^|[\s[\]{},:-])[&*][^\s[\]{},]/m;
+
+/**
+ * A package.yaml as objects. A package is data from a registry: an alias bomb, a duplicate key or
+ * a file too large is a warning about the package, never a hang or a crash. Plain files take
+ * js-yaml's fast path; a file that may hold anchors takes the bounded reader every repository
+ * file takes (alias limits).
+ */
+function parsePackageYaml(pulled: { reference: string; yaml: string }): unknown[] {
+  if (pulled.yaml.length > MAX_PACKAGE_YAML) throw new PullError(`${pulled.reference}: package.yaml is larger than 64 MiB`, "format");
+  try {
+    if (!MAYBE_ALIAS.test(pulled.yaml)) return jsyaml.loadAll(pulled.yaml, null, { schema: jsyaml.CORE_SCHEMA }) as unknown[];
+    const loaded = loadFile(`${pulled.reference} (package.yaml)`, Buffer.from(pulled.yaml), { ...DEFAULT_LIMITS, maxFileBytes: MAX_PACKAGE_YAML });
+    const bad = loaded.findings.find((f) => f.severity === "error");
+    if (bad) throw new Error(bad.message);
+    return loaded.manifests.map((m) => m.object);
+  } catch (err) {
+    throw new PullError(`${pulled.reference}: package.yaml cannot be read: ${(err as Error).message.split("\n")[0]}`, "format");
+  }
+}
+
 /**
  * The objects of a package.yaml (tens of megabytes for a large provider): parsed once without
  * positions (they describe schemas, no finding points into them) and kept as JSON by the
@@ -54,7 +78,7 @@ function packageObjects(pulled: { reference: string; digest: string; yaml: strin
   try {
     objects = JSON.parse(fs.readFileSync(cached, "utf8")) as unknown[];
   } catch {
-    objects = jsyaml.loadAll(pulled.yaml, null, { schema: jsyaml.CORE_SCHEMA }) as unknown[];
+    objects = parsePackageYaml(pulled);
     fs.mkdirSync(path.dirname(cached), { recursive: true });
     fs.writeFileSync(`${cached}.${process.pid}.tmp`, JSON.stringify(objects));
     fs.renameSync(`${cached}.${process.pid}.tmp`, cached);

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kptUpstreamPreviews } from "../../src/action/kpt-preview.js";
@@ -33,5 +34,28 @@ describe("the Action's pr mode previews kpt pkg update for downstream packages o
     expect(section).not.toContain("elsewhere/web");
     expect(section).not.toContain("escape/web");
     expect(await kptUpstreamPreviews(dir, ["README.md"])).toBe("");
+  });
+
+  it("an upstream directory that leads out of the repository (.git, .., a committed symbolic link) is never read", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "cci-outside-"));
+    fs.writeFileSync(path.join(outside, "secret.yaml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: hunter2-outside}\n");
+    const dir = tempRepo({ "catalog/web/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: web}\n", "catalog/web/deploy.yaml": DEPLOYMENT });
+    fs.symlinkSync(outside, path.join(dir, "leak"));
+    git(dir, "init", "-q", "-b", "main");
+    git(dir, "remote", "add", "origin", "git@github.com:acme/platform.git");
+    git(dir, "config", "http.extraheader", "AUTHORIZATION: basic c2VjcmV0LXRva2Vu");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "catalog");
+    const lock = git(dir, "rev-parse", "HEAD").trim();
+    const noLockDirectory = (upstreamDir: string) =>
+      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: web}\nupstream:\n  type: git\n  git: {repo: https://github.com/acme/platform, directory: ${upstreamDir}, ref: main}\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git: {repo: https://github.com/acme/platform, ref: main, commit: ${lock}}\n`;
+    for (const [pkg, text] of [["a/web", noLockDirectory(".git")], ["b/web", noLockDirectory("/leak")], ["c/web", kptfile("https://github.com/acme/platform", lock, "/leak")]] as const) {
+      fs.mkdirSync(path.join(dir, pkg), { recursive: true });
+      fs.writeFileSync(path.join(dir, pkg, "Kptfile"), text);
+    }
+    const section = await kptUpstreamPreviews(dir, [".git/config", "leak/secret.yaml", "catalog/web/deploy.yaml"]);
+    expect(section).not.toContain("hunter2-outside");
+    expect(section).not.toContain("AUTHORIZATION");
+    expect(section).not.toContain("c2VjcmV0LXRva2Vu");
   });
 });

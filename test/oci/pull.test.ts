@@ -127,7 +127,8 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
     expect(fs.readFileSync(r("usr/lib/through-link"), "utf8")).toBe("merged usr");
     expect(fs.readlinkSync(r("var/run"))).toBe("../run");
     expect(fs.existsSync(r("dev/null"))).toBe(false);
-    expect(fs.statSync(r("function")).mode & 0o7777).toBe(0o755);
+    // Set-id bits dropped, and read-only: a function cannot change what the cache holds for another.
+    expect(fs.statSync(r("function")).mode & 0o7777).toBe(0o555);
     expect(fs.readFileSync(r("hard"), "utf8")).toContain("echo hi");
     expect(registry.requests.some((q) => q.url.startsWith("/token"))).toBe(true);
     expect(registry.requests.filter((q) => q.url.startsWith("/v2/")).every((q) => q.authorization === undefined || q.authorization.startsWith("Bearer token-"))).toBe(true);
@@ -193,6 +194,25 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
     const err = await pullImage(`${registry.host}/acme/escape:v1`, options()).catch((e: unknown) => e);
     expect((err as PullError).kind).toBe("integrity");
     expect(fs.existsSync(path.join(cacheDir, "..", "escape"))).toBe(false);
+  });
+
+  it("a whiteout of `..` is refused, and the cache of other images stays", async () => {
+    const other = await layer([{ name: "function", content: "x" }]);
+    registry.push("acme/kept", "v1", { "linux/amd64": { layers: [{ bytes: other, compression: "gzip" }] } });
+    const kept = await pullImage(`${registry.host}/acme/kept:v1`, options());
+    const bad = await layer([{ name: "dir/", type: "directory" }, { name: "dir/.wh..." }]);
+    registry.push("acme/wh-dotdot", "v1", { "linux/amd64": { layers: [{ bytes: bad, compression: "gzip" }] } });
+    const err = await pullImage(`${registry.host}/acme/wh-dotdot:v1`, options()).catch((e: unknown) => e);
+    expect((err as PullError).kind).toBe("integrity");
+    expect(fs.existsSync(path.join(kept.root, "function"))).toBe(true);
+  });
+
+  it("a directory a later layer removes (rm -rf of apt lists) unpacks", async () => {
+    const lower = await layer([{ name: "var/", type: "directory" }, { name: "var/lists/", type: "directory" }, { name: "var/lists/partial/", type: "directory" }, { name: "var/lists/a", content: "a" }]);
+    const upper = await layer([{ name: "var/lists/.wh..wh..opq" }, { name: "function", content: "x" }]);
+    registry.push("acme/apt", "v1", { "linux/amd64": { layers: [{ bytes: lower, compression: "gzip" }, { bytes: upper, compression: "gzip" }] } });
+    const image = await pullImage(`${registry.host}/acme/apt:v1`, options());
+    expect(fs.readdirSync(path.join(image.root, "var/lists"))).toEqual([]);
   });
 
   it("an absolute symbolic link is confined: a file written through it lands inside the image", async () => {

@@ -9,9 +9,13 @@ import { tempRepo } from "../helpers.js";
 
 describe("which function packages are trusted", () => {
   it.each([
-    ["xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", true],
-    ["xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.10.0", true],
-    ["xpkg.upbound.io/upbound/function-msgraph:v0.1.0", true],
+    ["xpkg.crossplane.io/crossplane-contrib/function-status-transformer:v0.4.0", true],
+    ["xpkg.upbound.io/crossplane-contrib/function-sequencer:v0.2.1", true],
+    // They evaluate code or reach out from their input: a pull request could make them run anything.
+    ["xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", false],
+    ["xpkg.upbound.io/crossplane-contrib/function-shell:v0.6.0", false],
+    ["xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.10.0", false],
+    ["xpkg.upbound.io/upbound/function-msgraph:v0.1.0", false],
     ["xpkg.upbound.io/upbound/provider-aws:v1", false],
     ["xpkg.upbound.io/acme/function-x:v1", false],
     ["crossplane-contrib/function-kcl:v0.12.0", false], // Docker Hub, not the Crossplane registry
@@ -20,7 +24,8 @@ describe("which function packages are trusted", () => {
     expect(isTrustedPackage(ref, [], false)).toBe(trusted);
   });
 
-  it("the config adds globs, pins trust one digest, allow-exec trusts everything", () => {
+  it("the config adds globs (function-kcl once the base branch says so), pins trust one digest, allow-exec trusts everything", () => {
+    expect(isTrustedPackage("xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", ["xpkg.crossplane.io/crossplane-contrib/function-kcl"], false)).toBe(true);
     const digest = `sha256:${"b".repeat(64)}`;
     expect(isTrustedPackage("ghcr.io/acme/function-x:v1", ["ghcr.io/acme/function-*"], false)).toBe(true);
     expect(isTrustedPackage("ghcr.io/acme/function-x:v1", [`ghcr.io/acme/function-x@${digest}`], false)).toBe(false);
@@ -34,6 +39,7 @@ describe("which function packages are trusted", () => {
     expect(ok.trustedFunctions).toEqual(["ghcr.io/acme/*"]);
     expect(Object.keys(ok.functions)).toEqual(["function-x"]);
     expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": "functions:\n  trusted: ['*']\n" }))).toThrow(/must name a registry host and a repository/);
+    for (const wide of ["?*/**", "{a,b}.io/x/*", "[x].io/*"]) expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ['${wide}']\n` })), wide).toThrow(/must name a registry host/);
     expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": "functions:\n  trusted: [ghcr.io/a/b@sha256:xyz]\n" }))).toThrow(/a pin must be/);
     const base = { ...emptyConfig(), trustedFunctions: ["ghcr.io/acme/*"] };
     const head = { ...emptyConfig(), trustedFunctions: ["ghcr.io/acme/*", "ghcr.io/evil/*"] };

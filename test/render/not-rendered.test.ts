@@ -77,7 +77,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
   it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {
     const { findings, code } = await check({
       "xrd.yaml": xrd,
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.0}\n",
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-status-transformer:v0.4.0}\n",
       "composition.yaml": composition("    - step: kcl\n      functionRef: {name: function-kcl}\n"),
       "a.yaml": xr("a"),
       "b.yaml": xr("b"),
@@ -86,7 +86,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
     expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
-    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-kcl:v0.12.0 is not in the cache \(--offline\)/);
+    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/);
     expect(notRendered[0]!.message).toContain("To render them: run `composition-ci functions pull`");
   });
 

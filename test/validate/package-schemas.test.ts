@@ -177,4 +177,23 @@ describe("the schemas of the packages a repository depends on", () => {
     expect(registry.requests.length).toBe(before);
     expect(findings.find((f) => f.rule === "package/untrusted")).toMatchObject({ severity: "info", file: "crossplane.yaml" });
   });
+
+  it("a hostile package.yaml (an alias bomb, a duplicate key) is a warning about the package, never a hang or a crash", async () => {
+    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join("\n");
+    for (const [name, text] of [["bomb", `apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: bomb}\nspec:\n  data:\n${bomb.replace(/^/gm, "    ")}\n`], ["dup", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: dup}\nmetadata: {name: again}\n"]] as const) {
+      const l = await layer([{ name: "package.yaml", content: text }]);
+      registry.push(`acme/provider-${name}`, "v1.0.0", { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+    }
+    const dir = tempRepo({
+      ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`,
+      "providers.yaml": `apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: bomb}\nspec: {package: ${registry.host}/acme/provider-bomb:v1.0.0}\n---\napiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: dup}\nspec: {package: ${registry.host}/acme/provider-dup:v1.0.0}\n`,
+    });
+    const started = Date.now();
+    const { findings, code } = await validate(dir);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(code).toBeLessThan(2);
+    const unavailable = findings.filter((f) => f.rule === "package/unavailable").map((f) => f.message);
+    expect(unavailable).toHaveLength(2);
+    expect(unavailable.every((m) => m.includes("package.yaml cannot be read"))).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
+import { removeTree } from "../../oci/unpack.js";
 import { pullImage, PullError, type Platform, type PullPolicy, type PulledImage } from "../../oci/image.js";
 import { RegistryClient, type RegistryOptions } from "../../oci/registry.js";
 import { launchOf } from "./executable.js";
@@ -55,7 +56,8 @@ export class PackageRuntime implements FunctionRuntime {
       throw new FunctionNotRunnable(why, "run where Docker is there with --allow-exec, or on a linux runner of the image's architecture");
     }
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), "cci-function-home-"));
-    return new ProcessRuntime(this.name, { command: launch.command, cwd: launch.cwd, startTimeoutMs: this.settings.startTimeoutMs, env: this.environment(image) });
+    // Its working directory is its private HOME, not the (shared, read-only) unpacked image.
+    return new ProcessRuntime(this.name, { command: launch.command, cwd: this.home, startTimeoutMs: this.settings.startTimeoutMs, env: this.environment(image) });
   }
 
   /** Pulls and unpacks the image into the cache without running it (`functions pull`). */
@@ -110,11 +112,20 @@ export interface PackageSettingsOptions {
 export function packageSettings(options: PackageSettingsOptions): PackageSettings {
   const offline = options.offline ?? ["1", "true"].includes(process.env.COMPOSITION_CI_OFFLINE ?? "");
   return {
-    cacheDir: options.cacheDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "cci-packages-")),
+    cacheDir: options.cacheDir ?? throwAwayCache(),
     client: new RegistryClient(options.registry),
     offline,
     resolved: new Map(),
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     onPull: options.onPull,
   };
+}
+
+/** `--no-cache`: a cache for this process only, removed when it exits (it may hold whole images). */
+const throwAway = new Set<string>();
+function throwAwayCache(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-packages-"));
+  if (throwAway.size === 0) process.once("exit", () => throwAway.forEach((d) => removeTree(d)));
+  throwAway.add(dir);
+  return dir;
 }

@@ -59,6 +59,8 @@ export class ProcessRuntime implements FunctionRuntime {
     const [cmd, ...args] = this.options.command;
     if (!cmd) throw new FunctionFailure(`function ${this.name}: empty command`);
     const child = spawn(cmd, [...args, "--insecure", `--address=127.0.0.1:${port}`], {
+      // Its own process group: stopping it stops whatever it started too (a shell, an interpreter).
+      detached: process.platform !== "win32",
       cwd: this.options.cwd,
       env: this.options.env ?? process.env,
       stdio: ["ignore", "ignore", "pipe"],
@@ -102,9 +104,19 @@ export class ProcessRuntime implements FunctionRuntime {
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
+    killGroup(child, "SIGTERM");
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 2000);
     await gone;
     clearTimeout(timer);
+  }
+}
+
+/** Signals a child's whole process group (it was started detached), else the child alone. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (process.platform !== "win32" && child.pid) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    child.kill(signal);
   }
 }

@@ -79,7 +79,8 @@ function packageRuntime(fn: FunctionManifest, options: RuntimeOptions): Function
   if (!isTrustedPackage(settings.image, options.trustedPackages ?? [], options.allowExec)) {
     return new UnavailableRuntime("package", `would pull and run ${settings.image}, which is not a trusted package`, TRUST_FIX);
   }
-  const fallback = async (why: string) => ((await dockerAnswers()) ? dockerFor(fn.name, settings, options, why) : undefined);
+  // Docker runs the same trusted image, but Docker images run only with allow-exec (SECURITY.md).
+  const fallback = async (why: string) => (options.allowExec && (await dockerAnswers()) ? dockerFor(fn.name, settings, options, why) : undefined);
   return new PackageRuntime(fn.name, settings.image, settings.pullPolicy, options.packages, fallback);
 }
 
