@@ -63,13 +63,8 @@ export const DEFAULT_TRUSTED_PACKAGES = [`xpkg.crossplane.io/crossplane-contrib/
  */
 export function isTrustedPackage(reference: string, trusted: readonly string[], allowExec: boolean): boolean {
   if (allowExec) return true;
-  let ref;
-  try {
-    ref = parseReference(reference);
-  } catch (err) {
-    if (err instanceof ReferenceError) return false;
-    throw err;
-  }
+  const ref = parsedOrNone(reference);
+  if (!ref) return false;
   const name = `${ref.registry}/${ref.repository}`;
   for (const entry of [...DEFAULT_TRUSTED_PACKAGES, ...trusted]) {
     const at = entry.indexOf("@");
@@ -78,6 +73,16 @@ export function isTrustedPackage(reference: string, trusted: readonly string[], 
     if (globMatcher([normalisedGlob(glob)])(name)) return true;
   }
   return false;
+}
+
+/** A reference as parsed, or none when it is not one (never trusted). */
+function parsedOrNone(reference: string) {
+  try {
+    return parseReference(reference);
+  } catch (err) {
+    if (err instanceof ReferenceError) return undefined;
+    throw err;
+  }
 }
 
 /** `docker.io/…` written in the trust list means Docker Hub as references parse it. */
@@ -94,13 +99,8 @@ export const DEFAULT_SCHEMA_SOURCES = ["xpkg.crossplane.io/**", "xpkg.upbound.io
  */
 export function isSchemaSource(reference: string, trusted: readonly string[], allowExec: boolean): boolean {
   if (allowExec) return true;
-  let ref;
-  try {
-    ref = parseReference(reference);
-  } catch (err) {
-    if (err instanceof ReferenceError) return false;
-    throw err;
-  }
+  const ref = parsedOrNone(reference);
+  if (!ref) return false;
   const name = `${ref.registry}/${ref.repository}`;
   const globs = [...DEFAULT_SCHEMA_SOURCES, ...trusted.map((t) => normalisedGlob(t.split("@")[0]!.replace(/:[^/]*$/, "")))];
   return globMatcher(globs)(name);
