@@ -13,7 +13,8 @@ import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js
 import { maskFindings, type SecretMasker } from "../report/mask.js";
 import { maskerFor } from "../report/secrets.js";
 import type { Engine } from "../validate/kubeconform.js";
-import { validateRepo, type ValidateResult } from "../validate/run.js";
+import { loadLimits, TreeReuse, validateRepo, type ValidateResult } from "../validate/run.js";
+import { preload } from "../manifest/read.js";
 import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
@@ -33,8 +34,9 @@ and at the head ref (default: the working tree), and reports what changed: per s
 rendered object, with a unified diff of each changed object, and which findings are new, fixed
 or unchanged. Only the sources whose files changed (the XR, its XRD, Compositions and Functions;
 an ApplicationConfiguration's Components, definitions and scopes) are rendered, unless --all.
-The base is checked out into a temporary directory through a throw-away index; your checkout,
-index and worktrees are not touched.
+The base is checked out into a temporary directory through a throw-away index (its files that
+the head holds byte for byte are hard links to the head's, not copies); your checkout, index and
+worktrees are not changed.
 Secret values are masked in everything written.
 
 Options:
@@ -97,6 +99,8 @@ export interface DiffOptions {
   failOnNew?: boolean;
   /** The workflow run's URL, for the report's link (the Action). */
   runUrl?: string;
+  /** Validate each tree on its own and write every base file (the tests compare this with the default). */
+  fullValidation?: boolean;
 }
 
 export interface DiffResult {
@@ -169,20 +173,33 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const prefix = path.relative(top, options.root);
     const baseCommit = await resolveCommit(options.base, top);
     const headCommit = options.head ? await resolveCommit(options.head, top) : undefined;
-    const baseTree = await materialize(baseCommit, top);
-    cleanups.push(baseTree);
-    let headRoot = options.root;
-    if (headCommit) {
-      const headTree = await materialize(headCommit, top);
-      cleanups.push(headTree);
-      headRoot = path.join(headTree.dir, prefix);
-    }
     const changed = (await changedFiles(baseCommit, headCommit, top))
       .map((f) => path.relative(prefix, f).split(path.sep).join("/"))
       .filter((f) => !f.startsWith(".."));
-    const baseSide = await analyze(path.join(baseTree.dir, prefix), options);
+    // Writing thousands of files is what materializing a tree costs: trees go to memory when
+    // there is room, and a tree's files that another holds byte for byte are hard links to those.
+    // Neither when code from the repository may run: it could write to a file of one tree, which
+    // would then be the other's too, and a tmpfs may forbid executing files.
+    const cheap: { inMemory?: boolean; linkFrom?: string } = options.allowExec || options.fullValidation ? {} : { inMemory: true, linkFrom: top };
+    let headRoot = options.root;
+    let headTop = top;
+    if (headCommit) {
+      const headTree = await materialize(headCommit, top, cheap);
+      cleanups.push(headTree);
+      headTop = headTree.dir;
+      headRoot = path.join(headTree.dir, prefix);
+    }
+    // The trees share what they have in common: files parsed once, objects checked once per schema.
+    const reuse = options.fullValidation ? undefined : new TreeReuse();
+    const writing = materialize(baseCommit, top, { ...cheap, linkFrom: cheap.linkFrom && headTop });
+    writing.catch(() => undefined); // awaited below; meanwhile it must not count as unhandled
+    // While git writes the base tree, the head's files are parsed: most of the base's are the same.
+    if (reuse) await preloadSide(headRoot, options, reuse);
+    const baseTree = await writing;
+    cleanups.push(baseTree);
+    const baseSide = await analyze(path.join(baseTree.dir, prefix), options, reuse);
     const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
-    const headSide = await analyze(headRoot, options, narrow);
+    const headSide = await analyze(headRoot, options, reuse, narrow);
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
@@ -219,7 +236,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   }
 }
 
-async function analyze(root: string, options: DiffOptions, trusted?: Config): Promise<Side> {
+async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | undefined, trusted?: Config): Promise<Side> {
   const config = loadConfig(root, options.configFile);
   const result = await validateRepo({
     root,
@@ -230,10 +247,22 @@ async function analyze(root: string, options: DiffOptions, trusted?: Config): Pr
     engine: options.engine,
     kubeconformPath: options.kubeconformPath,
     packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
+    reuse,
   });
   const candidates = renderSources(result.index, root);
   const keys = sourceKeys(candidates);
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings: result.findings };
+}
+
+/** Parses a tree's files into the shared cache ahead of its validation; a problem is left for the validation to meet. */
+async function preloadSide(root: string, options: DiffOptions, reuse: TreeReuse): Promise<void> {
+  try {
+    const config = loadConfig(root, options.configFile);
+    const paths = options.paths.filter((p) => fs.existsSync(path.resolve(root, p)));
+    await preload(paths, root, config.ignore, loadLimits(config), reuse.scanned);
+  } catch {
+    // The validation of the tree reads it again and reports what went wrong.
+  }
 }
 
 /** The tree's CompositionTests and golden files, as check runs them: a failing one is a finding. */

@@ -1,4 +1,4 @@
-import { packEvents, type PackedEvents } from "./positions.js";
+import { hasAnchors } from "./positions.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -31,16 +31,70 @@ export interface LoadedFile {
 export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch";
 
 /** Reads and loads one file, checking its size before reading it. */
-export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
+export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): LoadedFile {
   // One open, one fstat, one read: the size is checked on the open file, not by a second lookup.
   const fd = fs.openSync(abs, "r");
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size > limits.maxFileBytes) return tooLarge(file, size, limits);
-    return loadFile(file, readExactly(fd, size), limits);
+    const stat = fs.fstatSync(fd);
+    if (stat.size > limits.maxFileBytes) return tooLarge(file, stat.size, limits);
+    if (!cache) return loadFile(file, readExactly(fd, stat.size), limits);
+    const same = cache.sameFile(file, stat, limits);
+    if (same) return same;
+    const bytes = readExactly(fd, stat.size);
+    return cache.sameBytes(file, bytes, limits) ?? cache.keep(file, stat, bytes, limits, loadFile(file, bytes, limits));
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Files loaded once, handed out again when a second tree holds the same bytes at the same path
+ * (diff reads the base and the head): the same file (a hard link, same size and times) is not
+ * even read again, other files are compared byte for byte. What is handed out again shares the
+ * parsed objects and the SourceFile (text, events, positions), never the Manifest wrappers or
+ * the findings (a run may mark its findings), so each tree's results stay its own.
+ */
+export class LoadCache {
+  private readonly files = new Map<string, CachedLoad>();
+
+  /** The file as loaded before, when `stat` says it is the same file, unchanged. */
+  sameFile(file: string, stat: fs.Stats, limits: LoadLimits): LoadedFile | undefined {
+    const c = this.files.get(file);
+    if (!c || !sameLimits(c.limits, limits)) return undefined;
+    const s = c.stat;
+    const same = s.dev === stat.dev && s.ino === stat.ino && s.size === stat.size && s.mtimeMs === stat.mtimeMs && s.ctimeMs === stat.ctimeMs;
+    return same ? handOut(c) : undefined;
+  }
+
+  /** The file as loaded before, when it held exactly these bytes. */
+  sameBytes(file: string, bytes: Buffer, limits: LoadLimits): LoadedFile | undefined {
+    const c = this.files.get(file);
+    return c && sameLimits(c.limits, limits) && c.bytes.equals(bytes) ? handOut(c) : undefined;
+  }
+
+  /** Remembers a file's load and returns it (the first tree owns these objects). */
+  keep(file: string, stat: fs.Stats, bytes: Buffer, limits: LoadLimits, loaded: LoadedFile): LoadedFile {
+    this.files.set(file, { stat, bytes, limits, loaded, findings: loaded.findings.map((f) => ({ ...f })) });
+    return loaded;
+  }
+}
+
+interface CachedLoad {
+  stat: fs.Stats;
+  bytes: Buffer;
+  limits: LoadLimits;
+  loaded: LoadedFile;
+  /** The load's findings as they were made (the first run may mark its own). */
+  findings: Finding[];
+}
+
+function sameLimits(a: LoadLimits, b: LoadLimits): boolean {
+  return a.maxFileBytes === b.maxFileBytes && a.maxAliasCount === b.maxAliasCount;
+}
+
+function handOut(c: CachedLoad): LoadedFile {
+  const { loaded } = c;
+  return { ...loaded, manifests: loaded.manifests.map((m) => new Manifest(m.object, m.source, m.docIndex, m.pointerPrefix)), findings: c.findings.map((f) => ({ ...f })) };
 }
 
 /** The file's first `size` bytes (readFileSync on a descriptor would stat it again). */
@@ -87,7 +141,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
     }
   }
   const source = new SourceFile(file, text);
-  if (parsed.events) source.events = parsed.events;
+  source.plain = parsed.plain === true;
   if (isTemplated(text, parsed.errors)) {
     return skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)");
   }
@@ -116,21 +170,21 @@ type ParsedDocument = unknown | typeof BROKEN;
 interface Parsed {
   documents: ParsedDocument[];
   errors: Finding[];
-  events?: PackedEvents;
+  /** js-yaml read it, with no anchor or alias: positions can come from its events. */
+  plain?: boolean;
 }
 
 /**
- * js-yaml's load, in its two halves, so the events can be kept for finding positions. Events
- * never expand aliases, so a file with anchors is sent to the bounded parser before anything is
- * built from it.
+ * js-yaml's load, in its two halves: events never expand aliases, so a file with anchors is sent
+ * to the bounded parser before anything is built from it. The events are not kept: only files
+ * with findings need positions, and those parse their text into events again (SourceFile.events).
  */
 function parseFast(text: string): Parsed | undefined {
   try {
     const events = jsyaml.parseEvents(text, {});
-    const packed = packEvents(events);
-    if (!packed) return undefined;
+    if (hasAnchors(events)) return undefined;
     const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
-    return { documents, errors: [], events: packed };
+    return { documents, errors: [], plain: true };
   } catch {
     return undefined;
   }

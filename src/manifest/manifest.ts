@@ -1,4 +1,5 @@
-import { positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
+import * as jsyaml from "js-yaml";
+import { packEvents, positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
@@ -9,14 +10,26 @@ export type KubeObject = Record<string, unknown> & {
 /** One file's text, shared by the manifests it holds; positions are computed on first use. */
 export class SourceFile {
   private index?: PositionLocator;
-  /** The parser events of the load, kept (packed) so positions need no second parse. */
-  events?: PackedEvents;
+  /** js-yaml read the file, and it has no anchor or alias: its positions come from js-yaml's events. */
+  plain = false;
+  private packed?: PackedEvents;
 
   constructor(
     /** Repository-relative path with forward slashes, as findings print it. */
     readonly file: string,
     readonly text: string,
   ) {}
+
+  /**
+   * The parser events of a plain file, packed; undefined for the others (positions then come
+   * from the `yaml` tree). They are parsed again from the text on first use rather than kept
+   * from the load: most files never need a position, and keeping every file's events cost more
+   * memory than parsing again the few files with findings costs time.
+   */
+  get events(): PackedEvents | undefined {
+    if (!this.plain) return undefined;
+    return (this.packed ??= packEvents(jsyaml.parseEvents(this.text, {})));
+  }
 
   locate(docIndex: number, pointer: string): Position {
     this.index ??= positionLocator(this.text, this.events);

@@ -14,9 +14,9 @@ export interface PositionLocator {
 
 /**
  * The locator for a file: js-yaml's parser events (offsets only, no tree: several times cheaper
- * than a `yaml` document) when the loader kept them, which it does for every file js-yaml read
- * without anchors or aliases; otherwise the `yaml` document tree. Both give the position of the
- * last key or item the pointer reaches (tested to agree on the whole corpus).
+ * than a `yaml` document) for a file js-yaml read without anchors or aliases; otherwise the
+ * `yaml` document tree. Both give the position of the last key or item the pointer reaches
+ * (tested to agree on the whole corpus).
  */
 export function positionLocator(text: string, events: PackedEvents | undefined): PositionLocator {
   return events ? new EventPositionIndex(text, events) : new PositionIndex(text);
@@ -69,16 +69,24 @@ const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, ALIAS, POP } = jsyaml.EVENT_ID;
 
 /**
  * js-yaml's parser events packed 6 numbers each (type, start, end, style, chomping, indent): a
- * fraction of the memory of the event objects, so the loader keeps them for every file and
- * finding positions never parse a file twice.
+ * fraction of the memory of the event objects, kept for as long as the file's positions are.
  */
 export type PackedEvents = Int32Array;
 const STRIDE = 6;
 
 /**
- * Packs the events of a file, or returns undefined when one carries an anchor or is an alias:
- * such files take the bounded parser (events never expand aliases, so nothing was built yet).
+ * Whether an event carries an anchor or is an alias: such files take the bounded parser (events
+ * never expand aliases, so nothing was built yet).
  */
+export function hasAnchors(events: jsyaml.Event[]): boolean {
+  for (const e of events) {
+    if (e.type === ALIAS) return true;
+    if ((e.type === MAPPING || e.type === SEQUENCE || e.type === SCALAR) && e.anchorStart !== -1) return true;
+  }
+  return false;
+}
+
+/** Packs the events of a file, or returns undefined when one carries an anchor or is an alias. */
 export function packEvents(events: jsyaml.Event[]): PackedEvents | undefined {
   const packed = allocate(events.length * STRIDE);
   for (let i = 0; i < events.length; i++) {
@@ -101,9 +109,9 @@ export function packEvents(events: jsyaml.Event[]): PackedEvents | undefined {
 }
 
 /**
- * Packed events are carved out of shared slabs: one ArrayBuffer per file made thousands of
- * small external allocations, each tracked by the garbage collector. A slab lives as long as
- * any file's events in it.
+ * Packed events are carved out of shared slabs: one ArrayBuffer per file makes many small
+ * external allocations, each tracked by the garbage collector. A slab lives as long as any
+ * file's events in it.
  */
 const SLAB_INTS = 256 * 1024;
 let slab = new Int32Array(0);

@@ -1,6 +1,6 @@
 import type { Finding } from "../report/finding.js";
 import { discover, type DiscoveredFile } from "./discover.js";
-import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadedFile, type LoadLimits } from "./load.js";
+import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadCache, type LoadedFile, type LoadLimits } from "./load.js";
 import { chainsawFiles, kustomizePatchFiles } from "./roles.js";
 import type { Manifest } from "./manifest.js";
 
@@ -11,19 +11,35 @@ export interface ReadResult {
   documents: number;
 }
 
-/** Discovers and loads every manifest below the paths, with the loading findings. */
-export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS): ReadResult {
+/**
+ * Discovers and loads every manifest below the paths, with the loading findings. With a `cache`
+ * shared by two reads (diff's base and head), a file with the same bytes is parsed once.
+ */
+export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): ReadResult {
   const notes: string[] = [];
-  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes }), limits));
+  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes }), limits, cache));
   for (const message of notes) result.findings.push({ rule: "file/ignored", severity: "info", message });
   return result;
 }
 
+/**
+ * Loads the files below the paths into `cache` and nothing else, yielding to the event loop
+ * between batches: diff warms the cache with the head's files while git writes the base tree
+ * (most of whose files are the same), so that neither tree parses them again.
+ */
+export async function preload(paths: string[], root: string, ignore: string[], limits: LoadLimits, cache: LoadCache): Promise<void> {
+  const files = discover(paths, { root, ignore });
+  for (let i = 0; i < files.length; i += 128) {
+    loadFiles(files.slice(i, i + 128), limits, cache);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Loads files in order; a file that cannot be read is a finding, not an exception. */
-export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_LIMITS): LoadedFile[] {
+export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): LoadedFile[] {
   return files.map((f) => {
     try {
-      return loadPath(f.abs, f.rel, limits);
+      return loadPath(f.abs, f.rel, limits, cache);
     } catch (err) {
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       const finding: Finding = { rule: "file/unreadable", severity: "error", message: `file could not be read (${reason})`, file: f.rel, line: 1, column: 1 };

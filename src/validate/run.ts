@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Config, MissingSchemaPolicy } from "../config/config.js";
-import { DEFAULT_LIMITS, type LoadLimits } from "../manifest/load.js";
+import { DEFAULT_LIMITS, LoadCache, type LoadLimits } from "../manifest/load.js";
 import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../report/finding.js";
@@ -47,6 +47,25 @@ export interface ValidateOptions {
   semanticRules?: boolean;
   /** Filled with where the run's time went (the bench prints it). */
   timings?: Partial<Timings>;
+  /** Shared by the validations of two trees (diff's base and head): work on what they have in common is done once. */
+  reuse?: TreeReuse;
+}
+
+/**
+ * What validating a second tree takes from the first: files with the same bytes at the same path
+ * are parsed once (LoadCache), and an object is checked once against schemas of the same content
+ * (one SchemaEngine for both registries). Every finding is still made for each tree, from its own
+ * registry and rules, so each result is what a validation of that tree alone gives.
+ */
+export class TreeReuse {
+  readonly scanned = new LoadCache();
+  readonly library = new LoadCache();
+  private shared?: { dir: string | undefined; engine: SchemaEngine };
+
+  engine(dir: string | undefined): SchemaEngine {
+    if (!this.shared || this.shared.dir !== dir) this.shared = { dir, engine: new SchemaEngine(new ValidatorCompiler(dir), true) };
+    return this.shared.engine;
+  }
 }
 
 /** Milliseconds per phase: reading (discovery and parsing), the registry, schemas, rules, the rest. */
@@ -73,14 +92,15 @@ export interface ValidateResult {
 export async function validateRepo(options: ValidateOptions): Promise<ValidateResult> {
   const { config } = options;
   const lap = stopwatch(options.timings);
-  const limits: LoadLimits = { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}), ...options.limits };
-  const scanned = readManifests(options.paths, options.root, config.ignore, limits);
+  const limits = loadLimits(config, options.limits);
+  const { reuse } = options;
+  const scanned = readManifests(options.paths, options.root, config.ignore, limits, reuse?.scanned);
   const crdPaths = [...config.crds, ...(options.crds ?? [])];
-  const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits) : undefined;
+  const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits, reuse?.library) : undefined;
   lap("read");
 
   const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
-  const compiler = new ValidatorCompiler(cacheBase && path.join(cacheBase, "validators"));
+  const validatorDir = cacheBase && path.join(cacheBase, "validators");
   const templates = [...config.schemaLocations, ...(options.schemaLocations ?? [])];
   const locations = templates.length
     ? new SchemaLocations({ templates, cacheDir: cacheBase && path.join(cacheBase, "schemas"), fetch: options.fetch, root: options.root })
@@ -105,18 +125,20 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   lap("registry");
   const engine = options.engine ?? "builtin";
   const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
-  const schemaEngine = new SchemaEngine(compiler);
+  const schemaEngine = reuse ? reuse.engine(validatorDir) : new SchemaEngine(new ValidatorCompiler(validatorDir));
   const coreForKubeconform: Manifest[] = [];
-  for (const m of scanned.manifests) {
-    const core = isKubernetesCoreKind(m.apiVersion, m.kind);
-    if (core && engine !== "builtin") coreForKubeconform.push(m);
-    if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, policy)));
-  }
+  schemaEngine.remember(() => {
+    for (const m of scanned.manifests) {
+      const core = isKubernetesCoreKind(m.apiVersion, m.kind);
+      if (core && engine !== "builtin") coreForKubeconform.push(m);
+      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, policy)));
+    }
+  });
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
   findings.push(...index.failures);
-  const ruleFindings = options.semanticRules === false ? [] : runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") });
+  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -138,6 +160,11 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     packages: fromPackages.used,
     packageSettings: options.packages?.settings,
   };
+}
+
+/** The loader's limits of a run: the defaults, the config's maxFileBytes, the caller's. */
+export function loadLimits(config: Config, limits?: Partial<LoadLimits>): LoadLimits {
+  return { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}), ...limits };
 }
 
 /** A run that read no Kubernetes object says so: a clean report of nothing is no report. */
