@@ -16,7 +16,10 @@ await build({
   // A dependency requires "punycode", which Node resolves to its deprecated built-in (a warning on
   // every run); the trailing slash makes it the npm package of the same name.
   alias: { punycode: "punycode/" },
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  // The #! line (the CLI's, as npm installs it) keeps V8's young generation small: by default it
+  // grows to hundreds of MiB while a large repository is parsed (40x the e2e corpus peaked at 325
+  // MiB, 205 with this, in the same time). `env -S` splits the arguments (GNU and BSD env).
+  banner: { js: "#!/usr/bin/env -S node --max-semi-space-size=8\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning",
 });
 
