@@ -6,6 +6,7 @@ import { PackageRuntime } from "../render/runner/package.js";
 import { FunctionFailure } from "../render/runner/runtime.js";
 import { runtimeFor } from "../render/runner/select.js";
 import { loadPackageSchemas } from "../packages/schemas.js";
+import { prefetchKptImages } from "../kpt/index.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, parseCommandArgs } from "./options.js";
 
@@ -13,7 +14,8 @@ export const FUNCTIONS_HELP = `Usage: composition-ci functions pull [paths...] [
 
 Fills the package cache with every function package the repository's Functions would run as a
 process (trusted packages: the crossplane-contrib functions, the config's functions.trusted, or
-every package with --allow-exec), for the platform of this machine, and with the schemas
+every package with --allow-exec), and every trusted function image of the repository's kpt
+packages' pipelines (Kptfiles), for the platform of this machine, and with the schemas
 (package.yaml) of the packages the repository depends on (crossplane.yaml, upbound.yaml,
 Provider/Function/Configuration objects, the config's packages:). A later run, --offline or not,
 then makes no registry request for them. Keep the cache directory with actions/cache.
@@ -70,10 +72,18 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
       io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);
     }
   }
+  let images = 0;
+  for (const kpt of await prefetchKptImages(manifests, { root, allowExec: options.allowExec, trustedPackages: config.trustedFunctions, packages, timeoutMs: 60_000 })) {
+    if (kpt.outcome === "builtin") continue;
+    if (kpt.outcome === "skipped") skipped.push(`${kpt.file} ${kpt.step} (not trusted)`);
+    else io.stderr(`${kpt.file} ${kpt.step}: ${kpt.detail}\n`);
+    if (kpt.outcome === "pulled") images++;
+    if (kpt.outcome === "failed") failed++;
+  }
   const schemas = await loadPackageSchemas(manifests, { packages, trusted: config.trustedFunctions, configPackages: config.packages, allowExec: options.allowExec });
   for (const used of schemas.used) io.stderr(`schemas: ${used.reference} ${used.digest.slice(0, 19)} (${used.crds} CRDs)\n`);
   for (const f of schemas.findings) io.stderr(`${f.severity}: ${f.message}\n`);
   const schemaFailures = schemas.findings.filter((f) => f.severity === "warning").length;
-  io.stderr(`${pulled} function package${pulled === 1 ? "" : "s"} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`);
+  io.stderr(`${pulled} function package${pulled === 1 ? "" : "s"}${images ? `, ${images} kpt function image${images === 1 ? "" : "s"}` : ""} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`);
   return failed + schemaFailures ? 1 : 0;
 }

@@ -4,8 +4,9 @@ import type { RenderedSource } from "../render/source.js";
 import { failedInternally } from "../render/source.js";
 import type { Finding } from "../report/finding.js";
 import { guardedAsync } from "../validate/guard.js";
-import { topLevelPackages } from "./package.js";
-import type { KptRuntimeOptions } from "./runtime.js";
+import { pipelineFunctions, stepName } from "./kptfile.js";
+import { directSubpackages, readPackage, topLevelPackages } from "./package.js";
+import { KptRuntimes, NotRunnable, type KptRuntimeOptions } from "./runtime.js";
 import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./source.js";
 
 /**
@@ -55,6 +56,49 @@ export async function renderKptPackages(key: object, manifests: readonly Manifes
     const findings: Finding[] = [];
     const rendered = await guardedAsync(m, "rendering", findings, () => renderKptSource(root, pkg, options));
     out.push(rendered ?? failedInternally(m, findings));
+  }
+  return out;
+}
+
+/** What `functions pull` did with one image step of a Kptfile. */
+export interface KptPrefetch {
+  /** The Kptfile, relative to the root. */
+  file: string;
+  step: string;
+  outcome: "pulled" | "builtin" | "skipped" | "failed";
+  /** The image pulled (reference, platform, digest), or why it was skipped or failed. */
+  detail: string;
+}
+
+/**
+ * Pulls the function images of every kpt package's pipeline (subpackages too) into the package
+ * cache, so that a later render, offline or not, makes no registry request: trusted images only,
+ * as rendering would run them. Never throws for bad input.
+ */
+export async function prefetchKptImages(manifests: readonly Manifest[], options: KptRuntimeOptions & { root: string }): Promise<KptPrefetch[]> {
+  const root = path.resolve(options.root);
+  const runtimes = new KptRuntimes(options);
+  const out: KptPrefetch[] = [];
+  const visit = async (dir: string): Promise<void> => {
+    const pkg = readPackage(root, dir);
+    const file = pkg.kptfile.file;
+    for (const fn of pipelineFunctions(pkg.kptfile.object)) {
+      if (typeof fn.spec.exec === "string" && fn.spec.exec) continue;
+      const step = stepName(fn);
+      try {
+        const image = await runtimes.prefetch(fn.spec as { image?: string; tag?: string });
+        out.push(image === "builtin" ? { file, step, outcome: "builtin", detail: "built in" } : { file, step, outcome: "pulled", detail: `${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}` });
+      } catch (err) {
+        const skipped = err instanceof NotRunnable && err.untrusted;
+        out.push({ file, step, outcome: skipped ? "skipped" : "failed", detail: (err as Error).message });
+      }
+    }
+    for (const sub of directSubpackages(dir)) await visit(sub);
+  };
+  try {
+    for (const rel of topLevelPackages(root, manifests.map((m) => m.file))) await visit(path.join(root, rel));
+  } finally {
+    runtimes.close();
   }
   return out;
 }

@@ -46,6 +46,8 @@ export class NotRunnable extends Error {
   constructor(
     message: string,
     readonly fix: string,
+    /** The image is not trusted (nothing failed: composition-ci chose not to run it). */
+    readonly untrusted = false,
   ) {
     super(message);
   }
@@ -115,12 +117,24 @@ export class KptRuntimes {
       throw new NotRunnable(
         `is not trusted, so composition-ci does not pull and run it`,
         `add "${repositoryOf(resolved)}" to functions.trusted in .composition-ci.yaml (or run with --allow-exec, the Action's allow-exec: true)`,
+        true,
       );
     }
     const settings = this.options.packages;
     if (!settings) throw new NotRunnable("is a function image, and this command does not pull images", "run composition-ci check or render --all");
     if (spec.tag) resolved = await this.resolveTag(image, spec.tag, settings);
     return this.imageRuntime(resolved, settings);
+  }
+
+  /**
+   * Pulls a step's image into the package cache without running it (functions pull): the image
+   * pulled, or "builtin" for a catalog function built in; NotRunnable when it would not run.
+   */
+  async prefetch(spec: { image?: string; exec?: string; tag?: string }): Promise<PulledImage | "builtin"> {
+    const runtime = await this.runtimeFor(spec);
+    if (runtime.kind === "builtin") return "builtin";
+    if (runtime.kind === "exec") throw new NotRunnable("is an `exec:` function, not an image", "nothing to pull: install the program where the pipeline runs");
+    return this.pull(runtime.name, this.options.packages!);
   }
 
   private exec(exec: string): KrmRuntime {

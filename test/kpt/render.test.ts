@@ -127,6 +127,24 @@ describe("kpt packages: function images from a registry, run as processes", () =
     expect(failed.message).toContain("1 error result");
   }, 30_000);
 
+  it("functions pull fills the cache with the pipelines' trusted images, subpackages too: an offline check then renders", async () => {
+    const dir = tempRepo({
+      ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/kpt/*"]\n`,
+      "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels:v0.2.0\n      configMap: {team: blue}\n"),
+      "app/deploy.yaml": DEPLOYMENT,
+      "app/checks/Kptfile": kptfile("checks", `  validators:\n    - image: ${image}\n      configMap: {label: team}\n    - image: ghcr.io/example/untrusted:v1\n`),
+      "app/checks/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {team: red}\n",
+    });
+    const pull = await runCli(["functions", "pull"], dir);
+    expect(pull.stderr).toContain(`app/checks/Kptfile validate: ${image} linux/`);
+    expect(pull.stderr).toMatch(/0 function packages, 1 kpt function image and 0 package schemas in .*; not pulled: app\/checks\/Kptfile untrusted \(not trusted\)/);
+    expect(pull.code).toBe(0);
+    const requests = registry.requests.length;
+    const offline = await check(dir, "--offline");
+    expect(offline.findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message).join("\n")).not.toContain("kpt/validate");
+    expect(registry.requests.length).toBe(requests);
+  }, 30_000);
+
   it("an untrusted image, or one not in the cache offline, is not rendered: a warning with the fix", async () => {
     const untrusted = await check(repo("team", false));
     expect(untrusted.code).toBe(0);
