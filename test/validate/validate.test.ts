@@ -284,3 +284,57 @@ describe("configuration", () => {
     expect(() => parseConfig("crds: [tmp-link/crds]\n", "c.yaml", root)).toThrow(/leads outside the repository/);
   });
 });
+
+describe("a legacy (mode: Resources) Composition is checked like a pipeline's P&T input", () => {
+  const BUCKET = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: buckets.s.example.org}
+spec:
+  group: s.example.org
+  names: {kind: Bucket, plural: buckets}
+  scope: Cluster
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [region]
+              properties:
+                region: {type: string}
+                mode: {type: string, enum: [A, B]}
+`;
+  const LEGACY = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: legacy}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  resources:
+    - name: bucket
+      base:
+        apiVersion: s.example.org/v1
+        kind: Bucket
+        spec:
+          replicaz: 2
+          mode: C
+      patches:
+        - type: PatchSet
+          patchSetName: nowhere
+`;
+
+  it("without patchSets or environment keys: its bases and patches still meet the rules, at their lines", async () => {
+    const root = tempRepo({ "bucket-crd.yaml": BUCKET, "comp.yaml": LEGACY, ".composition-ci.yaml": "crossplaneVersion: 1\n" });
+    const config = parseConfig(fs.readFileSync(path.join(root, ".composition-ci.yaml"), "utf8"), ".composition-ci.yaml");
+    const result = await validateRepo({ root, paths: ["."], config, cacheDir: null });
+    const at = (rule: string) => result.findings.filter((f) => f.rule === rule && f.file === "comp.yaml").map((f) => `${f.line} ${f.message}`);
+    expect(at("schema/unknown-field")).toEqual(["12 composed Bucket base: unknown field `spec.replicaz` (allowed here: mode, region)"]);
+    expect(at("schema/enum")).toEqual(['13 composed Bucket base: `spec.mode` is "C"; allowed: "A", "B"']);
+    // Bases are partial objects: patches fill what is required later.
+    expect(at("schema/required")).toEqual([]);
+    expect(at("pt/patchset-missing").length).toBe(1);
+  });
+});

@@ -41,7 +41,9 @@ function checkComposition(composition: Manifest, ctx: RuleContext, sink: Finding
     if ("input" in decoded) checkInput(scope, decoded.input, at, ctx);
   };
   if (isLegacyResourcesMode(composition.object)) {
-    check({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }, "/spec");
+    // Keys the Composition leaves out stay out: undefined is not a value the decoder accepts.
+    const legacy = Object.fromEntries(Object.entries({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }).filter(([, v]) => v !== undefined));
+    check(legacy, "/spec");
     return;
   }
   asArray(spec.pipeline).forEach((raw, i) => {
