@@ -5,8 +5,7 @@
  *     entrypoint, wait for it to serve, one RunFunction call;
  *  2. a warm call of the same running function;
  *  3. a second run's first call: everything from the cache (no registry request), start, call;
- *  4. a built-in call (function-auto-ready in-process) and a raw gRPC call to a process already
- *     serving, for scale.
+ *  4. a built-in call (function-auto-ready in-process), for scale.
  */
 import fs from "node:fs";
 import os from "node:os";

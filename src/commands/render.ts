@@ -32,8 +32,10 @@ Renders composite resources through their Composition's function pipeline, with 
 cluster, printing the same YAML stream as \`crossplane render\`. With --all, also renders every OAM
 ApplicationConfiguration into the workloads, traits and scopes the OAM runtime would create
 (KubeVela Applications are not rendered: their definitions are CUE). Built-in functions
-(function-patch-and-transform, function-auto-ready) run in-process; others run as configured
-under functions: in .composition-ci.yaml, or as Development functions (annotation
+(function-patch-and-transform, function-auto-ready, function-go-templating,
+function-environment-configs, function-extra-resources, function-cel-filter) run in-process; trusted function packages are pulled from their
+registry and run as processes (see functions pull); others run as configured under functions:
+in .composition-ci.yaml, or as Development functions (annotation
 render.crossplane.io/runtime: Development).
 
 Without [functions], the Function objects of the repository (below --root) are used.

@@ -11,7 +11,7 @@ import { renderRepo, type RenderedXr } from "../../src/render/crossplane/repo.js
 import { runAutoReady } from "../../src/render/functions/auto-ready.js";
 import { runPatchAndTransform } from "../../src/render/functions/patch-and-transform/function.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
-import { BuiltinRuntime } from "../../src/render/runner/builtin.js";
+import { BuiltinRuntime, builtinNames } from "../../src/render/runner/builtin.js";
 import { packagePath } from "../../src/manifest/package-ref.js";
 import { GrpcFunctionClient } from "../../src/render/runner/grpc.js";
 import { serveBuiltin } from "../../src/render/runner/serve.js";
@@ -465,6 +465,52 @@ spec:
     const one = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "--required-schemas", "xrd.yaml"], dir);
     expect(one.stderr).toBe("");
     expect(YAML.parseAllDocuments(one.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap").data.fields).toBe("crossplane,location,size");
+    // -s with a directory of OpenAPI v3 documents, as kubectl get --raw /openapi/v3/apis/<group>/<version> writes them.
+    const openapi = { openapi: "3.0.0", components: { schemas: { "org.example.v1.XBucket": { type: "object", properties: { spec: { type: "object", properties: { alpha: { type: "string" }, beta: { type: "integer" } } } }, "x-kubernetes-group-version-kind": [{ group: "example.org", version: "v1", kind: "XBucket" }] } } } };
+    fs.mkdirSync(path.join(dir, "openapi"));
+    fs.writeFileSync(path.join(dir, "openapi/example.org_v1.json"), JSON.stringify(openapi));
+    const fromDir = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "-s", "openapi"], dir);
+    expect(fromDir.stderr).toBe("");
+    expect(YAML.parseAllDocuments(fromDir.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap").data.fields).toBe("alpha,beta");
+  });
+
+  it("-e, --required-resources and --extra-resources give function-environment-configs its EnvironmentConfigs", async () => {
+    const dir = tempRepo({
+      "xr.yaml": "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: one}\nspec: {location: EU}\n",
+      "composition.yaml": `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+  - step: env
+    functionRef: {name: function-environment-configs}
+    input:
+      apiVersion: environmentconfigs.fn.crossplane.io/v1beta1
+      kind: Input
+      spec:
+        environmentConfigs:
+        - {type: Reference, ref: {name: cfg}}
+`,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.2.0}\n",
+      "req/env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: cfg}\ndata: {region: eu}\n",
+    });
+    for (const flag of ["-e", "--required-resources", "--extra-resources"]) {
+      for (const where of ["req", "req/env.yaml"]) {
+        const run = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-c", flag, where], dir);
+        expect(run.code, `${flag} ${where}: ${run.stderr}`).toBe(0);
+        const context = YAML.parseAllDocuments(run.stdout).map((d) => d.toJS()).find((d) => d.kind === "Context");
+        expect(context.fields["apiextensions.crossplane.io/environment"]).toMatchObject({ region: "eu" });
+      }
+    }
+    const without = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-c"], dir);
+    expect(without.code).not.toBe(0); // a Reference to an EnvironmentConfig nobody gave is required by default
+  });
+
+  it("render --help names every built-in function", async () => {
+    const help = await cli(["render", "--help"], REPO);
+    for (const name of builtinNames()) expect(help.stdout).toContain(name);
   });
 
   it("`function run` answers a RunFunctionRequest in protobuf JSON", async () => {
@@ -483,6 +529,7 @@ spec:
     expect(code).toBe(0);
     const rsp = JSON.parse(stdout) as JsonObject & { desired: any };
     expect(rsp.desired.resources.bucket.resource.spec.forProvider.region).toBe("eu-north-1");
+    expect(rsp.meta).toMatchObject({ ttl: "60s" }); // a Duration in protobuf JSON, as the Go function prints it
   });
 });
 
