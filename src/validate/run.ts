@@ -16,7 +16,7 @@ import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { isCrd } from "./schemas/crd.js";
 import { SchemaLocations } from "./schemas/locations.js";
-import { SchemaRegistry } from "./schemas/registry.js";
+import { SchemaRegistry, type SchemaEntry } from "./schemas/registry.js";
 import { loadPackageSchemas, type UsedPackage } from "../packages/schemas.js";
 import type { PackageSettings } from "../render/runner/package.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
@@ -184,7 +184,22 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
     if (policy === "ignore" || isToolObject(m)) return [];
     return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
   }
-  return engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  const findings = engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  const absent = missingSpec(m, entry);
+  if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
+  return findings;
+}
+
+/**
+ * A built-in kind whose spec has required fields, written without a spec (or `spec: null`): the
+ * API server takes it (spec itself is optional in the CRD) but the controller cannot act on it,
+ * and the schema never reaches the fields inside to say what is missing.
+ */
+function missingSpec(m: Manifest, entry: SchemaEntry): string | undefined {
+  if (entry.source !== "builtin" || (m.object.spec !== undefined && m.object.spec !== null)) return undefined;
+  const required = entry.schema?.properties?.spec?.required ?? [];
+  if (!required.length) return undefined;
+  return `missing \`spec\`: a ${m.kind} needs ${required.map((f: string) => `spec.${f}`).join(", ")}`;
 }
 
 /** Problems in repository CRDs and XRDs themselves, reported once on the defining manifest. */

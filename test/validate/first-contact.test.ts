@@ -62,6 +62,18 @@ describe("test assertions and templates are not manifests", () => {
     expect(findings[0]!.message).toContain("2 files (tests/00-assert.yaml, tests/01-assert-net.yaml) hold test assertions");
   });
 
+  it("the same objects outside a test directory, with no spec or spec: null, are an error at their line naming what spec needs", async () => {
+    const { findings } = await validate({
+      "xrd.yaml": "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nspec: null\n",
+      "fn.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: f}\n",
+    });
+    const missing = findings.filter((f) => f.message.startsWith("missing `spec`")).map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line} ${f.message}`);
+    expect(missing.sort()).toEqual([
+      "error schema/required fn.yaml:1 missing `spec`: a Function needs spec.package",
+      "error schema/required xrd.yaml:1 missing `spec`: a CompositeResourceDefinition needs spec.group, spec.names, spec.versions",
+    ]);
+  });
+
   it("files a chainsaw Test applies or asserts are templates filled from bindings", async () => {
     const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../common/install.yaml}\n        - assert: {file: check.yaml}\n";
     const install = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: (join('-', ['db', $provider]))\ndata: {size: ($size)}\n";
