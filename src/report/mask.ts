@@ -5,7 +5,8 @@ import type { Finding } from "./finding.js";
  * Secret values never reach output. What is secret is decided by what a value is, never by what
  * a word looks like: the values of a Secret's `data` and `stringData`, connection details, values
  * of fields whose name says they hold a secret (`password`, `apiToken`, `clientSecret`,
- * `privateKey`, not `key` or `fromConnectionSecretKey`, which hold a key's name, nor `*SecretRef`),
+ * `privateKey`, not `key`, `fromConnectionSecretKey` or `passwordSecretKey`, which hold a key's
+ * name, nor `*SecretRef`),
  * and the fields the config names. At its own field a secret becomes `<masked sha256:abcd1234>`
  * (so a change still shows as a change); in free text, each secret value of 4 characters or more,
  * and its base64 and base64url forms, is replaced wherever it stands as a whole token. Keys are
@@ -37,6 +38,8 @@ const REFERENCE_SUFFIX = /(ref|refs|name|names|selector|fieldpath|path|paths|nam
 /** Whether a field of this name holds a secret value (see the module comment). */
 export function isSecretFieldName(name: string): boolean {
   if (/^(from|to)[A-Z]/.test(name)) return false; // fromConnectionSecretKey, toFieldPath: names and paths
+  // passwordSecretKey, clientSecretKey: which key of a Secret holds the value (a bare secretKey is the value).
+  if (/[a-z0-9]SecretKey$/.test(name)) return false;
   const n = name.toLowerCase().replace(/[-_.]/g, "");
   if (n === "secret" || REFERENCE_SUFFIX.test(n)) return false;
   return SECRET_SUFFIXES.some((s) => n.endsWith(s));

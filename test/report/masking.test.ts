@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskFindings, SecretMasker } from "../../src/report/mask.js";
+import { isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
 import { runCli, tempRepo } from "../helpers.js";
 
 /**
@@ -27,6 +27,9 @@ const corpus = [
       tags: [{ key: "Name", value: "orders" }, { key: "region", value: "eu-west-1" }],
       secretName: "tls-cert",
       tokenSecretRef: { name: "api-token", key: "token" },
+      // Which key of a Secret holds the value: names, not values.
+      clientSecretKey: "client_secret",
+      passwordSecretKey: "password",
     },
   },
   {
@@ -37,7 +40,7 @@ const corpus = [
   },
 ];
 
-const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db"];
+const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db", "client_secret"];
 
 function learned(): SecretMasker {
   const masker = new SecretMasker();
@@ -63,6 +66,11 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     for (const word of ORDINARY) expect(masked, word).toContain(`"${word}"`);
     const message = 'toFieldPath "status.region" of ConfigMap in crossplane-system: fromConnectionSecretKey region, key password';
     expect(masker.redact(message)).toBe(message);
+  });
+
+  it("field names: a value, or the name of the key that holds one", () => {
+    for (const name of ["password", "secretKey", "secretAccessKey", "clientSecret", "apiToken", "privateKey", "db_password"]) expect(isSecretFieldName(name), name).toBe(true);
+    for (const name of ["passwordSecretKey", "clientSecretKey", "connectionSecretKey", "fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"]) expect(isSecretFieldName(name), name).toBe(false);
   });
 
   it("the log masks are only secret values and their encodings, never ordinary words", () => {
