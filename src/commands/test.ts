@@ -1,5 +1,6 @@
 import path from "node:path";
-import { ConfigError, loadConfig } from "../config/config.js";
+import { ConfigError, loadConfig, type Config } from "../config/config.js";
+import { maskerFor } from "../report/secrets.js";
 import { formatTestReport, runTests, testExitCode, TEST_FORMATS, type TestFormat, type TestReport } from "../testing/index.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
@@ -76,8 +77,9 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
   const allowExec = values["allow-exec"] === true;
   const packages = commandPackageSettings(io, values);
   let result: ValidateResult;
+  let config: Config;
   try {
-    const config = loadConfig(root, values.config);
+    config = loadConfig(root, values.config);
     result = await validateRepo({
       root,
       paths,
@@ -93,8 +95,10 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
     throw err;
   }
   const report: TestReport = await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true });
-  const text = formatTestReport(format, report, { toolVersion: TOOL_VERSION, color: format === "text" && !values.output && io.isTTY });
+  // A test's differences quote rendered values: secrets among them are masked, as check masks them.
+  const masker = maskerFor(result.manifests, [], config.secretFields);
+  const text = masker.redact(formatTestReport(format, report, { toolVersion: TOOL_VERSION, color: format === "text" && !values.output && io.isTTY }));
   writeOutput(io, values.output, text);
-  if (values.junit) writeOutput(io, values.junit, formatTestReport("junit", report, { toolVersion: TOOL_VERSION }));
+  if (values.junit) writeOutput(io, values.junit, masker.redact(formatTestReport("junit", report, { toolVersion: TOOL_VERSION })));
   return testExitCode(report);
 }

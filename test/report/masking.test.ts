@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
-import { runCli, tempRepo } from "../helpers.js";
+import fs from "node:fs";
+import path from "node:path";
+import { REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
  * The masking corpus: values that are secret by what they are must never appear in any output,
@@ -126,6 +128,30 @@ spec:
       const { stdout } = await runCli(["validate", ".", "--no-cache", "--format", format], dir);
       expect(stdout).toContain("is too short");
       expect(stdout).not.toContain("correct-horse-battery");
+    }
+  });
+
+  it("composition-ci test does not print a secret its differences quote, raw or in base64", async () => {
+    const dir = tempRepo({});
+    fs.cpSync(path.join(REPO, "examples/crossplane"), dir, { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const text = fs.readFileSync(path.join(dir, file), "utf8");
+      expect(text, file).toContain(from);
+      fs.writeFileSync(path.join(dir, file), text.replace(from, to));
+    };
+    edit("xr.yaml", "  replicas: 3\n", "  replicas: 3\n  password: correct-horse-battery\n");
+    edit("xrd.yaml", "              properties:\n", "              properties:\n                password: {type: string}\n");
+    edit(
+      "composition.yaml",
+      "          - name: service\n",
+      "          - name: settings\n            base: {apiVersion: v1, kind: ConfigMap, data: {}}\n            patches:\n              - type: FromCompositeFieldPath\n                fromFieldPath: spec.password\n                toFieldPath: data.encoded\n                transforms: [{type: string, string: {type: Convert, convert: ToBase64}}]\n          - name: service\n",
+    );
+    edit("webapp-test.yaml", "    - apiVersion: v1\n      kind: Service\n", "    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        annotations:\n          crossplane.io/composition-resource-name: settings\n      data:\n        encoded: wrong\n    - apiVersion: v1\n      kind: Service\n");
+    for (const format of ["text", "json", "junit"]) {
+      const { stdout, code } = await runCli(["test", ".", "--no-cache", "--format", format], dir);
+      expect(code, format).toBe(1);
+      expect(stdout, format).toContain("<masked sha256:");
+      for (const form of forms("correct-horse-battery")) expect(stdout, `${format}: ${form}`).not.toContain(form);
     }
   });
 });
