@@ -84,6 +84,33 @@ class OverBudget extends Error {
   }
 }
 
+/**
+ * What one evaluation has spent: every library call is charged for the values it reads and builds
+ * (a list item or ten characters a unit, as the API server's runtime cost counts traversals), so a
+ * loop whose body rebuilds a large value stops at the budget; the clock bounds the rest.
+ */
+const meter = { spent: 0, deadline: 0, calls: 0 };
+
+function startMeter(): void {
+  meter.spent = 0;
+  meter.calls = 0;
+  meter.deadline = performance.now() + SLOW_RULE_MS;
+}
+
+function sizeOf(v: unknown): number {
+  if (typeof v === "string") return Math.ceil(v.length / 10);
+  if (v && typeof v === "object" && typeof (v as { size?: unknown }).size === "number") return (v as { size: number }).size;
+  return 0;
+}
+
+function charge(target: unknown, args: readonly unknown[], result: unknown): void {
+  let cost = 1 + sizeOf(target) + sizeOf(result);
+  for (const a of args) cost += sizeOf(a);
+  meter.spent += cost;
+  if (meter.spent > MAX_STEPS) throw new OverBudget(`the evaluation spent over ${MAX_STEPS} units (library calls counted by the size of what they read and build)`);
+  if (++meter.calls % 64 === 0 && performance.now() > meter.deadline) throw new OverBudget(`the evaluation took over ${SLOW_RULE_MS} ms`);
+}
+
 /** A library function whose result may not outgrow the budget (replace and join can square a string). */
 function budgeted(fn: CelFunc): CelFunc {
   const wrapped = Object.create(fn) as CelFunc;
@@ -92,6 +119,7 @@ function budgeted(fn: CelFunc): CelFunc {
       const result = fn.call(id, target, args);
       if (typeof result === "string" && result.length > MAX_STEPS) throw new OverBudget(`${fn.name} built a string of ${result.length} characters`);
       if (isCelList(result) && result.size > MAX_STEPS) throw new OverBudget(`${fn.name} built a list of ${result.size} items`);
+      charge(target, args, result);
       return result;
     },
   });
@@ -246,6 +274,7 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
       continue;
     }
     const started = performance.now();
+    startMeter();
     const result = r.program(bindings);
     if (performance.now() - started > SLOW_RULE_MS) r.slow = true;
     if (result === true) continue;
@@ -272,6 +301,7 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
 
 function messageOf(r: Compiled, bindings: { self: unknown; oldSelf?: unknown }): string {
   if (r.messageProgram) {
+    startMeter();
     const m = r.messageProgram(bindings);
     if (typeof m === "string" && m.trim() !== "") return m;
   }

@@ -169,6 +169,13 @@ describe("CEL has a cost budget: a manifest cannot stall validation", () => {
     expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("over the cost budget: replace built a string of") });
   });
 
+  it("a loop whose body rebuilds a large value stops at the budget (each library call is charged for what it reads and builds)", () => {
+    const s = schema([{ rule: "self.name.split('').all(c, self.name.split('').size() > 0)" }]);
+    const out = within(5000, () => celViolations(s, { spec: { name: "x".repeat(80_000) } })) as { severity?: string; message: string }[];
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("over the cost budget: the evaluation spent over 1000000 units") });
+  });
+
   it("one loop over a split string within the budget still runs", () => {
     const s = schema([{ rule: "self.name.split('').all(c, c == 'a')", message: "only a" }]);
     expect(celViolations(s, { spec: { name: "aaab" } })).toEqual([{ pointer: "/spec", rule: "schema/cel", message: "only a" }]);
