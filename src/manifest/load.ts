@@ -1,4 +1,5 @@
 import { hasAnchors } from "./positions.js";
+import { MAX_NESTING, nestingOver } from "./depth.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
@@ -125,6 +126,11 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   const decoded = decodeUtf8(bytes);
   if (decoded === undefined) return skipped(file, "file/encoding", "error", "file is not valid UTF-8 (YAML and JSON manifests are UTF-8); not read");
   let text = stripBom(decoded);
+  const deepAt = nestingOver(text);
+  if (deepAt !== undefined) {
+    if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and nested more than ${MAX_NESTING} levels deep; skipped`);
+    return { manifests: [], findings: [{ rule: "yaml/syntax", severity: "error", file, line: deepAt, column: 1, message: `the document nests more than ${MAX_NESTING} levels deep (no manifest does); not read` }], documents: 0 };
+  }
   const jsonError = file.toLowerCase().endsWith(".json") ? strictJsonError(text) : undefined;
   if (jsonError) {
     if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid JSON (${jsonError.message}); skipped`);

@@ -90,7 +90,7 @@ describe("loading manifests", () => {
   it("a document nested thousands of levels deep is a finding, not a crash", () => {
     const r = load(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata:\n  a: ${"[".repeat(20000)}${"]".repeat(20000)}\n`);
     expect(r.manifests).toEqual([]);
-    expect(r.findings[0]).toMatchObject({ rule: "yaml/syntax", line: 5, message: "the document nests too deeply to read (hundreds of levels); not read" });
+    expect(r.findings[0]).toMatchObject({ rule: "yaml/syntax", line: 5, message: "the document nests more than 128 levels deep (no manifest does); not read" });
   });
 
   it("refuses files over the size limit and binary files", () => {

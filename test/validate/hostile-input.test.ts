@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runCli, tempRepo } from "../helpers.js";
+import { REPO, runCli, tempRepo } from "../helpers.js";
 
 /** What a hostile or broken repository can put in front of validate: findings, never a crash, a stall or a leak. */
 
@@ -111,6 +112,33 @@ describe("hostile files", () => {
     const alone = (await validate(tempRepo({ "deep.yaml": deep }))).findings;
     const beside = (await validate(tempRepo({ "deep.yaml": deep, "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n" }))).findings;
     expect(alone.map((f) => f.message)).toEqual(beside.map((f) => f.message));
-    expect(alone[0]!.message).toBe("the document nests too deeply to read (hundreds of levels); not read");
+    expect(alone[0]!.message).toBe("the document nests more than 128 levels deep (no manifest does); not read");
+  });
+
+  it("the nesting limit is fixed, checked before parsing: the stack size changes nothing", () => {
+    const flow = (n: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f${n}}\ndata:\n  a: ${"[".repeat(n)}${"]".repeat(n)}\n`;
+    const block = (n: number) => ["apiVersion: example.org/v1", "kind: Thing", "metadata: {name: b}", "spec:", ...Array.from({ length: n }, (_, i) => `${"  ".repeat(i + 1)}k${i}:${i === n - 1 ? " 1" : ""}`)].join("\n") + "\n";
+    const dir = tempRepo({ "flow-120.yaml": flow(120), "flow-140.yaml": flow(140), "block-120.yaml": block(120), "block-140.yaml": block(140), "map-140.json": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}, "data": ${'{"a": '.repeat(140)}1${"}".repeat(140)}}` });
+    const run = (stack: number) =>
+      execFileSync(process.execPath, [`--stack-size=${stack}`, "--import", pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href, path.join(REPO, "src/cli.ts"), "validate", ".", "--format", "json", "--no-cache"], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } }).toString();
+    let small = "";
+    try {
+      small = run(500);
+    } catch (err) {
+      small = (err as { stdout: string }).stdout; // exit 1: the findings are errors
+    }
+    let large = "";
+    try {
+      large = run(4000);
+    } catch (err) {
+      large = (err as { stdout: string }).stdout;
+    }
+    expect(small).toBe(large);
+    const findings = (JSON.parse(small) as { findings: (Finding & { line?: number })[] }).findings;
+    const deep = findings.filter((f) => f.message.includes("nests more than 128 levels")).map((f) => `${f.file}:${f.line}`);
+    expect(deep.sort()).toEqual(["block-140.yaml:132", "flow-140.yaml:5", "map-140.json:1"]);
+    // Under the limit, files are read and checked: the lists are not strings, the Thing has no schema.
+    expect(findings.some((f) => f.file === "flow-120.yaml" && f.rule === "schema/type")).toBe(true);
+    expect(findings.some((f) => f.file === "block-120.yaml" && f.rule === "schema/missing")).toBe(true);
   });
 });
