@@ -1,10 +1,15 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
 import { renderedObjectKey, type RenderedSource } from "../../src/render/source.js";
 import { diffFindings, diffSources, objectCounts, type DiffReport } from "../../src/report/diff.js";
 import type { FailOn, Finding } from "../../src/report/finding.js";
-import { formatDiffMarkdown } from "../../src/report/formats/markdown.js";
+import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/formats/markdown.js";
+import type { DriftReport } from "../../src/drift/report.js";
+import { runCli, tempRepo } from "../helpers.js";
 import { escapeMarkdown } from "../../src/report/formats/md.js";
 import { SecretMasker } from "../../src/report/mask.js";
 import { decideVerdict } from "../../src/report/verdict.js";
@@ -56,6 +61,32 @@ describe("every source has one honest state", () => {
     expect(JSON.parse(JSON.stringify(r)).changes[0].status).toBe("not-rendered");
   });
 
+  it("diff --format sarif carries the render/not-rendered warning of a source that cannot render on either side", async () => {
+    const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}\n";
+    const dir = tempRepo({
+      "xrd.yaml": xrd,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-acme}\nspec: {package: ghcr.io/acme/function-acme:v1}\n",
+      "composition.yaml": "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: acme\n      functionRef: {name: function-acme}\n",
+      "xr.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default}\nspec: {}\n",
+    });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    fs.writeFileSync(path.join(dir, "xr.yaml"), "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default, labels: {tier: gold}}\nspec: {}\n");
+    const json = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as DiffReport;
+    expect(json.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["one:not-rendered"]);
+    const { code, stdout } = await runCli(["diff", "--base", "main", "--format", "sarif"], dir);
+    expect(code).toBe(0);
+    const sarif = JSON.parse(stdout) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; message: { text: string }; locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[] };
+    const results = sarif.runs[0]!.results.filter((r) => r.ruleId === "render/not-rendered");
+    expect(results).toHaveLength(1);
+    expect(results[0]!.level).toBe("warning");
+    expect(results[0]!.message.text).toContain("1 source (XApp one) was not rendered: function function-acme would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package");
+    expect(results[0]!.locations![0]!.physicalLocation.artifactLocation.uri).toBe("functions.yaml");
+    expect(sarif.runs[0]!.tool.driver.rules.map((r) => r.id)).toContain("render/not-rendered");
+  }, 30_000);
+
   it("renders at base and fails at head is failed; failed at base and renders at head is fixed", () => {
     const ok = source("a", [cm("c", { a: "1" })]);
     const broken = source("a", [], { ok: false });
@@ -73,6 +104,7 @@ describe("the headline is the step's verdict", () => {
     ["warning", false, true, "### ❌ composition-ci: fails on 1 error and 1 warning (fail-on: warning)"],
     ["warning", true, true, "### ❌ composition-ci: fails on 1 new warning (fail-on: warning, new findings only)"],
     ["info", true, true, "### ❌ composition-ci: fails on 1 new warning (fail-on: info, new findings only)"],
+    ["info", false, true, "### ❌ composition-ci: fails on 1 error and 1 warning (fail-on: info)"],
     ["never", false, false, "### ✅ composition-ci: passes (fail-on: never)"],
     ["never", true, false, "### ✅ composition-ci: passes (fail-on: never, new findings only; 1 error already on the base branch)"],
   ];
@@ -83,6 +115,26 @@ describe("the headline is the step's verdict", () => {
       expect(formatDiffMarkdown(r, { maxChars: 65_000 }).split("\n")[0]).toBe(headline);
     });
   }
+});
+
+describe("fail-on info counts info findings; without fail-on-new, old ones too", () => {
+  const old = finding("vela/trait-not-applicable", 3, { severity: "info" });
+  const fresh = finding("render/not-rendered", 9, { severity: "info" });
+  it("fail-on info fails on info findings old and new; fail-on warning passes them", () => {
+    const r = report([], [], { base: [old], head: [old, fresh] }, "info", false);
+    expect(r.verdict).toEqual({ failed: true, failOn: "info", failOnNew: false, failing: { error: 0, warning: 0, info: 2 } });
+    expect(formatDiffMarkdown(r, { maxChars: 65_000 }).split("\n")[0]).toBe("### ❌ composition-ci: fails on 2 info findings (fail-on: info)");
+    const onlyNew = report([], [], { base: [old], head: [old, fresh] }, "info", true);
+    expect(formatDiffMarkdown(onlyNew, { maxChars: 65_000 }).split("\n")[0]).toBe("### ❌ composition-ci: fails on 1 new info finding (fail-on: info, new findings only)");
+    const warning = report([], [], { base: [old], head: [old, fresh] }, "warning", false);
+    expect(warning.verdict.failed).toBe(false);
+    expect(formatDiffMarkdown(warning, { maxChars: 65_000 }).split("\n")[0]).toBe("### ✅ composition-ci: passes (fail-on: warning)");
+  });
+
+  it("a suppressed info finding does not fail fail-on info", () => {
+    const r = report([], [], { head: [finding("vela/trait-not-applicable", 3, { severity: "info", suppressed: true })] }, "info", false);
+    expect(r.verdict.failed).toBe(false);
+  });
 });
 
 describe("layout for review", () => {
@@ -166,5 +218,37 @@ describe("values the render cannot know offline", () => {
     head.observedReads = reads;
     const md = formatDiffMarkdown(report([source("a", [cm("c", { a: "1" })])], [head]), { maxChars: 65_000 });
     expect(md).toContain("ⓘ read from observed state, unknown offline (empty here, set by the cluster): `status.arn ← Bucket status.atProvider.arn`");
+  });
+});
+
+describe("the drift issue", () => {
+  const drift = (items: DriftReport["items"], baselines: DriftReport["baselines"], run?: DriftReport["run"]): DriftReport => ({
+    version: 1,
+    tool: { name: "composition-ci", version: "test" },
+    baselines,
+    sources: 2,
+    items,
+    fingerprint: "f",
+    ...(run ? { run } : {}),
+  });
+  const changed = { id: "object-changed|WebApp a (a.yaml)|Service/svc", kind: "object-changed" as const, source: "WebApp a (a.yaml)", object: "Service/svc", detail: "--- snapshot/Service/svc\n+++ render/Service/svc\n-  port: 80\n+  port: 81", state: "new" as const };
+
+  it("links the workflow run and says how to refresh the snapshot", () => {
+    const md = formatDriftMarkdown(drift([changed], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/7" }), { maxChars: 65_000 });
+    expect(md.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 1 item (1 new)");
+    expect(md).toContain("[Workflow run](https://github.test/o/r/actions/runs/7) · if this is what should run now, refresh the snapshot: `composition-ci drift --snapshot rendered --update-snapshot` and commit it");
+    expect(md).toContain("<details><summary>WebApp a \\(a.yaml\\) · 1 item</summary>");
+    expect(md).toContain("+  port: 81");
+  });
+
+  it("no refresh command when there is no drift, or when the baseline is the cluster; the run link stays", () => {
+    const clean = formatDriftMarkdown(drift([], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/8" }), { maxChars: 65_000 });
+    expect(clean.split("\n")[0]).toBe("### ✅ composition-ci drift: none");
+    expect(clean).toContain("[Workflow run](https://github.test/o/r/actions/runs/8)");
+    expect(clean).not.toContain("--update-snapshot");
+    const cluster = formatDriftMarkdown(drift([{ ...changed, kind: "cluster-changed" }], { cluster: true }), { maxChars: 65_000 });
+    expect(cluster).not.toContain("--update-snapshot");
+    expect(cluster).not.toContain("Workflow run");
+    expect(cluster).toContain("compared with the cluster");
   });
 });

@@ -90,7 +90,72 @@ spec:
 
 const BUCKET = "apiVersion: storage.example.org/v1beta1\nkind: Bucket\nmetadata: {name: loose}\nspec: {forProvider: {region: eu-north-1, sizeGb: 5}}\n";
 
+/** A provider whose CRD marks fields required: a composition base may leave them to patches. */
+const VOLUME_PROVIDER_YAML = `apiVersion: meta.pkg.crossplane.io/v1
+kind: Provider
+metadata: {name: provider-volume}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: volumes.storage.example.org}
+spec:
+  group: storage.example.org
+  names: {kind: Volume, plural: volumes, singular: volume, listKind: VolumeList}
+  scope: Cluster
+  versions:
+    - name: v1beta1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          required: [spec]
+          properties:
+            apiVersion: {type: string}
+            kind: {type: string}
+            metadata: {type: object}
+            spec:
+              type: object
+              required: [forProvider]
+              properties:
+                forProvider:
+                  type: object
+                  required: [sizeGb, zone]
+                  properties:
+                    sizeGb: {type: integer}
+                    zone: {type: string}
+`;
+
+const volumeComposition = (fields: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: volumes}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XStore}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: volume
+            base:
+              apiVersion: storage.example.org/v1beta1
+              kind: Volume
+              spec:
+                forProvider:
+${fields}            patches:
+              - {fromFieldPath: spec.size, toFieldPath: spec.forProvider.sizeGb}
+`;
+
+const metaConfig = (name: string, deps: string[]) =>
+  `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: ${name}}\nspec:\n  dependsOn:\n${deps.map((d) => `    - ${d}\n`).join("")}`;
+
 type Finding = { rule: string; severity: string; file?: string; line?: number; message: string };
+
+const CHAIN = 8;
+const MANY = 102;
 
 describe("the schemas of the packages a repository depends on", () => {
   const registry = new TestRegistry();
@@ -105,6 +170,22 @@ describe("the schemas of the packages a repository depends on", () => {
     for (const tag of ["v0.9.0", "v1.1.0", "v1.2.0", "v2.0.0"]) registry.push("acme/provider-storage", tag, { "linux/amd64": providerImage, "linux/arm64": providerImage });
     const config = await layer([{ name: "package.yaml", content: configYaml(registry.host) }]);
     registry.push("acme/configuration-storage", "v1.0.0", { "linux/amd64": { layers: [{ bytes: config, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+    const single = async (repository: string, text: string) => {
+      const l = await layer([{ name: "package.yaml", content: text }]);
+      registry.push(repository, "v1.0.0", { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+    };
+    await single("acme/provider-volume", VOLUME_PROVIDER_YAML);
+    // A chain of configurations longer than the depth limit (5), the last one naming the provider.
+    for (let i = 0; i < CHAIN; i++) {
+      const next = i + 1 < CHAIN ? `configuration: ${registry.host}/acme/configuration-chain-${i + 1}` : `provider: ${registry.host}/acme/provider-storage`;
+      await single(`acme/configuration-chain-${i}`, metaConfig(`chain-${i}`, [`{${next}, version: ${i + 1 < CHAIN ? "v1.0.0" : '">=v1.0.0, <v2.0.0"'}}`]));
+    }
+    // A configuration that depends on itself (and on the provider).
+    await single("acme/configuration-loop", metaConfig("loop", [`{configuration: ${registry.host}/acme/configuration-loop, version: v1.0.0}`, `{provider: ${registry.host}/acme/provider-storage, version: v1.2.0}`]));
+    // A configuration with more dependencies than the count limit (100 packages).
+    const empty = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: empty}\n";
+    for (let i = 0; i < MANY; i++) await single(`acme/provider-many-${i}`, empty);
+    await single("acme/configuration-many", metaConfig("many", Array.from({ length: MANY }, (_, i) => `{provider: ${registry.host}/acme/provider-many-${i}, version: v1.0.0}`)));
   });
   afterAll(() => registry.stop());
   beforeEach(() => {
@@ -195,5 +276,113 @@ describe("the schemas of the packages a repository depends on", () => {
     const unavailable = findings.filter((f) => f.rule === "package/unavailable").map((f) => f.message);
     expect(unavailable).toHaveLength(2);
     expect(unavailable.every((m) => m.includes("package.yaml cannot be read"))).toBe(true);
+  });
+
+  const dependsOnRepo = (crossplaneYaml: string, extra: Record<string, string> = {}) =>
+    tempRepo({
+      ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`,
+      "crossplane.yaml": crossplaneYaml,
+      "xrd.yaml": XRD,
+      "composition.yaml": composition("volumeMod"),
+      "bucket.yaml": BUCKET,
+      ...extra,
+    });
+  const errorsOf = (findings: Finding[]) => findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}:${f.line}`).sort();
+
+  it("an upbound.yaml Project's dependsOn brings the provider's CRDs, as crossplane.yaml does", async () => {
+    const project = `apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/app\n  dependsOn:\n    - provider: ${registry.host}/acme/provider-storage\n      version: ">=v1.0.0, <v2.0.0"\n`;
+    const files = { "xrd.yaml": XRD, "composition.yaml": composition("volumeMod"), "bucket.yaml": BUCKET };
+    const without = await validate(tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`, ...files }));
+    expect(without.findings.filter((f) => f.rule === "schema/missing").map((f) => f.file)).toEqual(["bucket.yaml"]);
+    const dir = tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`, "upbound.yaml": project, ...files });
+    const { findings, packages } = await validate(dir);
+    expect(findings.filter((f) => f.rule === "schema/missing")).toEqual([]);
+    expect(packages?.map((p) => [p.reference, p.crds])).toEqual([[`${registry.host}/acme/provider-storage:v1.2.0`, 2]]);
+    expect(errorsOf(findings)).toEqual(["schema/unknown-field bucket.yaml:4", "schema/unknown-field composition.yaml:21"]);
+    expect(findings.find((f) => f.file === "composition.yaml" && f.rule === "schema/unknown-field")!.message).toContain("composed Bucket base: unknown field `spec.forProvider.volumeMod`");
+  });
+
+  it("the config's packages: list brings a package's CRDs with no crossplane.yaml, and is trusted by being listed", async () => {
+    const dir = tempRepo({
+      ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-storage:v1.1.0\n`,
+      "xrd.yaml": XRD,
+      "composition.yaml": composition("volumeMod"),
+      "bucket.yaml": BUCKET,
+    });
+    const { findings, packages } = await validate(dir);
+    expect(packages?.map((p) => [p.reference, p.crds, p.via ?? ""])).toEqual([[`${registry.host}/acme/provider-storage:v1.1.0`, 2, ""]]);
+    expect(findings.filter((f) => f.rule === "schema/missing" || f.rule.startsWith("package/"))).toEqual([]);
+    expect(errorsOf(findings)).toEqual(["schema/unknown-field bucket.yaml:4", "schema/unknown-field composition.yaml:21"]);
+  });
+
+  it("a package of packages: that cannot be had is a warning naming the config", async () => {
+    const dir = tempRepo({ ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-absent:v1.0.0\n`, "bucket.yaml": BUCKET });
+    const { findings } = await validate(dir);
+    const missing = findings.filter((f) => f.rule === "package/unavailable");
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ severity: "warning" });
+    expect(missing[0]!.message).toContain(`the schemas of ${registry.host}/acme/provider-absent:v1.0.0 could not be had`);
+    expect(missing[0]!.message).toContain("(packages: in the config)");
+    expect(findings.some((f) => f.rule === "schema/missing" && f.file === "bucket.yaml")).toBe(true);
+  });
+
+  it("configurations are followed to a depth of 5: a longer chain stops there, the provider past it is not fetched", async () => {
+    const dir = dependsOnRepo(metaConfig("app", [`{configuration: ${registry.host}/acme/configuration-chain-0, version: v1.0.0}`]));
+    const started = Date.now();
+    const { findings, packages } = await validate(dir);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(packages?.map((p) => p.reference.replace(`${registry.host}/acme/`, ""))).toEqual([0, 1, 2, 3, 4, 5].map((i) => `configuration-chain-${i}:v1.0.0`));
+    expect(packages![5]!.via).toBe(`${registry.host}/acme/configuration-chain-4:v1.0.0`);
+    expect(registry.requests.some((q) => q.url.includes("configuration-chain-6"))).toBe(false);
+    // The provider is past the limit: its kinds are checked without schemas.
+    expect(findings.filter((f) => f.rule === "schema/missing").map((f) => f.file)).toEqual(["bucket.yaml"]);
+  });
+
+  it("a configuration that depends on itself is fetched once, its other dependencies followed", async () => {
+    const dir = dependsOnRepo(metaConfig("app", [`{configuration: ${registry.host}/acme/configuration-loop, version: v1.0.0}`]));
+    const { findings, packages } = await validate(dir);
+    expect(packages?.map((p) => [p.reference.replace(`${registry.host}/acme/`, ""), p.crds])).toEqual([
+      ["configuration-loop:v1.0.0", 0],
+      ["provider-storage:v1.2.0", 2],
+    ]);
+    expect(findings.filter((f) => f.rule === "schema/missing" || f.rule.startsWith("package/"))).toEqual([]);
+    expect(errorsOf(findings)).toEqual(["schema/unknown-field bucket.yaml:4", "schema/unknown-field composition.yaml:21"]);
+  });
+
+  it("more than 100 packages: one warning at the dependency that brought them, naming the first not fetched", async () => {
+    const dir = dependsOnRepo(metaConfig("app", [`{configuration: ${registry.host}/acme/configuration-many, version: v1.0.0}`]));
+    const { findings, packages, code } = await validate(dir);
+    expect(code).toBeLessThan(2);
+    expect(packages).toHaveLength(100);
+    expect(packages![0]!.reference).toBe(`${registry.host}/acme/configuration-many:v1.0.0`);
+    const limit = findings.filter((f) => f.rule === "package/unavailable");
+    expect(limit).toHaveLength(1);
+    expect(limit[0]).toMatchObject({ severity: "warning", file: "crossplane.yaml", line: 6 });
+    expect(limit[0]!.message).toBe(`more than 100 packages: ${registry.host}/acme/provider-many-99 and the rest are not fetched; their kinds are checked without schemas`);
+    expect(registry.requests.some((q) => q.url.includes("provider-many-100/"))).toBe(false);
+  });
+
+  it("a composition base may leave out what its CRD requires (patches fill it), but an unknown field in it is an error", async () => {
+    const dir = tempRepo({
+      ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-volume:v1.0.0\n`,
+      "xrd.yaml": XRD,
+      "composition.yaml": volumeComposition("                  zone: eu-north-1\n                  sizeGib: 5\n"),
+      "volume.yaml": "apiVersion: storage.example.org/v1beta1\nkind: Volume\nmetadata: {name: loose}\nspec: {forProvider: {zone: eu-north-1}}\n",
+    });
+    const { findings, packages } = await validate(dir);
+    expect(packages?.map((p) => p.crds)).toEqual([1]);
+    const onComposition = findings.filter((f) => f.file === "composition.yaml" && f.rule.startsWith("schema/"));
+    expect(onComposition.map((f) => `${f.rule}:${f.line}`)).toEqual(["schema/unknown-field:21"]);
+    expect(onComposition[0]!.message).toContain("composed Volume base: unknown field `spec.forProvider.sizeGib`");
+    // The same CRD's required fields do count for a whole object.
+    const loose = findings.filter((f) => f.file === "volume.yaml");
+    expect(loose.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error schema/required"]);
+    expect(loose[0]!.message).toContain("sizeGb");
+    const clean = await validate(tempRepo({
+      ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-volume:v1.0.0\n`,
+      "xrd.yaml": XRD,
+      "composition.yaml": volumeComposition("                  zone: eu-north-1\n"),
+    }));
+    expect(clean.findings.filter((f) => f.rule.startsWith("schema/"))).toEqual([]);
   });
 });
