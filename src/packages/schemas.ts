@@ -123,10 +123,12 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
       const crds = loaded.manifests.filter(isCrd);
       out.crds.push(...crds);
       out.used.push({ reference: pulled.reference, digest: pulled.digest, crds: crds.length, ...(via ? { via } : {}) });
-      if (depth >= maxDepth) continue;
-      for (const meta of loaded.manifests.filter((m) => m.group === "meta.pkg.crossplane.io")) {
-        for (const next of dependsOn(meta)) queue.push({ dep: { ...next, at: dep.at }, depth: depth + 1, via: pulled.reference });
+      const next = loaded.manifests.filter((m) => m.group === "meta.pkg.crossplane.io").flatMap((meta) => dependsOn(meta));
+      if (depth >= maxDepth) {
+        if (next.length) out.findings.push(warning(dep, `${pulled.reference} is ${depth + 1} configurations deep; its ${next.length} dependenc${next.length === 1 ? "y is" : "ies are"} not followed (the limit is ${maxDepth}): their kinds are checked without schemas unless the repository depends on them directly`));
+        continue;
       }
+      for (const n of next) queue.push({ dep: { ...n, at: dep.at }, depth: depth + 1, via: pulled.reference });
     } catch (err) {
       if (!(err instanceof PullError)) throw err;
       out.findings.push(warning(dep, `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be had: ${err.message}; its kinds are checked without them`));

@@ -334,8 +334,12 @@ describe("the schemas of the packages a repository depends on", () => {
     expect(packages?.map((p) => p.reference.replace(`${registry.host}/acme/`, ""))).toEqual([0, 1, 2, 3, 4, 5].map((i) => `configuration-chain-${i}:v1.0.0`));
     expect(packages![5]!.via).toBe(`${registry.host}/acme/configuration-chain-4:v1.0.0`);
     expect(registry.requests.some((q) => q.url.includes("configuration-chain-6"))).toBe(false);
-    // The provider is past the limit: its kinds are checked without schemas.
+    // The provider is past the limit: its kinds are checked without schemas, and a warning says why.
     expect(findings.filter((f) => f.rule === "schema/missing").map((f) => f.file)).toEqual(["bucket.yaml"]);
+    const cut = findings.filter((f) => f.rule === "package/unavailable");
+    expect(cut).toHaveLength(1);
+    expect(cut[0]).toMatchObject({ severity: "warning", file: "crossplane.yaml" });
+    expect(cut[0]!.message).toContain(`${registry.host}/acme/configuration-chain-5:v1.0.0 is 6 configurations deep; its 1 dependency is not followed (the limit is 5)`);
   });
 
   it("a configuration that depends on itself is fetched once, its other dependencies followed", async () => {
