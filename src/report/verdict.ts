@@ -31,5 +31,5 @@ export function failingText(v: Verdict): string {
   const parts = (["error", "warning", "info"] as const)
     .filter((s) => v.failing[s] > 0)
     .map((s) => `${v.failing[s]} ${fresh}${s === "info" ? "info finding" : s}${v.failing[s] === 1 ? "" : "s"}`);
-  return parts.join(" and ");
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}` : (parts[0] ?? "");
 }

@@ -8,6 +8,7 @@ import { renderedObjectKey, type RenderedSource } from "../../src/render/source.
 import { diffFindings, diffSources, objectCounts, type DiffReport } from "../../src/report/diff.js";
 import type { FailOn, Finding } from "../../src/report/finding.js";
 import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/formats/markdown.js";
+import { failingText } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { runCli, tempRepo } from "../helpers.js";
 import { escapeMarkdown } from "../../src/report/formats/md.js";
@@ -115,6 +116,15 @@ describe("the headline is the step's verdict", () => {
       expect(formatDiffMarkdown(r, { maxChars: 65_000 }).split("\n")[0]).toBe(headline);
     });
   }
+});
+
+describe("the failing counts read as a list", () => {
+  it("one, two and three severities", () => {
+    const v = (error: number, warning: number, info: number) => failingText({ failed: true, failOn: "info", failOnNew: false, failing: { error, warning, info } });
+    expect(v(1, 0, 0)).toBe("1 error");
+    expect(v(2, 1, 0)).toBe("2 errors and 1 warning");
+    expect(v(1, 2, 3)).toBe("1 error, 2 warnings and 3 info findings");
+  });
 });
 
 describe("fail-on info counts info findings; without fail-on-new, old ones too", () => {
