@@ -118,6 +118,17 @@ describe("the headline is the step's verdict", () => {
   }
 });
 
+describe("the comment reads a repeated finding once per kind", () => {
+  it("three Buckets without a schema are one row with how many more; other rules stay one row each", () => {
+    const missing = (line: number) => finding("schema/missing", line, { severity: "warning", message: "no schema for s.example.org/v1 Bucket: add its CRD", file: `b${line}.yaml` });
+    const r = report([], [], { head: [missing(1), missing(2), missing(3), finding("schema/type", 4), finding("schema/type", 5)] }, "error", false);
+    const md = formatDiffMarkdown(r, { maxChars: 65_000 });
+    const rows = md.split("\n").filter((l) => l.startsWith("- "));
+    expect(rows.filter((l) => l.includes("schema/missing"))).toEqual(["- ⚠️ **warning** `schema/missing` b1.yaml:1: no schema for s.example.org/v1 Bucket: add its CRD (and 2 more like it)"]);
+    expect(rows.filter((l) => l.includes("schema/type"))).toHaveLength(2);
+  });
+});
+
 describe("the failing counts read as a list", () => {
   it("one, two and three severities", () => {
     const v = (error: number, warning: number, info: number) => failingText({ failed: true, failOn: "info", failOnNew: false, failing: { error, warning, info } });

@@ -2,6 +2,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
 import type { DiffReport, SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
+import { groupRepeats } from "../repeats.js";
 import { code, escapeMarkdown, fenced } from "./md.js";
 
 /**
@@ -201,13 +202,17 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
   const [fresh, fixed, old] = [visible(report.findings.new), visible(report.findings.fixed), visible(report.findings.unchanged)];
   const parts: string[] = [];
   if (fresh.length) {
-    const rows = fresh.slice(0, maxRows).map((f) => findingLine(f, options));
-    if (fresh.length > maxRows) rows.push(`- …and ${fresh.length - maxRows} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
+    const repeats = groupRepeats(fresh);
+    const shown = fresh.filter((f) => repeats.get(f) !== 0);
+    const rows = shown.slice(0, maxRows).map((f) => findingLine(f, options, ICONS[f.severity], repeats));
+    if (shown.length > maxRows) rows.push(`- …and ${shown.length - maxRows} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
     parts.push(`**New findings**\n\n${rows.join("\n")}`);
   }
   if (fixed.length) {
-    const rows = fixed.slice(0, maxRows).map((f) => findingLine(f, options, "✅"));
-    if (fixed.length > maxRows) rows.push(`- …and ${fixed.length - maxRows} more fixed.`);
+    const repeats = groupRepeats(fixed);
+    const shown = fixed.filter((f) => repeats.get(f) !== 0);
+    const rows = shown.slice(0, maxRows).map((f) => findingLine(f, options, "✅", repeats));
+    if (shown.length > maxRows) rows.push(`- …and ${shown.length - maxRows} more fixed.`);
     parts.push(`**Fixed by this change**\n\n${rows.join("\n")}`);
   }
   if (old.length) {
@@ -220,9 +225,9 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
 
 const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info: "ℹ️" };
 
-function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity]): string {
+function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity], repeats?: Map<Finding, number>): string {
   const at = where(f, options);
-  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}`;
+  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}${repeats?.get(f) ? ` (and ${repeats.get(f)} more like it)` : ""}`;
 }
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */

@@ -1,5 +1,6 @@
 import type { Finding, Severity } from "../finding.js";
 import type { Report } from "./index.js";
+import { groupRepeats, moreLikeIt } from "../repeats.js";
 
 const COLORS: Record<Severity, string> = { error: "\x1b[31m", warning: "\x1b[33m", info: "\x1b[36m" };
 const DIM = "\x1b[2m";
@@ -21,8 +22,7 @@ export function formatText(report: Report, color: boolean, debug = false): strin
     for (const f of findings) {
       const where = f.line ? `${f.line}:${f.column ?? 1}` : "";
       const object = f.kind ? paint(DIM, ` [${f.kind}${f.name ? ` ${f.name}` : ""}]`) : "";
-      const more = repeats.get(f);
-      const message = more ? `${f.message} (and ${more} more like it)` : f.message;
+      const message = moreLikeIt(f, repeats);
       lines.push(`  ${where.padEnd(8)} ${paint(COLORS[f.severity], f.severity.padEnd(7))} ${message}  ${paint(DIM, f.rule)}${object}`);
       if (debug && f.detail) lines.push(...f.detail.split("\n").map((l) => paint(DIM, `           ${l}`)));
     }
@@ -34,32 +34,6 @@ export function formatText(report: Report, color: boolean, debug = false): strin
   const status = s.errors + s.warnings + s.infos === 0 ? paint("\x1b[32m", "✓ clean") : counts;
   lines.push(`${status}${suppressed} — ${s.documents} document${s.documents === 1 ? "" : "s"} in ${s.files} file${s.files === 1 ? "" : "s"}`);
   return lines.join("\n") + "\n";
-}
-
-/** Rules that repeat one message per document of a kind: people read them once per kind. */
-const GROUPED_RULES = new Set(["schema/missing", "vela/definition-missing", "oam/definition-missing"]);
-
-/**
- * For findings of a grouped rule with the same message: the first maps to how many more there
- * are, the others to 0 (not printed). JSON and SARIF keep one result per document.
- */
-export function groupRepeats(findings: Finding[]): Map<Finding, number> {
-  const first = new Map<string, Finding>();
-  const out = new Map<Finding, number>();
-  for (const f of findings) {
-    if (f.suppressed || !GROUPED_RULES.has(f.rule)) continue;
-    const key = `${f.rule}\u0000${f.message}`;
-    const lead = first.get(key);
-    if (!lead) {
-      first.set(key, f);
-      out.set(f, 0);
-      continue;
-    }
-    out.set(lead, (out.get(lead) ?? 0) + 1);
-    out.set(f, 0);
-  }
-  for (const [f, n] of out) if (n === 0 && first.get(`${f.rule}\u0000${f.message}`) === f) out.delete(f);
-  return out;
 }
 
 /** A file name as one line of text: control characters (a newline in a name) are escaped. */
