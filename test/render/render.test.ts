@@ -411,6 +411,36 @@ status: { conditions: [{ type: Ready, status: "True" }] }
     }
   });
 
+  it("a Development target that does not answer as a function gets one message, whatever listens there", async () => {
+    const dir = tempRepo({
+      "composition.yaml": composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`),
+      "functions.yaml": FUNCTIONS.replace("metadata: { name: function-auto-ready }", "metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development"),
+      "xr.yaml": xr("photos", ", location: US"),
+    });
+    const http = await import("node:http");
+    const net = await import("node:net");
+    const listen = (server: import("node:net").Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as import("node:net").AddressInfo).port)));
+    const web = http.createServer((_req, res) => res.writeHead(404).end("not found"));
+    const closer = net.createServer((socket) => socket.destroy());
+    const gone = net.createServer();
+    const refusedPort = await listen(gone);
+    await new Promise((r) => gone.close(r));
+    const [webPort, closerPort] = [await listen(web), await listen(closer)];
+    try {
+      const messages: string[] = [];
+      for (const port of [webPort, closerPort, refusedPort]) {
+        const { stderr, code } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--timeout", "5s", "--development-target", `function-auto-ready=127.0.0.1:${port}`], dir);
+        expect(code).toBe(1);
+        messages.push(stderr.replaceAll(String(port), "PORT"));
+      }
+      expect(messages[0]).toContain("could not get a RunFunction answer from 127.0.0.1:PORT");
+      expect(new Set(messages).size, messages.join("\n")).toBe(1);
+    } finally {
+      web.close();
+      closer.close();
+    }
+  });
+
   it("runs a module function in-process with --allow-exec", async () => {
     const dir = repoWith(labelFn.replace("add-label", "configmap"), "  - step: cm\n    functionRef: { name: configmap }\n", config(`  configmap: { module: ${path.join(FIXTURES, "module-function.mjs")} }\n`));
     const { code, stdout } = await cli(["render", "--all", ".", "--allow-exec"], dir);

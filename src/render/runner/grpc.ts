@@ -77,6 +77,17 @@ export function grpcFailure(err: unknown, target: string, timeoutMs: number): Fu
   return new FunctionFailure(`RunFunction on ${target} failed: ${e?.details || e?.message || String(err)}`);
 }
 
+/**
+ * A Development target is an address someone named: the finding says the same thing whatever
+ * answered there (a refused port, another protocol, a TLS server), so that a run cannot be used
+ * to probe what listens where (the function's own log says why it failed).
+ */
+export function developmentFailure(err: unknown, target: string, timeoutMs: number): FunctionFailure {
+  const e = err as grpc.ServiceError;
+  if (e?.code === grpc.status.DEADLINE_EXCEEDED) return new FunctionFailure(`no response from ${target} within ${timeoutMs / 1000}s (timeout)`);
+  return new FunctionFailure(`could not get a RunFunction answer from ${target}: is the function running there (crossplane render's Development runtime)?`);
+}
+
 /** A function someone already runs (crossplane render's Development runtime). */
 export class DevelopmentRuntime implements FunctionRuntime {
   readonly kind: RuntimeKind = "Development";
@@ -89,7 +100,7 @@ export class DevelopmentRuntime implements FunctionRuntime {
     try {
       return await this.client.runFunction(req, timeoutMs);
     } catch (err) {
-      throw grpcFailure(err, this.target, timeoutMs);
+      throw developmentFailure(err, this.target, timeoutMs);
     }
   }
 
