@@ -8,22 +8,31 @@ import { sourceState, type NotRendered, type RenderedSource } from "./source.js"
  * warning with the fix, never an error of the repository and never one line per source.
  */
 export function notRenderedFindings(sources: RenderedSource[]): Finding[] {
-  const groups = new Map<string, { first: NotRendered; sources: RenderedSource[] }>();
+  const groups = new Map<string, { first: NotRendered; sources: RenderedSource[]; steps: Set<string> }>();
   for (const s of sources) {
     for (const n of s.notRendered ?? []) {
-      const group = groups.get(n.what) ?? { first: n, sources: [] };
+      const group = groups.get(n.what) ?? { first: n, sources: [], steps: new Set<string>() };
       if (!group.sources.includes(s)) group.sources.push(s);
+      if (n.step) group.steps.add(n.step);
       groups.set(n.what, group);
     }
   }
-  return [...groups.values()].map(({ first, sources: kept }) => {
+  return [...groups.values()].map(({ first, sources: kept, steps }) => {
     const count = kept.length === 1 ? `1 source (${named(kept)}) was` : `${kept.length} sources (${named(kept)}) were`;
     const message =
       first.severity === "info"
         ? `${count} validated but not rendered: ${first.what} ${first.reason}; ${first.fix}`
-        : `${count} not rendered: function ${first.what} ${first.reason}. To render ${kept.length === 1 ? "it" : "them"}: ${first.fix}`;
+        : `${count} not rendered: function ${first.what}${stepsText(steps)} ${first.reason}. To render ${kept.length === 1 ? "it" : "them"}: ${first.fix}`;
     return findingAt(first.at.manifest, first.at.pointer, "render/not-rendered", first.severity, message);
   });
+}
+
+/** ` (step kcl)`, ` (steps kcl, render)`: where the pipelines run the function. */
+export function stepsText(steps: Iterable<string>): string {
+  const list = [...steps];
+  if (!list.length) return "";
+  const shown = list.slice(0, 3).join(", ") + (list.length > 3 ? ` and ${list.length - 3} more` : "");
+  return ` (step${list.length === 1 ? "" : "s"} ${shown})`;
 }
 
 function named(sources: RenderedSource[], shown = 3): string {

@@ -40,6 +40,8 @@ export interface RenderedSource {
 export interface NotRendered {
   /** A function name, or an engine (`KubeVela`). */
   what: string;
+  /** The pipeline step that runs it, when a step does. */
+  step?: string;
   reason: string;
   fix: string;
   severity: "warning" | "info";

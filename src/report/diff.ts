@@ -46,7 +46,7 @@ export interface SourceChange {
   via: string;
   status: SourceStatus;
   /** For `not-rendered`: what could not run, why, and what would let it, and on which side. */
-  notRendered?: { what: string; reason: string; fix: string }[];
+  notRendered?: { what: string; step?: string; reason: string; fix: string }[];
   /** For `not-rendered`: the side composition-ci could not render. */
   notRenderedAt?: "head" | "base";
   /** Fields of the XR filled from observed state: the render cannot know them offline. */
@@ -92,7 +92,7 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
     if (!side || sourceState(side) !== "not-rendered") continue;
     change.status = "not-rendered";
     change.notRenderedAt = at;
-    change.notRendered = side.notRendered!.map(({ what, reason, fix }) => ({ what, reason, fix }));
+    change.notRendered = side.notRendered!.map(({ what, step, reason, fix }) => ({ what, ...(step ? { step } : {}), reason, fix }));
     return change;
   }
   if (head && !head.ok) {

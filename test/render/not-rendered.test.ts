@@ -68,7 +68,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(notRendered).toHaveLength(1);
     expect(notRendered[0]).toMatchObject({ severity: "warning", file: "apis/composition.yaml", line: 9 });
     expect(notRendered[0]!.message).toBe(
-      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain is a function of the Upbound project, built from functions/main/; composition-ci cannot build it. " +
+      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a function of the Upbound project, built from functions/main/; composition-ci cannot build it. " +
         "To render them: build and serve it (`up project build`), add a Function object for it annotated render.crossplane.io/runtime: Development, or give it a built-in, a command or a module under functions: in .composition-ci.yaml",
     );
     expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
@@ -86,7 +86,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
     expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
-    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/);
+    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl \(step [a-z-]+\) is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/);
     expect(notRendered[0]!.message).toContain("To render them: run `composition-ci functions pull`");
   });
 
@@ -99,7 +99,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     });
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
-    expect(notRendered[0]!.message).toContain("function function-acme would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package. To render it: add its repository to functions.trusted");
+    expect(notRendered[0]!.message).toContain("function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package. To render it: add its repository to functions.trusted");
   });
 
   it("a function that runs and fails stays an error", async () => {

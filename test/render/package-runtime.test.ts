@@ -160,7 +160,7 @@ describe("the package runtime: function images pulled from a registry and run as
     });
     const { findings, stderr } = await check(dir);
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
-    expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toMatch(/function-greet could not be pulled: .*HTTP 500/);
+    expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toMatch(/function-greet \(step [a-z-]+\) could not be pulled: .*HTTP 500/);
     expect(stderr).toContain("rendered 1 of 2 sources");
   });
 

@@ -332,7 +332,7 @@ spec: { package: example.org/add-label:v1.0.0 }
     expect(sources[0]!.findings).toEqual([]);
     const [finding] = notRenderedFindings(sources);
     expect(finding).toMatchObject({ rule: "render/not-rendered", severity: "warning", file: "functions.yaml" });
-    expect(finding!.message).toContain("function add-label would run `node x.mjs` from the repository. To render it: run with --allow-exec");
+    expect(finding!.message).toContain("function add-label (step label) would run `node x.mjs` from the repository. To render it: run with --allow-exec");
   });
 
   it("turns a crashing and a hanging function into findings and goes on", async () => {

@@ -77,13 +77,17 @@ describe("every source has one honest state", () => {
     fs.writeFileSync(path.join(dir, "xr.yaml"), "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default, labels: {tier: gold}}\nspec: {}\n");
     const json = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as DiffReport;
     expect(json.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["one:not-rendered"]);
+    // The state names the step, the function and the fix.
+    expect(json.changes[0]!.notRendered).toEqual([{ what: "function-acme", step: "acme", reason: expect.stringContaining("not a trusted package"), fix: expect.stringContaining("functions.trusted") }]);
+    const markdown = (await runCli(["diff", "--base", "main", "--format", "markdown"], dir)).stdout;
+    expect(markdown).toContain("- `function-acme` (step `acme`) would pull and run");
     const { code, stdout } = await runCli(["diff", "--base", "main", "--format", "sarif"], dir);
     expect(code).toBe(0);
     const sarif = JSON.parse(stdout) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; message: { text: string }; locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[] };
     const results = sarif.runs[0]!.results.filter((r) => r.ruleId === "render/not-rendered");
     expect(results).toHaveLength(1);
     expect(results[0]!.level).toBe("warning");
-    expect(results[0]!.message.text).toContain("1 source (XApp one) was not rendered: function function-acme would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package");
+    expect(results[0]!.message.text).toContain("1 source (XApp one) was not rendered: function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package");
     expect(results[0]!.locations![0]!.physicalLocation.artifactLocation.uri).toBe("functions.yaml");
     expect(sarif.runs[0]!.tool.driver.rules.map((r) => r.id)).toContain("render/not-rendered");
   }, 30_000);

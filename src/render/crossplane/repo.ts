@@ -257,7 +257,7 @@ function notRunnableAt(n: NotRunnableStep, composition: Manifest, index: RepoInd
   const steps = asArray(asObject(composition.object.spec)?.pipeline);
   const step = steps.findIndex((s) => asObject(s)?.step === n.step);
   const at = fn ? { manifest: fn, pointer: "/spec/package" } : { manifest: composition, pointer: step >= 0 ? `/spec/pipeline/${step}/functionRef/name` : "/spec" };
-  return { what: n.functionName, reason: n.reason, fix: n.fix, severity: "warning", at };
+  return { what: n.functionName, step: n.step, reason: n.reason, fix: n.fix, severity: "warning", at };
 }
 
 /** Only the string values of a map (annotations of a hand-written object may be anything). */

@@ -232,20 +232,22 @@ function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severi
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
 function notRenderedSection(report: DiffReport): string {
-  const byWhat = new Map<string, { reason: string; fix: string; names: string[]; at: Set<string> }>();
+  const byWhat = new Map<string, { reason: string; fix: string; names: string[]; at: Set<string>; steps: Set<string> }>();
   for (const c of report.changes) {
     if (c.status !== "not-rendered") continue;
     for (const n of c.notRendered ?? []) {
-      const entry = byWhat.get(n.what) ?? { reason: n.reason, fix: n.fix, names: [], at: new Set<string>() };
+      const entry = byWhat.get(n.what) ?? { reason: n.reason, fix: n.fix, names: [], at: new Set<string>(), steps: new Set<string>() };
       entry.names.push(code(c.name));
       entry.at.add(c.notRenderedAt ?? "head");
+      if (n.step) entry.steps.add(n.step);
       byWhat.set(n.what, entry);
     }
   }
   if (byWhat.size === 0) return "";
   const lines = [...byWhat].map(([what, e]) => {
     const side = e.at.has("head") ? "" : " at base";
-    return `- ${code(what)} ${escapeMarkdown(e.reason)}: ${e.names.length} source${e.names.length === 1 ? "" : "s"} not rendered${side} (${shortList(e.names)}). To render ${e.names.length === 1 ? "it" : "them"}: ${escapeMarkdown(e.fix)}`;
+    const steps = e.steps.size ? ` (step${e.steps.size === 1 ? "" : "s"} ${shortList([...e.steps].map(code))})` : "";
+    return `- ${code(what)}${steps} ${escapeMarkdown(e.reason)}: ${e.names.length} source${e.names.length === 1 ? "" : "s"} not rendered${side} (${shortList(e.names)}). To render ${e.names.length === 1 ? "it" : "them"}: ${escapeMarkdown(e.fix)}`;
   });
   return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}`;
 }
