@@ -7,7 +7,7 @@ import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
 import { packageSettings } from "../../src/render/runner/package.js";
 import { runCli, tempRepo } from "../helpers.js";
-import { TestRegistry } from "../oci/registry-server.js";
+import { layer, TestRegistry } from "../oci/registry-server.js";
 import { pushGreetFunction } from "../oci/function-image.js";
 
 /**
@@ -162,6 +162,51 @@ describe("the package runtime: function images pulled from a registry and run as
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toMatch(/function-greet \(step [a-z-]+\) could not be pulled: .*HTTP 500/);
     expect(stderr).toContain("rendered 1 of 2 sources");
+  });
+
+  it("a registry that refuses the credentials (401) or has no such package (404) is a warning naming the answer, never an error", async () => {
+    for (const status of [401, 404]) {
+      registry.failures.length = 0;
+      registry.failures.push({ pattern: /function-greet\/manifests/, status });
+      const { findings, code } = await check(repo(true));
+      expect(code, `HTTP ${status}`).toBe(0);
+      expect(findings.filter((f) => f.severity === "error"), `HTTP ${status}`).toEqual([]);
+      const warning = findings.find((f) => f.rule === "render/not-rendered");
+      expect(warning?.severity).toBe("warning");
+      expect(warning?.message).toMatch(new RegExp(`function-greet \\(step [a-z-]+\\) could not be pulled: .*${status}`));
+      expect(warning?.message).toContain("check the package reference and the registry's credentials");
+    }
+  });
+
+  it("an image built for another architecture is not run: a warning that says why; with --allow-exec and no Docker, the same", async () => {
+    const foreign = process.arch === "arm64" ? 0x3e : 0xb7; // x86-64 on an arm64 runner, aarch64 elsewhere
+    const elf = Buffer.alloc(64);
+    elf.write("\x7fELF", 0, "latin1");
+    elf[4] = 2; // 64-bit
+    elf[5] = 1; // little-endian
+    elf[6] = 1;
+    elf.writeUInt16LE(2, 16); // an executable
+    elf.writeUInt16LE(foreign, 18);
+    elf.writeUInt32LE(1, 20);
+    const image = { layers: [{ bytes: await layer([{ name: "function", content: elf, mode: 0o755 }]), compression: "gzip" as const }], entrypoint: ["/function"] };
+    registry.push("crossplane-contrib/function-foreign", "v1.0.0", { [`linux/${process.arch === "arm64" ? "arm64" : "amd64"}`]: image });
+    const dir = repo(true, { "functions.yaml": functions(`${registry.host}/crossplane-contrib/function-foreign:v1.0.0`) });
+    const noDocker = fs.mkdtempSync(path.join(os.tmpdir(), "cci-no-docker-"));
+    fs.writeFileSync(path.join(noDocker, "docker"), "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n", { mode: 0o755 });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${noDocker}${path.delimiter}${savedPath}`;
+    try {
+      for (const flags of [[], ["--allow-exec"]]) {
+        const { findings, code } = await check(dir, ...flags);
+        expect(code, flags.join(" ")).toBe(0);
+        expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+        const warning = findings.find((f) => f.rule === "render/not-rendered");
+        expect(warning?.message).toMatch(/cannot run .*function-foreign:v1\.0\.0 here: it is a (linux\/(arm64|amd64) binary and this runner is linux\/|Linux binary and this runner is darwin)/);
+        expect(warning?.message).toContain("run where Docker is there with --allow-exec, or on a linux runner of the image's architecture");
+      }
+    } finally {
+      process.env.PATH = savedPath;
+    }
   });
 
   it("in a pull request, the trust list is the base ref's: a head that trusts a new registry renders nothing from it", async () => {
