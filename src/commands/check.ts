@@ -14,7 +14,7 @@ import { formatReport } from "../report/formats/index.js";
 import { TOOL_VERSION } from "../version.js";
 import { streamFileNames } from "../render/source.js";
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
+import { findingKey, type Finding } from "../report/finding.js";
 import type { RenderedSource } from "../render/source.js";
 import type { ValidateResult } from "../validate/run.js";
 import { gvkOf } from "../validate/schemas/types.js";
@@ -138,7 +138,9 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
   const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests))];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
-  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions) };
+  // Rendering re-derives some of the validation's findings (a Kptfile's checks): each is reported once.
+  const known = new Set(result.findings.map(findingKey));
+  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))) };
 }
 
 /** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */

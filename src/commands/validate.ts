@@ -1,6 +1,6 @@
 import path from "node:path";
 import { ConfigError, loadConfig, type MissingSchemaPolicy } from "../config/config.js";
-import { compareFindings, failsAt, summarize, type FailOn, type Finding } from "../report/finding.js";
+import { compareFindings, failsAt, findingKey, summarize, type FailOn, type Finding } from "../report/finding.js";
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/formats/index.js";
 import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
@@ -123,11 +123,6 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   writeOutput(io, values.output, text);
   finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
-}
-
-/** Rendering re-derives some validation findings (a missing Composition): each is reported once. */
-function findingKey(f: Finding): string {
-  return `${f.rule}|${f.file}|${f.line}|${f.column}|${f.message}`;
 }
 
 function parse(argv: string[]) {

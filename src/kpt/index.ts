@@ -4,8 +4,8 @@ import type { RenderedSource } from "../render/source.js";
 import { failedInternally } from "../render/source.js";
 import type { Finding } from "../report/finding.js";
 import { guardedAsync } from "../validate/guard.js";
-import { pipelineFunctions, stepName } from "./kptfile.js";
-import { directSubpackages, readPackage, topLevelPackages } from "./package.js";
+import { checkKptfile, pipelineFunctions, stepName } from "./kptfile.js";
+import { directSubpackages, localResources, PackageReadError, readPackage, topLevelPackages, type ReadResource } from "./package.js";
 import { KptRuntimes, NotRunnable, type KptRuntimeOptions } from "./runtime.js";
 import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./source.js";
 
@@ -57,6 +57,31 @@ export async function renderKptPackages(key: object, manifests: readonly Manifes
     const rendered = await guardedAsync(m, "rendering", findings, () => renderKptSource(root, pkg, options));
     out.push(rendered ?? failedInternally(m, findings));
   }
+  return out;
+}
+
+/**
+ * The checks of every Kptfile of the repository's kpt packages (subpackages too), as `kpt fn
+ * render` makes them before it runs anything: what `validate` reports without rendering. Rendering
+ * makes the same findings again; check reports them once.
+ */
+export function kptfileFindings(manifests: readonly Manifest[], root: string): Finding[] {
+  const abs = path.resolve(root);
+  const out: Finding[] = [];
+  const visit = (dir: string): void => {
+    const pkg = readPackage(abs, dir);
+    let local: ReadResource[] | undefined;
+    if (!pkg.readError) {
+      try {
+        local = localResources(abs, pkg);
+      } catch (err) {
+        if (!(err instanceof PackageReadError)) throw err; // rendering reports the package it cannot read
+      }
+    }
+    out.push(...checkKptfile(pkg, local).findings);
+    if (!pkg.readError) for (const sub of directSubpackages(dir)) visit(sub);
+  };
+  for (const rel of topLevelPackages(abs, manifests.map((m) => m.file))) visit(path.join(abs, rel));
   return out;
 }
 

@@ -8,7 +8,8 @@ import { compareFindings, type Finding } from "../report/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
 import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
-import { guarded } from "./guard.js";
+import { guarded, internalError } from "./guard.js";
+import { kptfileFindings } from "../kpt/index.js";
 import { PackageLayout } from "../manifest/packages.js";
 import { isToolObject } from "../manifest/roles.js";
 import { explainV1Forms } from "./crossplane-v1.js";
@@ -139,6 +140,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
   findings.push(...index.failures);
   const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
+  if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned.manifests, options.root));
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -160,6 +162,15 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     packages: fromPackages.used,
     packageSettings: options.packages?.settings,
   };
+}
+
+/** The Kptfiles' own checks (kpt packages); a failure here is one internal/error finding, never the end of the run. */
+function kptChecks(manifests: Manifest[], root: string): Finding[] {
+  try {
+    return kptfileFindings(manifests, root);
+  } catch (err) {
+    return [internalError(undefined, "checking the Kptfiles", err)];
+  }
 }
 
 /** The loader's limits of a run: the defaults, the config's maxFileBytes, the caller's. */

@@ -1,0 +1,66 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { runCli, tempRepo } from "../helpers.js";
+
+/** validate checks the Kptfiles as kpt does before it runs anything; check and diff report each finding once. */
+
+type Finding = { rule: string; severity: string; file?: string; line?: number; message: string };
+
+const KPTFILE = `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: app
+pipeline:
+  mutators:
+    - image: set-labels
+      exec: ./x
+    - image: set-labels
+      configPath: missing.yaml
+`;
+const SUB = `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: sub
+pipeline:
+  validatrs: []
+`;
+
+const files = { "app/Kptfile": KPTFILE, "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "app/sub/Kptfile": SUB, "app/sub/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n" };
+
+const kpt = (stdout: string) =>
+  (JSON.parse(stdout) as { findings: Finding[] }).findings
+    .filter((f) => f.rule.startsWith("kpt/"))
+    .map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`)
+    .sort();
+
+const EXPECTED = ["app/Kptfile:7 error kpt/kptfile", "app/Kptfile:10 error kpt/function-config", "app/sub/Kptfile:6 error kpt/kptfile"].sort();
+
+describe("Kptfiles in validate", () => {
+  it("validate reports each Kptfile's checks, subpackages too, without rendering", async () => {
+    const run = await runCli(["validate", ".", "--format", "json", "--no-cache"], tempRepo(files));
+    expect(kpt(run.stdout)).toEqual(EXPECTED);
+    expect(run.code).toBe(1);
+  });
+
+  it("check reports the same findings once, though rendering makes them again", async () => {
+    const run = await runCli(["check", ".", "--format", "json", "--no-cache"], tempRepo(files));
+    expect(kpt(run.stdout)).toEqual(EXPECTED);
+  });
+
+  it("diff lists each once among the new findings", async () => {
+    const dir = tempRepo({ "app/cm.yaml": files["app/cm.yaml"] });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    for (const [rel, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    }
+    const run = await runCli(["diff", "--base", "main", "--format", "json"], dir);
+    const fresh = (JSON.parse(run.stdout) as { findings: { new: Finding[] } }).findings.new.filter((f) => f.rule.startsWith("kpt/")).map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`);
+    expect(fresh.sort()).toEqual(EXPECTED);
+  });
+});
