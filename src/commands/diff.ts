@@ -23,7 +23,7 @@ import { transitionFindings } from "../validate/transitions.js";
 import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, maxCharsOption, nestedDepthOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
 import type { PackageSettings } from "../render/runner/package.js";
 import { parseDuration } from "./render.js";
 
@@ -58,6 +58,8 @@ Options:
                                 base ref's config; the head's config may only narrow it (the
                                 Action's pr mode does this)
   --timeout D                   per function call (default: 60s)
+  --max-nested-depth N          render composed XRs with their own Compositions this deep
+                                (default 5; 0: not at all)
   --offline                     function packages only from the cache (see functions pull)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --crds PATH                   CRD files or directories (repeatable)
@@ -89,6 +91,8 @@ export interface DiffOptions {
   /** Settings that widen the run come from the base ref's config (pull requests). */
   trustBaseConfig?: boolean;
   timeoutMs?: number;
+  /** How deep composed XRs render with their own Compositions (default 5). */
+  maxNestedDepth?: number;
   configFile?: string;
   crds?: string[];
   schemaLocations?: string[];
@@ -142,6 +146,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     packages: commandPackageSettings(io, { offline: values.offline }),
     trustBaseConfig: values["trust-base-config"],
     timeoutMs: parseDuration(values.timeout ?? "60s"),
+    maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
     configFile: values.config,
     crds: values.crds,
     schemaLocations: values["schema-location"],
@@ -278,6 +283,7 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
     developmentTargets: options.developmentTargets,
     packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
+    maxNestedDepth: options.maxNestedDepth,
     select,
   });
   side.sources = rendered.sources;

@@ -11,7 +11,7 @@ import { validateRepo } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, maxCharsOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, maxCharsOption, nestedDepthOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
 import type { PackageSettings } from "../render/runner/package.js";
 import { parseDuration } from "./render.js";
 
@@ -38,6 +38,7 @@ Options:
   --development-target NAME=ADDR
                           where the Development function NAME listens (repeatable)
   --timeout D             per function call (default: 60s)
+  --max-nested-depth N    render composed XRs with their own Compositions this deep (default 5)
   --offline               function packages only from the cache (see functions pull)
   --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
 `;
@@ -65,6 +66,8 @@ export interface DriftOptions {
   developmentTargets?: Record<string, string>;
   packages?: PackageSettings;
   timeoutMs?: number;
+  /** How deep composed XRs render with their own Compositions (default 5). */
+  maxNestedDepth?: number;
   configFile?: string;
   crds?: string[];
   schemaLocations?: string[];
@@ -97,6 +100,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     developmentTargets: targetsOrUsage(values["development-target"]),
     packages: commandPackageSettings(io, { offline: values.offline }),
     timeoutMs: parseDuration(values.timeout ?? "60s"),
+    maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
     configFile: values.config,
     crds: values.crds,
     schemaLocations: values["schema-location"],
@@ -139,6 +143,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
     developmentTargets: options.developmentTargets,
     packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
+    maxNestedDepth: options.maxNestedDepth,
   });
   const masker = maskerFor(validated.manifests, sources, config.secretFields);
   const current = snapshotOf(sources, masker);

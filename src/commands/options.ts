@@ -15,12 +15,21 @@ export const TREE_OPTIONS = {
   "allow-exec": { type: "boolean" },
   "development-target": { type: "string", multiple: true },
   timeout: { type: "string" },
+  "max-nested-depth": { type: "string" },
   config: { type: "string" },
   crds: { type: "string", multiple: true },
   "schema-location": { type: "string", multiple: true },
   root: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+/** --max-nested-depth: how deep composed XRs render with their own Compositions (undefined: the default). */
+export function nestedDepthOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
+  return n;
+}
 
 /** parseArgs with positionals, strict, its errors as usage errors (exit 2). */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T) {

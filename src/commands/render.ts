@@ -22,7 +22,7 @@ import { gvkOf } from "../validate/schemas/types.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, nestedDepthOption, parseCommandArgs, targetsOrUsage } from "./options.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -207,7 +207,7 @@ async function renderAll(
     schemaFor: schemaLookup(manifests, true),
     includeFunctionResults: values["include-function-results"],
     includeFullXr: values["include-full-xr"],
-    maxNestedDepth: values["max-nested-depth"] === undefined ? undefined : nestedDepth(values["max-nested-depth"]),
+    maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
   });
   const outDir = values["output-dir"] && path.resolve(io.cwd, values["output-dir"]);
   if (outDir) fs.mkdirSync(outDir, { recursive: true });
@@ -350,12 +350,6 @@ export function requiredSchemas(p: string, cwd: string): SchemaLookup {
 }
 
 /** Go-style durations: `60s`, `1m30s`, `500ms`, `2h`. */
-function nestedDepth(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
-  return n;
-}
-
 export function parseDuration(text: string): number {
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;

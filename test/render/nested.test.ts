@@ -100,5 +100,23 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     const platform = result.report.changes.find((c) => c.kind === "XPlatform");
     expect(platform?.status).toBe("changed");
     expect(platform?.objects.filter((o) => o.status !== "unchanged").map((o) => o.key)).toEqual(["XNetwork/network > ConfigMap/subnet"]);
+    // With --max-nested-depth 0 the inner XR is not rendered on either side: the change is not seen.
+    const cli = await runCli(["diff", "--base", "HEAD", "--format", "json", "--max-nested-depth", "0"], dir);
+    const flat = (JSON.parse(cli.stdout) as { changes: { kind: string; status: string }[] }).changes.find((c) => c.kind === "XPlatform");
+    expect(flat?.status).toBe("unchanged");
+    const bad = await runCli(["diff", "--base", "HEAD", "--max-nested-depth=-1"], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--max-nested-depth needs a whole number of 0 or more");
+  });
+
+  it("drift honours --max-nested-depth: at 0 the snapshot holds no inner XR's objects", async () => {
+    const snapshot = async (...flags: string[]) => {
+      const dir = repo();
+      const run = await runCli(["drift", "--snapshot", "snap", "--update-snapshot", ...flags], dir);
+      expect(run.code).toBe(0);
+      return fs.readdirSync(path.join(dir, "snap")).map((f) => fs.readFileSync(path.join(dir, "snap", f), "utf8")).join("\n");
+    };
+    expect(await snapshot()).toContain("kind: subnet");
+    expect(await snapshot("--max-nested-depth", "0")).not.toContain("kind: subnet");
   });
 });
