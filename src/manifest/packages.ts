@@ -12,6 +12,8 @@ export class PackageLayout {
   private readonly packageOfDir = new Map<string, string | undefined>();
   /** nearest() by candidate list and asking directory: every file of a directory gets one answer. */
   private readonly nearestCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
+  private readonly places = new WeakMap<readonly unknown[], { dir: string; pkg: string | undefined }[]>();
+  private readonly nearestAllCache = new WeakMap<readonly unknown[], Map<string, readonly unknown[]>>();
 
   constructor(roots: Iterable<string>) {
     this.roots = new Set(roots);
@@ -45,35 +47,58 @@ export class PackageLayout {
 
   private nearestFrom<T>(candidates: readonly T[], fileOf: (c: T) => string, fromDir: string): T | undefined {
     const fromPackage = this.packageOfDirectory(fromDir);
+    const places = this.placesOf(candidates, fileOf);
     let best: T | undefined;
     let bestScore = -1;
-    for (const c of candidates) {
-      const file = fileOf(c);
-      const same = this.packageOf(file) === fromPackage ? 1 : 0;
-      const score = same * 1_000_000 + sharedDepth(fromDir, parentDir(file));
+    for (let i = 0; i < candidates.length; i++) {
+      const place = places[i]!;
+      const score = (place.pkg === fromPackage ? 1_000_000 : 0) + sharedDepth(fromDir, place.dir);
       if (score > bestScore) {
-        best = c;
+        best = candidates[i];
         bestScore = score;
       }
     }
     return best;
   }
 
-  /** The candidates that share the most leading directories with `from` (all of them on a tie). */
-  closest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
-    if (candidates.length <= 1) return candidates;
-    const fromDir = parentDir(from);
-    const depths = candidates.map((c) => sharedDepth(fromDir, parentDir(fileOf(c))));
-    const best = Math.max(...depths);
-    return candidates.filter((_, i) => depths[i] === best);
+  /** Each candidate's directory and package, worked out once per candidate list (asked from every directory). */
+  private placesOf<T>(candidates: readonly T[], fileOf: (c: T) => string): { dir: string; pkg: string | undefined }[] {
+    let places = this.places.get(candidates);
+    if (!places) {
+      places = candidates.map((c) => {
+        const dir = parentDir(fileOf(c));
+        return { dir, pkg: this.packageOfDirectory(dir) };
+      });
+      this.places.set(candidates, places);
+    }
+    return places;
   }
 
-  /** The candidates in `from`'s own package (files outside every package are one), or all of them when none is there. */
-  preferOwnPackage<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
-    if (candidates.length <= 1 || this.roots.size === 0) return candidates;
-    const own = this.packageOf(from);
-    const mine = candidates.filter((c) => this.packageOf(fileOf(c)) === own);
-    return mine.length ? mine : candidates;
+  /**
+   * The candidates in `from`'s own package (files outside every package are one; all of them when
+   * none is there), and of those the ones sharing the most leading directories with `from` (all of
+   * them on a tie). Every file of a directory gets one answer, worked out once.
+   */
+  nearestAll<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): readonly T[] {
+    if (candidates.length <= 1) return candidates;
+    const fromDir = parentDir(from);
+    let byDir = this.nearestAllCache.get(candidates);
+    if (!byDir) this.nearestAllCache.set(candidates, (byDir = new Map()));
+    let found = byDir.get(fromDir) as readonly T[] | undefined;
+    if (!found) {
+      const places = this.placesOf(candidates, fileOf);
+      const own = this.packageOfDirectory(fromDir);
+      let indexes = candidates.map((_, i) => i);
+      if (this.roots.size > 0) {
+        const mine = indexes.filter((i) => places[i]!.pkg === own);
+        if (mine.length) indexes = mine;
+      }
+      const depths = indexes.map((i) => sharedDepth(fromDir, places[i]!.dir));
+      const best = Math.max(...depths);
+      found = indexes.filter((_, k) => depths[k] === best).map((i) => candidates[i]!);
+      byDir.set(fromDir, found);
+    }
+    return found;
   }
 
   private packageOfDirectory(dir: string): string | undefined {

@@ -140,7 +140,7 @@ export class RepoIndex {
   environmentConfigs(near: string): Record<string, unknown>[] {
     const all = this.manifests.filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig");
     // Those of the asking file's package, nearest in the tree: repositories of separate examples repeat them.
-    const nearest = this.layout.closest(this.layout.preferOwnPackage(all, (m) => m.file, near), (m) => m.file, near);
+    const nearest = this.layout.nearestAll(all, (m) => m.file, near);
     const byName = new Map<string, Manifest>();
     for (const m of nearest) if (!byName.has(m.name ?? "")) byName.set(m.name ?? "", m);
     return [...byName.values()].map((m) => ({ ...m.object, apiVersion: "apiextensions.crossplane.io/v1beta1" }));
@@ -158,7 +158,7 @@ export class RepoIndex {
    */
   compositionsFor(apiVersion: string, kind: string, near?: string): readonly Manifest[] {
     const all = this.compositionsByType.get(`${apiVersion}|${kind}`) ?? [];
-    return near === undefined ? all : this.layout.closest(this.layout.preferOwnPackage(all, (c) => c.file, near), (c) => c.file, near);
+    return near === undefined ? all : this.layout.nearestAll(all, (c) => c.file, near);
   }
 
   /** The Composition of that name (the nearest to `near` when alternative packages each have one). */

@@ -128,9 +128,22 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
 /** Of several XRDs defining the type, the one nearest the Composition (its own package first) among those with the version. */
 function closestXrd(composition: Manifest, version: string, xrds: Manifest[], index: RepoIndex): Manifest | undefined {
   if (xrds.length <= 1) return xrds[0];
-  const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
-  const withVersion = xrds.filter(hasVersion);
-  return index.layout.nearest(withVersion.length ? withVersion : xrds, (x) => x.file, composition.file);
+  return index.layout.nearest(xrdsWithVersion(xrds, version), (x) => x.file, composition.file);
+}
+
+/** The XRDs serving a version (all of them when none does), one list per XRD list and version: proximity answers are cached by list. */
+const withVersionCache = new WeakMap<Manifest[], Map<string, Manifest[]>>();
+function xrdsWithVersion(xrds: Manifest[], version: string): Manifest[] {
+  let byVersion = withVersionCache.get(xrds);
+  if (!byVersion) withVersionCache.set(xrds, (byVersion = new Map()));
+  let found = byVersion.get(version);
+  if (!found) {
+    const hasVersion = (x: Manifest) => asArray(asObject(x.object.spec)?.versions).some((v) => asObject(v)?.name === version);
+    const withVersion = xrds.filter(hasVersion);
+    found = withVersion.length ? withVersion : xrds;
+    byVersion.set(version, found);
+  }
+  return found;
 }
 
 function xrdGroup(xrd: Manifest): string | undefined {
