@@ -51,7 +51,7 @@ describe("action.yml and the ready-to-copy workflows", () => {
   });
 
   it("the bundle uses no deprecated Node built-in (punycode would print a warning on every run)", () => {
-    for (const file of ["cli.js", "index.js"]) expect(fs.readFileSync(path.join(REPO, "dist", file), "utf8")).not.toMatch(/__require\("punycode"\)/);
+    for (const file of ["cli-main.js", "index.js"]) expect(fs.readFileSync(path.join(REPO, "dist", file), "utf8")).not.toMatch(/__require\("punycode"\)/);
   });
 
   it("dist/ is the bundle of the current source (run npm run bundle)", () => {
@@ -59,7 +59,7 @@ describe("action.yml and the ready-to-copy workflows", () => {
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
     const validators = fs.readdirSync(path.join(out, "validators")).map((f) => `validators/${f}`);
     expect(fs.readdirSync(path.join(REPO, "dist/validators")).map((f) => `validators/${f}`).sort(), "dist/validators is stale: run npm run bundle").toEqual(validators.sort());
-    for (const file of ["index.js", "cli.js", ...validators]) {
+    for (const file of ["index.js", "cli.js", "cli-main.js", ...validators]) {
       const fresh = fs.readFileSync(path.join(out, file), "utf8");
       const committed = fs.readFileSync(path.join(REPO, "dist", file), "utf8");
       expect(committed === fresh, `dist/${file} is stale: run npm run bundle`).toBe(true);
