@@ -89,6 +89,7 @@ function scanLine(line: string, indent: number, flowAtStart: number): { dashes: 
   let deepest = flow;
   let quote = "";
   let last = "";
+  let end = line.length;
   for (; i < line.length; i++) {
     const c = line[i]!;
     if (quote) {
@@ -98,14 +99,25 @@ function scanLine(line: string, indent: number, flowAtStart: number): { dashes: 
       } else if (c === "\\" && quote === '"') i++;
       continue;
     }
-    if (c === "#" && (last === " " || last === "\t" || last === "")) break;
-    if ((c === '"' || c === "'") && (last === "" || /[\s[{,:]/.test(last))) quote = c;
+    if (c === "#" && (last === " " || last === "\t" || last === "")) {
+      end = i;
+      break;
+    }
+    if ((c === '"' || c === "'") && (last === "" || " \t[{,:".includes(last))) quote = c;
     else if (c === "[" || c === "{") deepest = Math.max(deepest, ++flow);
     else if ((c === "]" || c === "}") && flow > 0) flow--;
     if (c !== " " && c !== "\t") last = c;
     else last = " ";
   }
-  const trimmed = line.replace(/\s+#.*$/, "").trimEnd();
-  const blockScalar = flow === 0 && /(^|[:\-]\s+|^\s*)[|>][-+0-9]*$/.test(trimmed.slice(indent));
-  return { dashes, flow, deepestFlow: deepest, blockScalar };
+  return { dashes, flow, deepestFlow: deepest, blockScalar: flow === 0 && startsBlockScalar(line.slice(indent, end).trimEnd()) };
+}
+
+/** `key: |`, `- >-`, `|2`: the line's last token is a block scalar indicator, after a key, a dash or nothing. */
+function startsBlockScalar(content: string): boolean {
+  const space = Math.max(content.lastIndexOf(" "), content.lastIndexOf("\t"));
+  const token = content.slice(space + 1);
+  if (token[0] !== "|" && token[0] !== ">") return false;
+  for (let k = 1; k < token.length; k++) if (!"-+0123456789".includes(token[k]!)) return false;
+  const before = content.slice(0, space + 1).trimEnd();
+  return before === "" || before.endsWith(":") || before === "-" || before.endsWith(" -");
 }
