@@ -5,12 +5,15 @@ import type { Finding } from "./finding.js";
  * Secret values never reach output. What is secret is decided by what a value is, never by what
  * a word looks like: the values of a Secret's `data` and `stringData`, connection details, values
  * of fields whose name says they hold a secret (`password`, `apiToken`, `clientSecret`,
- * `privateKey`, not `key`, `fromConnectionSecretKey` or `passwordSecretKey`, which hold a key's
- * name, nor `*SecretRef`),
+ * `privateKey`, not `key` or `fromConnectionSecretKey`, which hold a key's name, nor
+ * `*SecretRef`; nothing in an External Secrets object, which holds only references),
  * and the fields the config names. At its own field a secret becomes `<masked sha256:abcd1234>`
  * (so a change still shows as a change); in free text, each secret value of 4 characters or more,
- * and its base64 and base64url forms, is replaced wherever it stands as a whole token. Keys are
- * never masked, and structured outputs are masked value by value, never as serialised text.
+ * and its base64 and base64url forms, is replaced wherever it stands as a whole token. A
+ * `*SecretKey` field holds a secret (`awsSecretKey`) or the name of the key that holds one
+ * (`passwordSecretKey: password`): its value is masked at the field either way, and in free text
+ * only when it does not look like a key name. Keys are never masked, and structured outputs are
+ * masked value by value, never as serialised text.
  */
 
 /** Shorter values are masked at their own field only: in free text they would hide ordinary words. */
@@ -38,8 +41,7 @@ const REFERENCE_SUFFIX = /(ref|refs|name|names|selector|fieldpath|path|paths|nam
 /** Whether a field of this name holds a secret value (see the module comment). */
 export function isSecretFieldName(name: string): boolean {
   if (/^(from|to)[A-Z]/.test(name)) return false; // fromConnectionSecretKey, toFieldPath: names and paths
-  // passwordSecretKey, clientSecretKey: which key of a Secret holds the value (a bare secretKey is the value).
-  if (/[a-z0-9]SecretKey$/.test(name)) return false;
+  if (/^existing[A-Z_]/.test(name)) return false; // existingSecret, existingPasswordSecret: Helm's name of a Secret that is there
   const n = name.toLowerCase().replace(/[-_.]/g, "");
   if (n === "secret" || REFERENCE_SUFFIX.test(n)) return false;
   return SECRET_SUFFIXES.some((s) => n.endsWith(s));
@@ -134,7 +136,10 @@ export class SecretMasker {
 
   /** Visits every value, remembering secret ones; with `copy`, also returns the masked copy. */
   private walk(value: unknown, context: Context, copy: boolean): unknown {
-    if (Array.isArray(value)) return copy ? value.map((v) => this.walk(v, undefined, true)) : value.forEach((v) => this.walk(v, undefined, false));
+    if (Array.isArray(value)) {
+      const inner = context === "references" ? context : undefined;
+      return copy ? value.map((v) => this.walk(v, inner, true)) : value.forEach((v) => this.walk(v, inner, false));
+    }
     if (typeof value === "string") return copy ? this.redact(value) : undefined;
     if (!value || typeof value !== "object") return value;
     const out: Record<string, unknown> = {};
@@ -142,7 +147,8 @@ export class SecretMasker {
       let result: unknown;
       if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy);
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
-      else if (isScalar(v) && v !== "" && this.isSecretField(key)) result = this.secret(String(v), copy);
+      else if (context === "references") result = this.walk(v, "references", copy);
+      else if (isSecretValue(v) && this.isSecretField(key)) result = this.secret(String(v), copy, !mayNameAKey(key, String(v)));
       else result = this.walk(v, undefined, copy);
       if (copy) out[key] = result;
     }
@@ -153,14 +159,54 @@ export class SecretMasker {
     return isSecretFieldName(name) || this.extraFields.includes(name);
   }
 
-  private secret(value: string, copy: boolean): string | undefined {
+  /** A secret value: masked at its field; remembered for free text unless `inFreeText` is false. */
+  private secret(value: string, copy: boolean, inFreeText = true): string | undefined {
     if (MASKED.test(value)) return value;
-    this.remember(value);
+    if (inFreeText) this.remember(value);
     return copy ? maskValue(value) : undefined;
   }
 }
 
-type Context = "secret-root" | "secret-data" | undefined;
+/** A Secret, its data, an object that holds only references to secrets (External Secrets), or anything else. */
+type Context = "secret-root" | "secret-data" | "references" | undefined;
+
+/**
+ * What a secret-named field may hold as a secret: a string or a number, not a boolean
+ * (`automountServiceAccountToken: false`), nor a template another tool fills in (`{{ .apikey }}`).
+ */
+function isSecretValue(v: unknown): v is string | number {
+  if (typeof v === "number") return true;
+  return typeof v === "string" && v !== "" && !v.includes("{{") && !v.includes("${");
+}
+
+/**
+ * A field whose name may as well say where a secret is as hold one (`*SecretKey`, and `*Secret`
+ * after another word: `passwordSecretKey: password`, `githubConfigSecret: gha-runner`, but also
+ * `awsSecretKey`, `webhookSecret`) with a value that looks like the name of a key or an object
+ * (`client_secret`, `ca.crt`, `WEBHOOK_TOKEN`, `grafana-oncall`): masked at its field, but not
+ * hunted for in free text, where such a word is ordinary. Anything else (`wJalrXUtnFEMI/K7MDENG`,
+ * a random string) is a secret everywhere.
+ */
+function mayNameAKey(field: string, value: string): boolean {
+  const ambiguous = /secret_?key$/i.test(field) || (/[a-z0-9]Secret$/.test(field) && !SECRET_HOLDERS.has(wordBefore(field, "Secret")));
+  return ambiguous && value.length <= 253 && /^[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*$/.test(value) && !looksRandom(value);
+}
+
+/** `<word>Secret` fields that hold the secret itself (OAuth's clientSecret, a webhook's shared secret, ...). */
+const SECRET_HOLDERS = new Set(["client", "shared", "webhook", "signing", "hmac", "jwt", "session", "cookie", "encryption", "app", "api", "master", "root", "admin", "bootstrap", "join", "consumer", "oauth", "private", "auth", "token"]);
+
+/** The camelCase word before a suffix: `githubConfigSecret` → `config`. */
+function wordBefore(field: string, suffix: string): string {
+  return (field.slice(0, field.length - suffix.length).split(/(?=[A-Z])|[-_.]/).pop() ?? "").toLowerCase();
+}
+
+/** A word mixing upper and lower case and digits, or a long one mixing letters and digits (hex), as generated secrets are. */
+function looksRandom(value: string): boolean {
+  return value.split(/[._-]/).some((word) => {
+    const digits = /[0-9]/.test(word);
+    return (digits && /[a-z]/.test(word) && /[A-Z]/.test(word)) || (digits && /[a-zA-Z]/.test(word) && word.length >= 16);
+  });
+}
 
 /**
  * Whether the value at a path of an object is one the masker hides (a Secret's data or
@@ -175,7 +221,11 @@ export function isSecretField(object: unknown, segments: string[]): boolean {
 
 function rootContext(object: unknown): Context {
   const o = object as Record<string, unknown> | null;
-  return o && typeof o === "object" && o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined) ? "secret-root" : undefined;
+  if (!o || typeof o !== "object") return undefined;
+  if (o.kind === "Secret" && (o.apiVersion === "v1" || o.apiVersion === undefined)) return "secret-root";
+  // ExternalSecret, ClusterExternalSecret, PushSecret, SecretStore: where secrets are, never what.
+  if (typeof o.apiVersion === "string" && o.apiVersion.startsWith("external-secrets.io/")) return "references";
+  return undefined;
 }
 
 function isScalar(v: unknown): v is string | number | boolean {

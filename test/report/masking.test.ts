@@ -42,7 +42,7 @@ const corpus = [
   },
 ];
 
-const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db", "client_secret"];
+const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db"];
 
 function learned(): SecretMasker {
   const masker = new SecretMasker();
@@ -70,9 +70,52 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     expect(masker.redact(message)).toBe(message);
   });
 
-  it("field names: a value, or the name of the key that holds one", () => {
-    for (const name of ["password", "secretKey", "secretAccessKey", "clientSecret", "apiToken", "privateKey", "db_password"]) expect(isSecretFieldName(name), name).toBe(true);
-    for (const name of ["passwordSecretKey", "clientSecretKey", "connectionSecretKey", "fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"]) expect(isSecretFieldName(name), name).toBe(false);
+  it("field names: what holds a value, and what names or points at one", () => {
+    for (const name of ["password", "secretKey", "secretAccessKey", "clientSecret", "apiToken", "privateKey", "db_password", "awsSecretKey", "passwordSecretKey"]) expect(isSecretFieldName(name), name).toBe(true);
+    for (const name of ["fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"]) expect(isSecretFieldName(name), name).toBe(false);
+  });
+
+  it("a *SecretKey value is masked at its field; in free text and the log only when it does not look like a key name", () => {
+    const masker = new SecretMasker();
+    const spec = { passwordSecretKey: "password", clientSecretKey: "client_secret", mirageSecretKey: "mirage_secret_key", awsSecretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", s3SecretKey: "aB3xY9qZk2Lm" };
+    masker.learn({ apiVersion: "example.org/v1", kind: "XStore", metadata: { name: "s" }, spec });
+    const masked = masker.maskObject({ spec }) as { spec: Record<string, string> };
+    for (const key of Object.keys(spec)) expect(masked.spec[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
+    const masks = masker.values();
+    expect(masks).toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+    expect(masks).toContain("aB3xY9qZk2Lm");
+    for (const word of ["password", "client_secret", "mirage_secret_key"]) expect(masks, word).not.toContain(word);
+    expect(masker.redact("key client_secret of secret oncall; aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toMatch(/^key client_secret of secret oncall; aws <masked sha256:[0-9a-f]{8}>$/);
+  });
+
+  it("Helm's names of Secrets, booleans and templates are not secrets; a client secret is one, whatever it looks like", () => {
+    const masker = new SecretMasker();
+    const values = {
+      existingSecret: "grafana-oncall",
+      existingSecretAdminPassword: "harbor-admin-password",
+      githubConfigSecret: "gha-runner-scale-set",
+      automountServiceAccountToken: false,
+      OPENAI_API_KEY: "{{ .openwebui_apikey }}",
+      clientSecret: "client-secret-456",
+      webhookSecret: "3f8a9c2b7e1d4a6f9b0c",
+    };
+    masker.learn({ apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", metadata: { name: "oncall" }, spec: { values } });
+    expect(masker.values()).toEqual(expect.arrayContaining(["3f8a9c2b7e1d4a6f9b0c", "client-secret-456"]));
+    for (const word of ["grafana-oncall", "harbor-admin-password", "gha-runner-scale-set", "false", "{{ .openwebui_apikey }}"]) expect(masker.values(), word).not.toContain(word);
+    const masked = masker.maskObject({ values }) as { values: Record<string, unknown> };
+    expect(masked.values.existingSecret).toBe("grafana-oncall");
+    expect(masked.values.automountServiceAccountToken).toBe(false);
+    expect(masked.values.OPENAI_API_KEY).toBe("{{ .openwebui_apikey }}");
+    expect(masked.values.githubConfigSecret).toMatch(/^<masked sha256:/); // at its field only
+    expect(masker.redact("runners use gha-runner-scale-set")).toBe("runners use gha-runner-scale-set");
+  });
+
+  it("External Secrets objects hold references only: their key names are not secrets", () => {
+    const masker = new SecretMasker();
+    const es = { apiVersion: "external-secrets.io/v1beta1", kind: "ExternalSecret", metadata: { name: "hook" }, spec: { data: [{ secretKey: "token", remoteRef: { key: "runlore/webhook", property: "token" } }] } };
+    masker.learn(es);
+    expect(masker.values()).toEqual([]);
+    expect(masker.maskObject(es)).toEqual(es);
   });
 
   it("the log masks are only secret values and their encodings, never ordinary words", () => {
