@@ -68,6 +68,9 @@ export async function renderKptPackages(key: object, manifests: readonly Manifes
 export function kptfileFindings(manifests: readonly Manifest[], root: string): Finding[] {
   const abs = path.resolve(root);
   const out: Finding[] = [];
+  // Only packages holding files this run reads: not ignored directories, nor vendored ones.
+  const read = new Set<string>();
+  for (const m of manifests) for (let dir = path.posix.dirname(m.file); !read.has(dir); dir = path.posix.dirname(dir)) read.add(dir);
   const visit = (dir: string): void => {
     const pkg = readPackage(abs, dir);
     let local: ReadResource[] | undefined;
@@ -79,7 +82,8 @@ export function kptfileFindings(manifests: readonly Manifest[], root: string): F
       }
     }
     out.push(...checkKptfile(pkg, local).findings);
-    if (!pkg.readError) for (const sub of directSubpackages(dir)) visit(sub);
+    if (pkg.readError) return;
+    for (const sub of directSubpackages(dir)) if (read.has(path.relative(abs, sub).split(path.sep).join("/"))) visit(sub);
   };
   for (const rel of topLevelPackages(abs, manifests.map((m) => m.file))) visit(path.join(abs, rel));
   return out;

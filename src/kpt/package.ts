@@ -46,7 +46,7 @@ export function readPackage(root: string, dir: string): KptPackage {
   try {
     text = readLimited(path.join(dir, KPTFILE));
   } catch (err) {
-    return { dir, rel, kptfile: emptyManifest(file, ""), readError: `error reading Kptfile at "${dir}": ${(err as Error).message}` };
+    return { dir, rel, kptfile: emptyManifest(file, ""), readError: `error reading Kptfile at "${rel}": ${(err as Error).message.split(dir).join(rel)}` };
   }
   try {
     const docs = readDocuments(text);
@@ -157,7 +157,8 @@ function readFile(root: string, pkg: KptPackage, abs: string, rel: string): Read
   try {
     docs = readDocuments(text);
   } catch (err) {
-    if (err instanceof YamlReadError) throw new PackageReadError(`${abs}: ${err.message}`);
+    // The repository-relative path: the same finding in two checkouts (diff's trees) is one finding.
+    if (err instanceof YamlReadError) throw new PackageReadError(`${repoRel}: ${err.message}`);
     throw err;
   }
   const source = new SourceFile(repoRel, text);

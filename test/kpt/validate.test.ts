@@ -63,4 +63,45 @@ describe("Kptfiles in validate", () => {
     const fresh = (JSON.parse(run.stdout) as { findings: { new: Finding[] } }).findings.new.filter((f) => f.rule.startsWith("kpt/")).map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`);
     expect(fresh.sort()).toEqual(EXPECTED);
   });
+
+  it("only packages holding files the run reads: not ignored directories, nor node_modules", async () => {
+    const bad = (name: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\npipeline:\n  validatrs: []\n`;
+    const dir = tempRepo({
+      ".composition-ci.yaml": "ignore: [vendor/**]\n",
+      Kptfile: "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: root\n",
+      "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+      "vendor/thing/Kptfile": bad("thing"),
+      "vendor/thing/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\n",
+      "node_modules/x/Kptfile": bad("x"),
+      "node_modules/x/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n",
+      "other/Kptfile": bad("other"),
+      "other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\n",
+    });
+    const some = await runCli(["validate", "app", "--format", "json", "--no-cache"], dir);
+    expect(kpt(some.stdout)).toEqual([]);
+    expect(some.code).toBe(0);
+    const all = await runCli(["validate", ".", "--format", "json", "--no-cache"], dir);
+    expect(kpt(all.stdout)).toEqual(["other/Kptfile:6 error kpt/kptfile"]);
+  });
+
+  it("diff: a package that fails to read on both sides is one unchanged finding, not a new and a fixed one", async () => {
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const dir = tempRepo({
+      "app/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n",
+      "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+      "app/broken.yaml": "a: [1, 2\n",
+    });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    fs.writeFileSync(path.join(dir, "app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {a: b}}\n");
+    const report = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as { findings: { new: Finding[]; fixed: Finding[]; unchanged: Finding[] } };
+    const failed = (list: Finding[]) => list.filter((f) => f.rule === "render/kpt-failed");
+    expect(failed(report.findings.new)).toEqual([]);
+    expect(failed(report.findings.fixed)).toEqual([]);
+    expect(failed(report.findings.unchanged)).toHaveLength(1);
+    expect(failed(report.findings.unchanged)[0]!.message).toContain("app/broken.yaml");
+  });
 });
