@@ -1,9 +1,12 @@
+import * as YAML from "yaml";
+
 /**
- * How deeply a YAML or JSON text nests, read without parsing it: the parsers and everything that
- * walks their output recurse once per level, so a file deeper than MAX_NESTING is refused before
- * any of them runs, and whether a file is read never depends on the stack size. The count is
- * close to a parser's, never far below it: open block indentations, sequence dashes on one line,
- * and flow brackets outside quotes, comments and block scalars.
+ * How deeply a YAML or JSON text nests, known before any recursive parser runs: the parsers and
+ * everything that walks their output recurse once per level, so a file deeper than MAX_NESTING is
+ * refused first, and whether a file is read never depends on the stack size. A quick scan of the
+ * text (open block indentations, sequence dashes, flow brackets outside quotes, comments and block
+ * scalars) clears almost every file; one it cannot clear is measured exactly with the `yaml`
+ * package's concrete syntax tree, which is built with a stack of its own, not by recursion.
  */
 
 /** Far deeper than any real manifest (the deepest CRD schemas seen nest under 50 levels), far shallower than a stack. */
@@ -11,7 +14,45 @@ export const MAX_NESTING = 128;
 
 /** The first line (1-based) where the nesting goes over `limit`, or undefined when it never does. */
 export function nestingOver(text: string, limit = MAX_NESTING): number | undefined {
-  if (!mayNestOver(text, limit)) return undefined;
+  if (!mayNestOver(text, limit) || scanOver(text, limit) === undefined) return undefined;
+  return syntaxTreeOver(text, limit);
+}
+
+/**
+ * The exact depth of collections: flow collections counted on the lexer's tokens first (a deep
+ * one stops it early; the tree of a bracket bomb takes seconds to build), then the whole syntax
+ * tree, walked with an explicit stack. The line of the first collection past `limit`.
+ */
+function syntaxTreeOver(text: string, limit: number): number | undefined {
+  let flow = 0;
+  let offset = 0;
+  for (const token of new YAML.Lexer().lex(text)) {
+    const type = YAML.CST.tokenType(token);
+    if ((type === "flow-seq-start" || type === "flow-map-start") && ++flow > limit) return lineAt(text, offset);
+    if ((type === "flow-seq-end" || type === "flow-map-end") && flow > 0) flow--;
+    if (type !== "doc-mode" && type !== "flow-error-end") offset += token.length;
+  }
+  for (const doc of new YAML.Parser().parse(text)) {
+    const stack: [unknown, number][] = [[doc, 0]];
+    while (stack.length) {
+      const [node, depth] = stack.pop()!;
+      const type = (node as { type?: unknown }).type;
+      const level = type === "block-map" || type === "block-seq" || type === "flow-collection" ? depth + 1 : depth;
+      if (level > limit) return lineAt(text, (node as { offset?: number }).offset ?? 0);
+      for (const child of Object.values(node as object)) if (child && typeof child === "object") stack.push([child, level]);
+    }
+  }
+  return undefined;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** The quick scan: the line where the nesting may go over `limit` (never far below a parser's count), or undefined. */
+function scanOver(text: string, limit: number): number | undefined {
   const indents: number[] = [];
   let flow = 0;
   let blockScalarIndent = -1;

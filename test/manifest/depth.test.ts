@@ -12,7 +12,7 @@ describe("nestingOver", () => {
     expect(nestingOver(`a:\n  ${"- ".repeat(25)}x`, 20)).toBe(2);
     expect(nestingOver(`{"a": ${'{"b": '.repeat(30)}1${"}".repeat(30)}}`, 20)).toBe(1);
     // A flow collection spread over lines keeps its depth from line to line.
-    expect(nestingOver(["a: [", ...Array.from({ length: 30 }, () => "  ["), "  ]"].join("\n"), 20)).toBe(20);
+    expect(nestingOver(["a: [", ...Array.from({ length: 30 }, () => "  ["), "  ]"].join("\n"), 20)).toBe(21);
   });
 
   it("brackets in block scalars, quoted strings and comments are text", () => {
@@ -39,11 +39,27 @@ describe("nestingOver", () => {
     expect(nestingOver(deepBlock(30).replace(/\n/g, "\r\n"), 20)).toBe(21);
   });
 
+  it("what the quick scan cannot clear is measured on the syntax tree: anchors and tags before block scalars, quotes over lines, top-level block scalars, brackets in plain scalars", () => {
+    const many = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join("");
+    const head = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n";
+    for (const text of [
+      `${head}  nginx.conf: &conf |\n${many(140, (i) => `    location /p${i} { # route ${i}\n`)}`,
+      `${head}  x: !!str |\n${many(140, () => "    if (a) { // x\n")}`,
+      `${head}${many(140, (i) => `  k${i}: "item ${i}\n    [see issue #${i}] done"\n`)}`,
+      `${head}${many(140, (i) => `  k${i}: 'first\n    {x} #{y} {z'\n`)}`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n--- |\n${many(140, () => "  {\n")}`,
+      `${head}${many(140, (i) => `  r${i}: ^a[b-\n`)}`,
+    ]) {
+      expect(nestingOver(text), text.slice(head.length, head.length + 40)).toBeUndefined();
+    }
+  });
+
   it("stays linear on long runs of spaces and brackets", () => {
     const spaces = `a: ${" ".repeat(2_000_000)}b`;
     const started = performance.now();
     expect(nestingOver(spaces)).toBeUndefined();
     expect(nestingOver(`a: "${"[".repeat(1_000_000)}"`)).toBeUndefined();
+    expect(nestingOver(`a: ${"[".repeat(1_000_000)}`)).toBe(1); // a bracket bomb stops at the limit
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
