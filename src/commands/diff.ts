@@ -169,8 +169,20 @@ export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sa
   return masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." }));
 }
 
+const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const cleanups: Materialized[] = [];
+  const removeTrees = () => {
+    for (const c of cleanups.splice(0)) c.cleanup();
+  };
+  // A tree may be in RAM (/dev/shm): an interrupted run removes it too, then ends as the signal asks.
+  const interrupted = (signal: NodeJS.Signals) => {
+    removeTrees();
+    for (const s of SIGNALS) process.removeListener(s, interrupted);
+    process.kill(process.pid, signal);
+  };
+  for (const s of SIGNALS) process.once(s, interrupted);
   try {
     const top = await topLevel(options.root).catch(() => {
       throw new UsageError(`${options.root} is not inside a git repository: diff compares two git refs`);
@@ -237,7 +249,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     if (err instanceof GitError || err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   } finally {
-    for (const c of cleanups) c.cleanup();
+    removeTrees();
+    for (const s of SIGNALS) process.removeListener(s, interrupted);
   }
 }
 
