@@ -44,7 +44,9 @@ export function readPackage(root: string, dir: string): KptPackage {
   const file = kptfilePath(rel);
   let text = "";
   try {
-    text = readLimited(path.join(dir, KPTFILE));
+    const kptfile = path.join(dir, KPTFILE);
+    if (!insideRoot(root, kptfile)) throw new PackageReadError("it is a link that leads outside the repository; not read");
+    text = readLimited(kptfile);
   } catch (err) {
     return { dir, rel, kptfile: emptyManifest(file, ""), readError: `error reading Kptfile at "${rel}": ${(err as Error).message.split(dir).join(rel)}` };
   }
@@ -56,6 +58,22 @@ export function readPackage(root: string, dir: string): KptPackage {
     return { dir, rel, kptfile: new Manifest({ ...object, apiVersion: String(object.apiVersion ?? ""), kind: String(object.kind ?? "") }, new SourceFile(file, text), first.docIndex) };
   } catch (err) {
     return { dir, rel, kptfile: emptyManifest(file, text), readError: `the Kptfile is not valid YAML: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * Whether a package's file, links resolved, stays below the root (or below its own package, for
+ * a package named outside the root), as discovery keeps links inside what it reads.
+ */
+function insideRoot(root: string, file: string): boolean {
+  try {
+    const inside = (dir: string, p: string) => p === dir || p.startsWith(dir + path.sep);
+    const realRoot = fs.realpathSync(root);
+    const realDir = fs.realpathSync(path.dirname(file));
+    const boundary = inside(realRoot, realDir) ? realRoot : realDir;
+    return inside(boundary, fs.realpathSync(file));
+  } catch {
+    return true; // a file that cannot be resolved fails to read, and says so
   }
 }
 

@@ -104,4 +104,20 @@ describe("Kptfiles in validate", () => {
     expect(failed(report.findings.unchanged)).toHaveLength(1);
     expect(failed(report.findings.unchanged)[0]!.message).toContain("app/broken.yaml");
   });
+
+  it("a Kptfile that is a link out of the repository is not read, and nothing of it is quoted", async () => {
+    const fs = await import("node:fs");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-outside-")), "secret.txt");
+    fs.writeFileSync(outside, "root:x:0:0:do-not-print\n");
+    const dir = tempRepo({ "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n" });
+    fs.symlinkSync(outside, path.join(dir, "app/Kptfile"));
+    for (const command of ["validate", "check"]) {
+      const run = await runCli([command, ".", "--format", "json", "--no-cache"], dir);
+      expect(run.stdout).not.toContain("do-not-print");
+      const findings = (JSON.parse(run.stdout) as { findings: Finding[] }).findings.filter((f) => f.rule === "kpt/kptfile");
+      expect(findings.map((f) => `${f.file} ${f.message}`)).toEqual(['app/Kptfile error reading Kptfile at "app": it is a link that leads outside the repository; not read']);
+    }
+  });
 });
