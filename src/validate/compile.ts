@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import vm from "node:vm";
 import { Ajv, _, type ErrorObject, type ValidateFunction } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { FORMATS } from "./formats.js";
@@ -30,6 +31,8 @@ const AJV_VERSION: string = (() => {
 export interface CompileStats {
   compiled: number;
   fromDisk: number;
+  /** Loaded from disk with V8's code cache accepted (no parsing or compiling of the code). */
+  codeCache: number;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface CompileStats {
  * schema, so a second run loads code instead of compiling (compiling big CRDs is the slow part).
  */
 export class ValidatorCompiler {
-  readonly stats: CompileStats = { compiled: 0, fromDisk: 0 };
+  readonly stats: CompileStats = { compiled: 0, fromDisk: 0, codeCache: 0 };
   private readonly memory = new Map<string, Validator>();
   private ajv?: Ajv;
 
@@ -62,8 +65,9 @@ export class ValidatorCompiler {
       return undefined;
     }
     try {
-      const fn = evaluate(code);
+      const { fn, cached } = evaluate(code, key, this.cacheDir);
       this.stats.fromDisk++;
+      if (cached) this.stats.codeCache++;
       return wrap(fn);
     } catch {
       return undefined;
@@ -140,8 +144,14 @@ function newAjv(): Ajv {
   return ajv;
 }
 
-/** Loads standalone validator code, giving it only the modules it was generated against. */
-function evaluate(code: string): ValidateFunction {
+/**
+ * Loads standalone validator code, giving it only the modules it was generated against. With a
+ * cache directory, V8's code cache for it is kept there too (`<key>.v8`, written when the process
+ * ends, so it holds the functions the run compiled): a later run neither parses nor compiles the
+ * code again. V8 checks only the length of the source a cache was made for, so the file starts
+ * with a hash of the code; a cache for other code, or from another V8, is made anew.
+ */
+function evaluate(code: string, key: string, cacheDir: string | undefined): { fn: ValidateFunction; cached: boolean } {
   const modules: Record<string, unknown> = {
     "composition-ci:formats": Object.fromEntries(Object.entries(FORMATS).map(([k, v]) => [k, v])),
     "composition-ci:re2": { re2RegExp },
@@ -152,10 +162,45 @@ function evaluate(code: string): ValidateFunction {
     throw new Error(`validator code asked for an unexpected module: ${id}`);
   };
   const module = { exports: {} as Record<string, unknown> };
-  new Function("require", "module", "exports", code)(load, module, module.exports);
+  const cachePath = cacheDir && path.join(cacheDir, `${key}.v8`);
+  const source = `(function (require, module, exports) {${code}\n})`;
+  const hash = crypto.createHash("sha256").update(source).digest();
+  let cachedData: Buffer | undefined;
+  try {
+    const file = cachePath ? fs.readFileSync(cachePath) : undefined;
+    if (file && file.length > hash.length && file.subarray(0, hash.length).equals(hash)) cachedData = file.subarray(hash.length);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(source, { filename: `validator-${key}.cjs`, cachedData });
+  (script.runInThisContext() as (r: unknown, m: unknown, e: unknown) => void)(load, module, module.exports);
   const fn = (module.exports.default ?? module.exports) as ValidateFunction;
   if (typeof fn !== "function") throw new Error("validator code exported no function");
-  return fn;
+  const cached = cachedData !== undefined && !script.cachedDataRejected;
+  if (cachePath && !cached) keepCodeCacheAtExit(script, cachePath, hash);
+  return { fn, cached };
+}
+
+const pendingCodeCaches: { script: vm.Script; file: string; hash: Buffer }[] = [];
+let writesAtExit = false;
+
+function keepCodeCacheAtExit(script: vm.Script, file: string, hash: Buffer): void {
+  if (!writesAtExit) process.once("exit", writeCodeCaches);
+  writesAtExit = true;
+  pendingCodeCaches.push({ script, file, hash });
+}
+
+/** Writes the code caches of the validators loaded without one (at exit; tests call it). */
+export function writeCodeCaches(): void {
+  for (const { script, file, hash } of pendingCodeCaches.splice(0)) {
+    try {
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, Buffer.concat([hash, script.createCachedData()]));
+      fs.renameSync(tmp, file);
+    } catch {
+      // A cache that cannot be written only costs time on the next run.
+    }
+  }
 }
 
 /** `$COMPOSITION_CI_CACHE`, else `$XDG_CACHE_HOME/composition-ci`, else `~/.cache/composition-ci`. */
