@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/main.js";
+import { HAS_SHARED, REPO, SHARED } from "../helpers.js";
+
+/**
+ * The upstream TestRunFunction tables again, through the command line this time: each request as
+ * protobuf JSON on `composition-ci function run <name>`'s stdin, the response it prints compared
+ * whole. Cases that need a function configuration or files (which the command cannot take) are
+ * the in-process tests' alone.
+ */
+
+const SETS: [string, string][] = [
+  ["function-go-templating", "go-templating/fn.json"],
+  ["function-environment-configs", "environment-configs/fn.json"],
+  ["function-extra-resources", "extra-resources/fn.json"],
+  ["function-cel-filter", "cel-filter/fn.json"],
+];
+
+/** The Go tests blank result messages where the table says so. */
+function withoutMessages(rsp: Record<string, any>): Record<string, any> {
+  if (rsp.results) rsp.results = rsp.results.map(({ message: _m, ...r }: Record<string, unknown>) => r);
+  return rsp;
+}
+
+async function functionRun(name: string, request: unknown): Promise<{ code: number; response: Record<string, any> }> {
+  let stdout = "";
+  const code = await main(["function", "run", name], { cwd: REPO, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false, readStdin: async () => JSON.stringify(request) });
+  return { code, response: JSON.parse(stdout) as Record<string, any> };
+}
+
+describe.skipIf(!HAS_SHARED)("composition-ci function run answers the upstream tables (../shared/conformance)", () => {
+  for (const [name, file] of SETS) {
+    const cases: any[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance", file), "utf8")) : [];
+    const runnable = cases.filter((c) => !c.config && !c.files);
+    it(`${name}: ${runnable.length} of ${cases.length} cases through the CLI`, async () => {
+      expect(runnable.length).toBeGreaterThan(0);
+      for (const c of runnable) {
+        const { code, response } = await functionRun(name, c.request);
+        expect(code, c.name).toBe(0);
+        expect(c.ignoreResultMessages ? withoutMessages(response) : response, `${c.name}: ${c.reason ?? ""}`).toEqual(c.want.response);
+      }
+    });
+  }
+});
