@@ -95,9 +95,17 @@ function failingTests(report: DiffReport): string {
   const failing = [...report.findings.new, ...report.findings.unchanged].filter((f) => f.rule.startsWith("test/") && f.severity === "error" && !f.suppressed);
   if (!failing.length) return "";
   const fresh = new Set(report.findings.new);
-  const rows = failing.map((f) => `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdown(f.message.split("\n")[0]!)}`);
+  const rows = failing.map((f) => {
+    // The first line says which test; the next ones are its differences, a few of them shown.
+    const [first = "", ...differences] = f.message.split("\n").map((l) => l.trim()).filter(Boolean);
+    const shown = differences.slice(0, MAX_TEST_DIFFERENCES).map((d) => `\n  - ${escapeMarkdown(d)}`).join("");
+    const more = differences.length > MAX_TEST_DIFFERENCES ? `\n  - …and ${differences.length - MAX_TEST_DIFFERENCES} more` : "";
+    return `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdown(first)}${shown}${more}`;
+  });
   return `**Failing tests** (${failing.length})\n\n${rows.join("\n")}`;
 }
+
+const MAX_TEST_DIFFERENCES = 5;
 
 /** The step's verdict, as its exit code gives it. */
 function headline(report: DiffReport): string {
