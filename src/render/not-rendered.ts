@@ -35,8 +35,12 @@ export function stepsText(steps: Iterable<string>): string {
   return ` (step${list.length === 1 ? "" : "s"} ${shown})`;
 }
 
+/** `SQL my-db, SQL other`; a name two sources share gets its file (`SQL my-db (examples/aws.yaml)`). */
 function named(sources: RenderedSource[], shown = 3): string {
-  const names = sources.slice(0, shown).map((s) => `${s.source.kind} ${s.source.name ?? ""}`.trim());
+  const label = (s: RenderedSource) => `${s.source.kind} ${s.source.name ?? ""}`.trim();
+  const counts = new Map<string, number>();
+  for (const s of sources) counts.set(label(s), (counts.get(label(s)) ?? 0) + 1);
+  const names = sources.slice(0, shown).map((s) => (counts.get(label(s))! > 1 ? `${label(s)} (${s.source.file})` : label(s)));
   const more = sources.length - names.length;
   return more > 0 ? `${names.join(", ")} and ${more} more` : names.join(", ");
 }

@@ -127,3 +127,23 @@ describe("render --all reads the tree as every command does", () => {
     expect(stdout).not.toContain("ignored");
   });
 });
+
+describe("the not-rendered warning names its sources", () => {
+  it("two sources of one name are told apart by their files", async () => {
+    const { notRenderedFindings } = await import("../../src/render/not-rendered.js");
+    const { Manifest, SourceFile } = await import("../../src/manifest/manifest.js");
+    const fn = new Manifest({ apiVersion: "pkg.crossplane.io/v1", kind: "Function", metadata: { name: "function-kcl" } }, new SourceFile("functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\n"), 0);
+    const source = (file: string, name: string) => ({
+      source: new Manifest({ apiVersion: "example.org/v1", kind: "SQL", metadata: { name } }, new SourceFile(file, ""), 0),
+      via: "Composition sql",
+      documents: [],
+      objects: [],
+      keys: [],
+      ok: false,
+      findings: [],
+      notRendered: [{ what: "function-kcl", step: "main", reason: "is not trusted", fix: "trust it", severity: "warning" as const, at: { manifest: fn, pointer: "" } }],
+    });
+    const [finding] = notRenderedFindings([source("examples/aws.yaml", "my-db"), source("examples/aws-error.yaml", "my-db"), source("examples/gcp.yaml", "other")]);
+    expect(finding!.message).toBe("3 sources (SQL my-db (examples/aws.yaml), SQL my-db (examples/aws-error.yaml), SQL other) were not rendered: function function-kcl (step main) is not trusted. To render them: trust it");
+  });
+});
