@@ -6,8 +6,8 @@ import type { Finding } from "./finding.js";
  * how many more there are. JSON, SARIF and annotations keep one result per document.
  */
 
-/** Rules that repeat one message per document of a kind: people read them once per kind. */
-const GROUPED_RULES = new Set(["schema/missing", "vela/definition-missing", "oam/definition-missing"]);
+/** Rules that repeat one message per document of a kind, or per file (templated, lenient): people read them once. */
+const GROUPED_RULES = new Set(["schema/missing", "vela/definition-missing", "oam/definition-missing", "file/templated", "yaml/lenient"]);
 
 /**
  * For findings of a grouped rule with the same message: the first maps to how many more there

@@ -158,4 +158,12 @@ describe("noise", () => {
     const json = JSON.parse((await runCli(["validate", ".", "--no-cache", "--format", "json"], dir)).stdout) as { findings: Finding[] };
     expect(json.findings).toHaveLength(3);
   });
+
+  it("templated files are said once in text output, with the count", async () => {
+    const templated = (n: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name${n} }}\n`;
+    const dir = tempRepo({ "t/a.yaml": templated(1), "t/b.yaml": templated(2), "t/c.yaml": templated(3), "cm.yaml": configMap });
+    const text = (await runCli(["validate", ".", "--no-cache"], dir)).stdout;
+    expect(text.match(/file\/templated/g)).toHaveLength(1);
+    expect(text).toContain("(and 2 more like it)  file/templated");
+  });
 });
