@@ -118,6 +118,9 @@ export class SecretMasker {
       this.pattern = undefined;
     };
     add(value, value);
+    // string transforms a patch may apply on the way (Convert ToUpper, ToLower)
+    add(value.toUpperCase(), value);
+    add(value.toLowerCase(), value);
     for (const encoded of base64Forms(value)) add(encoded, value);
     const decoded = decodeBase64(value);
     if (decoded !== undefined) {
@@ -145,7 +148,7 @@ export class SecretMasker {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       let result: unknown;
-      if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy);
+      if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy, !DESCRIBES_A_CONNECTION.test(key));
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
       else if (context === "references") result = this.walk(v, "references", copy);
       else if (isSecretValue(v) && this.isSecretField(key)) result = this.secret(String(v), copy, !mayNameAKey(key, String(v)));
@@ -166,6 +169,14 @@ export class SecretMasker {
     return copy ? maskValue(value) : undefined;
   }
 }
+
+/**
+ * Entries of a Secret that say where to connect rather than how to get in (`username: postgres`,
+ * `database: default`, `port: "5432"`): masked at their field, but not hunted for in free text and
+ * the job log, where such words and numbers are ordinary. Passwords, tokens, keys and URLs (which
+ * may carry credentials) stay secret everywhere.
+ */
+const DESCRIBES_A_CONNECTION = /^(user(name)?|host(name)?|port|database|db(name)?|schema|namespace|region|zone|sslmode|protocol|driver|engine|cluster|bucket|project|account(_?id)?|tenant(_?id)?)$/i;
 
 /** A Secret, its data, an object that holds only references to secrets (External Secrets), or anything else. */
 type Context = "secret-root" | "secret-data" | "references" | undefined;

@@ -110,6 +110,19 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     expect(masker.redact("runners use gha-runner-scale-set")).toBe("runners use gha-runner-scale-set");
   });
 
+  it("a Secret's connection entries (username, database, port) are masked at their field only; a password in upper or lower case everywhere", () => {
+    const masker = new SecretMasker();
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "db-conn", namespace: "default" }, stringData: { username: "postgres", database: "default", port: "5432", password: "Hunter2CorrectHorse" } };
+    masker.learn(secret);
+    const masked = masker.maskObject(secret) as { stringData: Record<string, string> };
+    for (const key of Object.keys(secret.stringData)) expect(masked.stringData[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
+    const masks = masker.values();
+    for (const word of ["postgres", "default", "5432"]) expect(masks, word).not.toContain(word);
+    expect(masks).toEqual(expect.arrayContaining(["Hunter2CorrectHorse", "HUNTER2CORRECTHORSE", "hunter2correcthorse"]));
+    expect(masker.redact("examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)")).toBe("examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)");
+    expect(masker.redact("upper: HUNTER2CORRECTHORSE")).toBe(`upper: ${masker.redact("Hunter2CorrectHorse")}`);
+  });
+
   it("External Secrets objects hold references only: their key names are not secrets", () => {
     const masker = new SecretMasker();
     const es = { apiVersion: "external-secrets.io/v1beta1", kind: "ExternalSecret", metadata: { name: "hook" }, spec: { data: [{ secretKey: "token", remoteRef: { key: "runlore/webhook", property: "token" } }] } };
