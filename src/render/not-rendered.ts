@@ -55,6 +55,7 @@ export function renderSummary(sources: RenderedSource[]): string {
   }
   let line = `rendered ${counts.rendered} of ${sources.length} sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications)`;
   if (counts["not-rendered"]) line += `; not rendered: ${counts["not-rendered"]} (${[...byWhat].map(([what, n]) => `${what}: ${n}`).join(", ")})`;
-  if (counts.failed) line += `; failed: ${counts.failed}`;
+  // The findings of a failed source are on it or its Composition; its name says where to look.
+  if (counts.failed) line += `; failed: ${counts.failed} (${named(sources.filter((s) => sourceState(s) === "failed"))})`;
   return `${line}\n`;
 }

@@ -271,7 +271,7 @@ pipeline:
         expect.stringMatching(/^app\/pv.yaml:6 error schema\//),
       ]),
     );
-    expect(run.stderr).toContain("failed: 1");
+    expect(run.stderr).toContain("failed: 1 (Kptfile app)");
     expect(run.code).toBe(1);
   }, 30_000);
 
