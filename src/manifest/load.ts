@@ -171,6 +171,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
 }
 
 const BROKEN = Symbol("broken document");
+const MERGE_KEY = /^[ \t]*(?:- +)?<<[ \t]*:/m;
 type ParsedDocument = unknown | typeof BROKEN;
 
 interface Parsed {
@@ -186,6 +187,8 @@ interface Parsed {
  * with findings need positions, and those parse their text into events again (SourceFile.events).
  */
 function parseFast(text: string): Parsed | undefined {
+  // A `<<` merge key: js-yaml's core schema would keep it as a key; the careful parser merges it.
+  if (MERGE_KEY.test(text)) return undefined;
   try {
     const events = jsyaml.parseEvents(text, {});
     if (hasAnchors(events)) return undefined;
@@ -198,7 +201,8 @@ function parseFast(text: string): Parsed | undefined {
 
 function parseCareful(text: string, limits: LoadLimits): Parsed {
   const lineCounter = new YAML.LineCounter();
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  // merge: `<<` keys merge their mapping in, as go-yaml (kubectl, the API machinery) reads them.
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true });
   const documents: ParsedDocument[] = [];
   const errors: Finding[] = [];
   for (const doc of docs) {
@@ -213,10 +217,14 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
       documents.push(doc.toJS({ maxAliasCount: limits.maxAliasCount }));
     } catch (err) {
       const pos = lineCounter.linePos(doc.range[0]);
+      const message = (err as Error).message;
+      const bomb = /alias count/i.test(message);
       errors.push({
-        rule: "yaml/alias-limit",
+        rule: bomb ? "yaml/alias-limit" : "yaml/syntax",
         severity: "error",
-        message: `document expands more than ${limits.maxAliasCount} aliases (an anchor/alias bomb?); not read: ${(err as Error).message}`,
+        message: bomb
+          ? `document expands more than ${limits.maxAliasCount} aliases (an anchor/alias bomb?); not read: ${message}`
+          : `${message} (an alias names an anchor set before it in its own document; anchors do not reach across \`---\`, and \`<<\` merges mappings only); not read`,
         line: pos.line,
         column: pos.col,
       });

@@ -59,6 +59,20 @@ describe("loading manifests", () => {
     expect(r.manifests).toHaveLength(1);
   });
 
+  it("merges `<<` keys as go-yaml does, from an alias or an inline mapping", () => {
+    const viaAlias = load('base: &d {x: "1", y: "2"}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  <<: *d\n  y: "3"\n');
+    expect(viaAlias.findings).toEqual([]);
+    expect(viaAlias.manifests[0]!.object.data).toEqual({ x: "1", y: "3" });
+    const inline = load('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata:\n  <<: {a: "1"}\n  c: "2"\n');
+    expect(inline.manifests[0]!.object.data).toEqual({ a: "1", c: "2" });
+  });
+
+  it("an alias to an anchor of another document is a syntax error that says anchors stay in their document", () => {
+    const r = load('defaults: &d\n  x: "1"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  <<: *d\n');
+    expect(r.findings).toMatchObject([{ rule: "yaml/syntax", severity: "error", line: 3 }]);
+    expect(r.findings[0]!.message).toContain("anchors do not reach across `---`");
+  });
+
   it("stops alias bombs", () => {
     const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 12; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill("*" + String.fromCharCode(96 + i)).join(", ")}]`);
