@@ -12,6 +12,7 @@ import { guarded, internalError } from "./guard.js";
 import { kptfileFindings } from "../kpt/index.js";
 import { PackageLayout } from "../manifest/packages.js";
 import { isToolObject } from "../manifest/roles.js";
+import { isPlainObject } from "./structural.js";
 import { explainV1Forms } from "./crossplane-v1.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
@@ -198,7 +199,16 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
   const findings = engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
   const absent = missingSpec(m, entry);
   if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
+  if (!hasName(m) && !isToolObject(m)) findings.push(findingAt(m, isPlainObject(m.object.metadata) ? "/metadata" : "", "schema/required", "error", "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName"));
   return findings;
+}
+
+/** Whether an object says what it is called (a name, or a generateName the API server completes). */
+function hasName(m: Manifest): boolean {
+  const meta = m.object.metadata;
+  if (!isPlainObject(meta)) return false;
+  const given = (v: unknown) => (typeof v === "string" && v !== "") || typeof v === "number";
+  return given(meta.name) || given(meta.generateName);
 }
 
 /**

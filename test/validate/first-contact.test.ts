@@ -74,6 +74,14 @@ describe("test assertions and templates are not manifests", () => {
     ]);
   });
 
+  it("an object with neither a name nor a generateName is an error at its line; a generateName is enough", async () => {
+    const { findings } = await validate({
+      "noname.yaml": "apiVersion: v1\nkind: Secret\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n",
+      "generated.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: cm-}\n",
+    });
+    expect(findings.filter((f) => f.message.startsWith("missing required field `metadata.name`")).map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line}`)).toEqual(["error schema/required noname.yaml:1", "error schema/required noname.yaml:6"]);
+  });
+
   it("files a chainsaw Test applies or asserts are templates filled from bindings", async () => {
     const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../common/install.yaml}\n        - assert: {file: check.yaml}\n";
     const install = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: (join('-', ['db', $provider]))\ndata: {size: ($size)}\n";

@@ -205,7 +205,7 @@ describe("schema locations", () => {
 
   it("reads schemas from a local directory in the CRDs-catalog layout", async () => {
     const catalog = tempRepo({ "example.org/gadget_v1.json": schema });
-    const findings = await validate({ "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nspec: {size: big}\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] });
+    const findings = await validate({ "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {size: big}\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] });
     expect(findings).toMatchObject([{ rule: "schema/type", path: "spec.size" }]);
   });
 
@@ -252,7 +252,7 @@ describe("schema locations", () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const cacheDir = tempRepo({});
-      const files = { "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nspec: {size: 1}\n" };
+      const files = { "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {size: 1}\n" };
       const location = `http://127.0.0.1:${port}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`;
       expect(await validate(files, { schemaLocations: [location], cacheDir })).toEqual([]);
       expect(await validate(files, { schemaLocations: [location], cacheDir })).toEqual([]);
