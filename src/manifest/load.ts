@@ -122,8 +122,10 @@ function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
  */
 export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
   if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
-  if (isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content (a NUL byte); not read as YAML");
-  const decoded = decodeUtf8(bytes);
+  const utf16 = decodeUtf16(bytes);
+  if (utf16 === null) return skipped(file, "file/encoding", "error", "file starts with a UTF-16 byte-order mark but is not valid UTF-16; not read");
+  if (utf16 === undefined && isBinary(bytes)) return skipped(file, "file/binary", "warning", "file has binary content (a NUL byte); not read as YAML");
+  const decoded = utf16 ?? decodeUtf8(bytes);
   if (decoded === undefined) return skipped(file, "file/encoding", "error", "file is not valid UTF-8 (YAML and JSON manifests are UTF-8); not read");
   let text = stripBom(decoded);
   const deepAt = nestingOver(text);
@@ -353,6 +355,21 @@ function isBinary(bytes: Buffer): boolean {
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The text, or undefined when the bytes are not UTF-8 (Buffer.toString would replace them silently). */
+/**
+ * A file with a UTF-16 byte-order mark, decoded as YAML parsers (go-yaml, kubectl's) decode it;
+ * undefined when there is no such mark, null when what follows it is not UTF-16.
+ */
+function decodeUtf16(bytes: Buffer): string | null | undefined {
+  const le = bytes[0] === 0xff && bytes[1] === 0xfe;
+  const be = bytes[0] === 0xfe && bytes[1] === 0xff;
+  if (!le && !be) return undefined;
+  try {
+    return new TextDecoder(le ? "utf-16le" : "utf-16be", { fatal: true }).decode(bytes.subarray(2));
+  } catch {
+    return null;
+  }
+}
+
 function decodeUtf8(bytes: Buffer): string | undefined {
   try {
     return UTF8.decode(bytes);

@@ -107,6 +107,19 @@ describe("loading manifests", () => {
     expect(r.findings[0]).toMatchObject({ rule: "yaml/syntax", line: 5, message: "the document nests more than 128 levels deep (no manifest does); not read" });
   });
 
+  it("reads UTF-16 with a byte-order mark, as go-yaml does; a broken one is an encoding error", () => {
+    const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: u16}\ndata: {a: b}\n";
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    const be = Buffer.from(le);
+    for (let i = 0; i < be.length; i += 2) [be[i], be[i + 1]] = [be[i + 1]!, be[i]!];
+    for (const bytes of [le, be]) {
+      const r = loadFile("u.yaml", bytes);
+      expect(r.findings).toEqual([]);
+      expect(r.manifests[0]!.object.metadata).toEqual({ name: "u16" });
+    }
+    expect(loadFile("u.yaml", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from([0x00, 0xd8, 0x41])])).findings).toMatchObject([{ rule: "file/encoding" }]);
+  });
+
   it("refuses files over the size limit and binary files", () => {
     expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([{ rule: "file/too-large" }]);
     expect(loadFile("b.yaml", Buffer.from([0x61, 0x00, 0x62])).findings).toMatchObject([{ rule: "file/binary" }]);
