@@ -47,11 +47,19 @@ export function isSecretFieldName(name: string): boolean {
   return SECRET_SUFFIXES.some((s) => n.endsWith(s));
 }
 
+/**
+ * A secret's mask: the same value gets the same mask, so a change still shows as a change. By
+ * default the mask is the start of the value's sha256, which lets a reader confirm a guess of a
+ * weak secret; with `COMPOSITION_CI_MASK_KEY` set (a secret of the workflow), it is an HMAC under
+ * that key instead, stable across runs and of no use to a reader without the key.
+ */
 export function maskValue(value: string): string {
+  const key = process.env.COMPOSITION_CI_MASK_KEY;
+  if (key) return `<masked hmac:${crypto.createHmac("sha256", key).update(value).digest("hex").slice(0, 8)}>`;
   return `<masked sha256:${crypto.createHash("sha256").update(value).digest("hex").slice(0, 8)}>`;
 }
 
-const MASKED = /^<masked sha256:[0-9a-f]{8}>$/;
+const MASKED = /^<masked (?:sha256|hmac):[0-9a-f]{8}>$/;
 
 export class SecretMasker {
   /** Every form of every secret value (raw, base64, base64url), and the raw value each stands for. */

@@ -123,6 +123,29 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     expect(masker.redact("upper: HUNTER2CORRECTHORSE")).toBe(`upper: ${masker.redact("Hunter2CorrectHorse")}`);
   });
 
+  it("with COMPOSITION_CI_MASK_KEY, a mask is an HMAC under it: stable, and no help to whoever guesses the secret", async () => {
+    const { maskValue } = await import("../../src/report/mask.js");
+    const crypto = await import("node:crypto");
+    const guess = "hunter2";
+    const plain = maskValue(guess);
+    expect(plain).toBe(`<masked sha256:${crypto.createHash("sha256").update(guess).digest("hex").slice(0, 8)}>`);
+    const saved = process.env.COMPOSITION_CI_MASK_KEY;
+    process.env.COMPOSITION_CI_MASK_KEY = "a workflow secret";
+    try {
+      const keyed = maskValue(guess);
+      expect(keyed).toMatch(/^<masked hmac:[0-9a-f]{8}>$/);
+      expect(keyed).toBe(maskValue(guess));
+      expect(keyed).not.toContain(plain.slice(15, 23));
+      const masker = new SecretMasker();
+      masker.learn({ apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, stringData: { password: guess } });
+      expect(masker.redact(`password ${guess}`)).toBe(`password ${keyed}`);
+      expect(masker.maskObject({ spec: { password: keyed } })).toEqual({ spec: { password: keyed } }); // a mask is not masked again
+    } finally {
+      if (saved === undefined) delete process.env.COMPOSITION_CI_MASK_KEY;
+      else process.env.COMPOSITION_CI_MASK_KEY = saved;
+    }
+  });
+
   it("External Secrets objects hold references only: their key names are not secrets", () => {
     const masker = new SecretMasker();
     const es = { apiVersion: "external-secrets.io/v1beta1", kind: "ExternalSecret", metadata: { name: "hook" }, spec: { data: [{ secretKey: "token", remoteRef: { key: "runlore/webhook", property: "token" } }] } };
