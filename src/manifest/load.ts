@@ -159,10 +159,15 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   }
   const findings = [...leniency, ...firstSyntaxErrors(parsed.errors).map((e) => ({ ...e, file }))];
   const manifests: Manifest[] = [];
+  const malformed: { docIndex: number; pointer: string; message: string }[] = [];
   parsed.documents.forEach((doc, docIndex) => {
     if (doc === BROKEN) return;
-    collectManifests(doc, source, docIndex, manifests);
+    collectManifests(doc, source, docIndex, manifests, (pointer, message) => malformed.push({ docIndex, pointer, message }));
   });
+  for (const m of malformed) {
+    const at = source.locate(m.docIndex, m.pointer);
+    findings.push({ rule: "schema/type", severity: "error", file, line: at.line, column: at.column, message: m.message });
+  }
   if (manifests.some(hasEnvsubstName)) {
     return skipped(file, "file/templated", "info", "file has envsubst placeholders ($VAR, ${VAR}) in object names and is filled in before it is applied; skipped (substitute them first to validate it)");
   }
@@ -282,15 +287,36 @@ function isTemplated(text: string, errors: Finding[]): boolean {
   return errors.some((e) => e.line !== undefined && [e.line - 2, e.line - 1, e.line].some((i) => lines[i]?.includes("{{")));
 }
 
-function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[]): void {
-  if (!isKubeObject(doc)) return;
+/**
+ * The objects of a document: itself, or a List's items. A document that has both apiVersion and
+ * kind, one of them not a name (`apiVersion: 5`), and a List item that is not an object, are
+ * said (`problem`): the API server refuses them, and they would otherwise pass unread.
+ */
+function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[], problem: (pointer: string, message: string) => void): void {
+  if (!isKubeObject(doc)) {
+    const o = doc as Record<string, unknown> | null;
+    if (o && typeof o === "object" && !Array.isArray(o) && "apiVersion" in o && "kind" in o) {
+      for (const key of ["apiVersion", "kind"]) {
+        if (typeof o[key] !== "string" || o[key] === "") problem(`/${key}`, `\`${key}\` must be a non-empty string, not ${describe(o[key])}: the API server refuses the object`);
+      }
+    }
+    return;
+  }
   if (doc.kind === "List" && Array.isArray(doc.items)) {
     doc.items.forEach((item, i) => {
       if (isKubeObject(item)) out.push(new Manifest(item, source, docIndex, `/items/${i}`));
+      else problem(`/items/${i}`, `\`items[${i}]\` of a List must be an object with apiVersion and kind, not ${describe(item)}`);
     });
     return;
   }
   out.push(new Manifest(doc, source, docIndex));
+}
+
+function describe(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "an object without apiVersion and kind";
+  return `${typeof v === "string" ? "an empty string" : `a ${typeof v}`} (${JSON.stringify(v)})`;
 }
 
 const LENIENT_MESSAGE =

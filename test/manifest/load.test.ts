@@ -120,6 +120,12 @@ describe("loading manifests", () => {
     expect(loadFile("u.yaml", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from([0x00, 0xd8, 0x41])])).findings).toMatchObject([{ rule: "file/encoding" }]);
   });
 
+  it("apiVersion or kind that is not a name, and a List item that is not an object, are errors at their lines", () => {
+    const r = load("apiVersion: 5\nkind: [a]\nmetadata: {name: x}\n---\napiVersion: v1\nkind: List\nitems:\n  - null\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: ok}\n");
+    expect(r.findings.map((f) => `${f.line} ${f.rule} ${f.message.split(":")[0]}`)).toEqual(["1 schema/type `apiVersion` must be a non-empty string, not a number (5)", "2 schema/type `kind` must be a non-empty string, not a list", "8 schema/type `items[0]` of a List must be an object with apiVersion and kind, not null"]);
+    expect(r.manifests.map((m) => m.name)).toEqual(["ok"]);
+  });
+
   it("refuses files over the size limit and binary files", () => {
     expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([{ rule: "file/too-large" }]);
     expect(loadFile("b.yaml", Buffer.from([0x61, 0x00, 0x62])).findings).toMatchObject([{ rule: "file/binary" }]);
