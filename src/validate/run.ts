@@ -196,11 +196,27 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
     if (policy === "ignore" || isToolObject(m)) return [];
     return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
   }
-  const findings = engine.validate(m, entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  const findings = engine.validateObject(withoutStatus(m.object), entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
   const absent = missingSpec(m, entry);
   if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
   if (!hasName(m) && !isToolObject(m)) findings.push(findingAt(m, isPlainObject(m.object.metadata) ? "/metadata" : "", "schema/required", "error", "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName"));
   return findings;
+}
+
+/**
+ * The object as the API server checks it on create: `status` is what controllers write, and the
+ * server drops what a manifest says there (status subresource) before it validates. One copy per
+ * object, so two trees sharing parsed objects (diff) still share their checks.
+ */
+const statusless = new WeakMap<object, object>();
+function withoutStatus(object: Manifest["object"]): object {
+  if (!("status" in object)) return object;
+  let copy = statusless.get(object);
+  if (!copy) {
+    const { status: _status, ...rest } = object;
+    statusless.set(object, (copy = rest));
+  }
+  return copy;
 }
 
 /** Whether an object says what it is called (a name, or a generateName the API server completes). */

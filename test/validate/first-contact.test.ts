@@ -82,6 +82,12 @@ describe("test assertions and templates are not manifests", () => {
     expect(findings.filter((f) => f.message.startsWith("missing required field `metadata.name`")).map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line}`)).toEqual(["error schema/required noname.yaml:1", "error schema/required noname.yaml:6"]);
   });
 
+  it("status is not checked: the API server drops what a manifest says there before it validates", async () => {
+    const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  scope: Cluster\n  names: {kind: Thing, plural: things}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      subresources: {status: {}}\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec: {type: object, properties: {size: {type: integer}}}\n            status: {type: object, required: [succeeded], properties: {succeeded: {type: boolean}}}\n";
+    const { findings } = await validate({ "crd.yaml": crd, "thing.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: two}\nstatus: {phase: Done}\n" });
+    expect(findings.map((f) => `${f.rule} ${f.file}:${f.line}`)).toEqual(["schema/type thing.yaml:4"]);
+  });
+
   it("files a chainsaw Test applies or asserts are templates filled from bindings", async () => {
     const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../common/install.yaml}\n        - assert: {file: check.yaml}\n";
     const install = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: (join('-', ['db', $provider]))\ndata: {size: ($size)}\n";
