@@ -231,7 +231,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     );
     const changes = diffSources(baseSide.sources, headSide.sources, masker);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
-    const findings = diffFindings(visible(baseSide), visible(headSide));
+    // A secret that changed leaves the findings that quote it as they were.
+    const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redact(text).replace(/<masked [a-z0-9]+:[0-9a-f]{8}>/g, "<masked>"));
     const report: DiffReport = {
       version: 1,
       tool: { name: "composition-ci", version: TOOL_VERSION },

@@ -177,7 +177,13 @@ export function unifiedDiff(key: string, before: string, after: string, [from, t
  * Findings compared by rule, file, object, field and message, not by line: a finding that only
  * moved is unchanged. Repeats are matched one for one.
  */
-export function diffFindings(base: Finding[], head: Finding[]): FindingsDiff {
+/**
+ * Findings new, fixed and unchanged between two trees. `message` turns a message into what
+ * identifies it (diff passes one that hides secret values: a changed password does not make a
+ * finding about it new).
+ */
+export function diffFindings(base: Finding[], head: Finding[], message: (text: string) => string = (text) => text): FindingsDiff {
+  const findingIdentity = (f: Finding) => identityOf(f, message);
   const pool = new Map<string, number>();
   for (const f of base) pool.set(findingIdentity(f), (pool.get(findingIdentity(f)) ?? 0) + 1);
   const out: FindingsDiff = { new: [], fixed: [], unchanged: [] };
@@ -202,7 +208,11 @@ export function diffFindings(base: Finding[], head: Finding[]): FindingsDiff {
 }
 
 export function findingIdentity(f: Finding): string {
-  return [f.rule, f.file, f.apiVersion, f.kind, f.name, f.path, f.message].join("\u0000");
+  return identityOf(f, (text) => text);
+}
+
+function identityOf(f: Finding, message: (text: string) => string): string {
+  return [f.rule, f.file, f.apiVersion, f.kind, f.name, f.path, message(f.message)].join("\u0000");
 }
 
 /** Everything `diff` found, as JSON (`--format json`, versioned) and as the input of the markdown report. */

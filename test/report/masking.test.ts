@@ -210,6 +210,47 @@ spec:
     }
   });
 
+  it("diff: a finding that quotes a secret stays the same finding when the secret changes", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: dbs.example.org}
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {kind: DB, plural: dbs}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "size(self.password) > 40"
+                  messageExpression: "'password ' + self.password + ' is too short'"
+              properties:
+                password: {type: string}
+`;
+    const db = (password: string) => `apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d, namespace: default}\nspec: {password: ${password}}\n`;
+    const dir = tempRepo({ "crd.yaml": crd, "db.yaml": db("correct-horse-battery") });
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q", "-b", "main");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    fs.writeFileSync(path.join(dir, "db.yaml"), db("staple-zebra-lamp"));
+    const { stdout } = await runCli(["diff", "--base", "main", "--format", "json"], dir);
+    const report = JSON.parse(stdout) as { findings: { new: { rule: string }[]; fixed: { rule: string }[]; unchanged: { rule: string; message: string }[] } };
+    expect(report.findings.new.filter((f) => f.rule === "schema/cel")).toEqual([]);
+    expect(report.findings.fixed.filter((f) => f.rule === "schema/cel")).toEqual([]);
+    expect(report.findings.unchanged.filter((f) => f.rule === "schema/cel")).toHaveLength(1);
+    expect(stdout).not.toContain("staple-zebra-lamp");
+    expect(stdout).not.toContain("correct-horse-battery");
+  });
+
   it("composition-ci test does not print a secret its differences quote, raw or in base64", async () => {
     const dir = tempRepo({});
     fs.cpSync(path.join(REPO, "examples/crossplane"), dir, { recursive: true });
