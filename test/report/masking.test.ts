@@ -177,9 +177,7 @@ describe("masking: by what a value is, not by what a word looks like", () => {
   });
 });
 
-describe("the CLI masks what it prints, as the Action does", () => {
-  it("a CEL messageExpression that prints a password does not print it", async () => {
-    const crd = `apiVersion: apiextensions.k8s.io/v1
+const PASSWORD_RULE_CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: dbs.example.org}
 spec:
@@ -202,7 +200,10 @@ spec:
               properties:
                 password: {type: string}
 `;
-    const dir = tempRepo({ "crd.yaml": crd, "db.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d}\nspec: {password: correct-horse-battery}\n" });
+
+describe("the CLI masks what it prints, as the Action does", () => {
+  it("a CEL messageExpression that prints a password does not print it", async () => {
+    const dir = tempRepo({ "crd.yaml": PASSWORD_RULE_CRD, "db.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d}\nspec: {password: correct-horse-battery}\n" });
     for (const format of ["text", "json", "sarif"]) {
       const { stdout } = await runCli(["validate", ".", "--no-cache", "--format", format], dir);
       expect(stdout).toContain("is too short");
@@ -212,31 +213,8 @@ spec:
 
   it("diff: a finding that quotes a secret stays the same finding when the secret changes", async () => {
     const { execFileSync } = await import("node:child_process");
-    const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: dbs.example.org}
-spec:
-  group: example.org
-  scope: Namespaced
-  names: {kind: DB, plural: dbs}
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              x-kubernetes-validations:
-                - rule: "size(self.password) > 40"
-                  messageExpression: "'password ' + self.password + ' is too short'"
-              properties:
-                password: {type: string}
-`;
     const db = (password: string) => `apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d, namespace: default}\nspec: {password: ${password}}\n`;
-    const dir = tempRepo({ "crd.yaml": crd, "db.yaml": db("correct-horse-battery") });
+    const dir = tempRepo({ "crd.yaml": PASSWORD_RULE_CRD, "db.yaml": db("correct-horse-battery") });
     const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
     git("init", "-q", "-b", "main");
     git("add", "-A");
