@@ -99,9 +99,20 @@ function quote(c: string): string {
 /** A matcher for any of the globs (config `ignore:`), whole path, linear time. */
 export function globMatcher(globs: string[]): (path: string) => boolean {
   if (globs.length === 0) return () => false;
-  const re = RE2JS.compile(`^(?:${globs.map(globSource).join("|")})$`);
-  return (p) => re.matches(p);
+  const key = globs.join("\0");
+  let matcher = compiled.get(key);
+  if (!matcher) {
+    const re = RE2JS.compile(`^(?:${globs.map(globSource).join("|")})$`);
+    matcher = (p) => re.matches(p);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, matcher);
+  }
+  return matcher;
 }
+
+/** Matchers by their globs: compiling costs far more than matching, and trust lists are asked again per package. */
+const compiled = new Map<string, (path: string) => boolean>();
+const MAX_COMPILED = 256;
 
 interface GitignoreRule {
   re: RE2JS;
