@@ -22,6 +22,8 @@ export interface KptRenderOptions extends KptRuntimeOptions {
   root: string;
   /** Which sources to render (all when absent); a package the selector never heard of renders. */
   select?: (source: Manifest) => boolean;
+  /** What discovery saw: directories and whether each holds a Kptfile (see topLevelPackages). */
+  kptfileDirs?: ReadonlyMap<string, boolean>;
 }
 
 /** The Kptfile manifests of the repository's top-level packages, the same objects for one index and root. */
@@ -33,13 +35,13 @@ const handedOut = new WeakSet<Manifest>();
  * The top-level kpt packages among the directories of `manifests` (and their parents), as source
  * manifests: each package's Kptfile. One index and root give the same objects every time.
  */
-export function kptSources(key: object, manifests: readonly Manifest[], root: string, mark = false): Manifest[] {
+export function kptSources(key: object, manifests: readonly Manifest[], root: string, mark = false, kptfileDirs?: ReadonlyMap<string, boolean>): Manifest[] {
   const abs = path.resolve(root);
   let byRoot = cache.get(key);
   if (!byRoot) cache.set(key, (byRoot = new Map()));
   let sources = byRoot.get(abs);
   if (!sources) {
-    sources = topLevelPackages(abs, manifests.map((m) => m.file)).map((rel) => packageSource(abs, rel).kptfile);
+    sources = topLevelPackages(abs, manifests.map((m) => m.file), kptfileDirs).map((rel) => packageSource(abs, rel).kptfile);
     byRoot.set(abs, sources);
   }
   if (mark) for (const s of sources) handedOut.add(s);
@@ -50,7 +52,7 @@ export function kptSources(key: object, manifests: readonly Manifest[], root: st
 export async function renderKptPackages(key: object, manifests: readonly Manifest[], options: KptRenderOptions): Promise<RenderedSource[]> {
   const root = path.resolve(options.root);
   const out: RenderedSource[] = [];
-  for (const m of kptSources(key, manifests, root)) {
+  for (const m of kptSources(key, manifests, root, false, options.kptfileDirs)) {
     if (options.select && handedOut.has(m) && !options.select(m)) continue;
     const pkg = sourcePackage(m)!;
     const findings: Finding[] = [];
@@ -65,7 +67,7 @@ export async function renderKptPackages(key: object, manifests: readonly Manifes
  * render` makes them before it runs anything: what `validate` reports without rendering. Rendering
  * makes the same findings again; check reports them once.
  */
-export function kptfileFindings(manifests: readonly Manifest[], root: string): Finding[] {
+export function kptfileFindings(manifests: readonly Manifest[], root: string, kptfileDirs?: ReadonlyMap<string, boolean>): Finding[] {
   const abs = path.resolve(root);
   const out: Finding[] = [];
   // Only packages holding files this run reads: not ignored directories, nor vendored ones.
@@ -85,7 +87,7 @@ export function kptfileFindings(manifests: readonly Manifest[], root: string): F
     if (pkg.readError) return;
     for (const sub of directSubpackages(dir)) if (read.has(path.relative(abs, sub).split(path.sep).join("/"))) visit(sub);
   };
-  for (const rel of topLevelPackages(abs, manifests.map((m) => m.file))) visit(path.join(abs, rel));
+  for (const rel of topLevelPackages(abs, manifests.map((m) => m.file), kptfileDirs)) visit(path.join(abs, rel));
   return out;
 }
 

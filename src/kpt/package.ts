@@ -199,14 +199,16 @@ function readFile(root: string, pkg: KptPackage, abs: string, rel: string): Read
 /**
  * The kpt packages a set of repository files belongs to: every directory holding one of them,
  * and its parents up to the root, that has a Kptfile. Returns the top-level ones (a subpackage
- * renders with its parent, as `kpt fn render` on the parent renders it), sorted.
+ * renders with its parent, as `kpt fn render` on the parent renders it), sorted. `kptfileDirs`
+ * (absolute paths), what discovery saw, spares a look at each directory it listed without a Kptfile.
  */
-export function topLevelPackages(root: string, files: Iterable<string>): string[] {
+export function topLevelPackages(root: string, files: Iterable<string>, kptfileDirs?: ReadonlyMap<string, boolean>): string[] {
   const memo = new Map<string, boolean>();
   const isPkg = (rel: string) => {
     let v = memo.get(rel);
     if (v === undefined) {
-      v = isPackageDir(path.join(root, rel));
+      const dir = path.join(root, rel);
+      v = kptfileDirs?.get(dir) !== false && isPackageDir(dir);
       memo.set(rel, v);
     }
     return v;

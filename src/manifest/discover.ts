@@ -15,6 +15,8 @@ export interface DiscoverOptions {
   ignore?: string[];
   /** Filled with what a user should know about the walk (a named directory that a .gitignore above it ignores). */
   notes?: string[];
+  /** Filled with every directory walked (absolute path) and whether it holds a `Kptfile`: kpt needs no second look. */
+  kptfileDirs?: Map<string, boolean>;
 }
 
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
@@ -45,6 +47,7 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     }
     const layers = layersOf(dir, entries, inherited);
     const ignored = matcher(layers);
+    options.kptfileDirs?.set(dir, entries.some((e) => e.name === "Kptfile"));
     for (const entry of entries) {
       const abs = dir + path.sep + entry.name;
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;

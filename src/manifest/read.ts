@@ -9,6 +9,8 @@ export interface ReadResult {
   findings: Finding[];
   files: number;
   documents: number;
+  /** Every directory walked and whether it holds a Kptfile (discover.ts). */
+  kptfileDirs: Map<string, boolean>;
 }
 
 /**
@@ -17,7 +19,8 @@ export interface ReadResult {
  */
 export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): ReadResult {
   const notes: string[] = [];
-  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes }), limits, cache));
+  const kptfileDirs = new Map<string, boolean>();
+  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes, kptfileDirs }), limits, cache), kptfileDirs);
   for (const message of notes) result.findings.push({ rule: "file/ignored", severity: "info", message });
   return result;
 }
@@ -49,8 +52,8 @@ export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_
 }
 
 /** Loaded files, in order, as one result; files of objects not meant to be applied are left out, and said once. */
-function mergeLoaded(files: LoadedFile[]): ReadResult {
-  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0 };
+function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): ReadResult {
+  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0, kptfileDirs };
   for (const loaded of files) {
     for (const m of loaded.manifests) result.manifests.push(m);
     for (const f of loaded.findings) result.findings.push(f);

@@ -76,7 +76,11 @@ export class RepoIndex {
 
   readonly layout: PackageLayout;
 
-  constructor(readonly manifests: Manifest[]) {
+  /** `kptfileDirs`: directories discovery walked and whether each holds a Kptfile (kpt packages need no second look). */
+  constructor(
+    readonly manifests: Manifest[],
+    readonly kptfileDirs?: ReadonlyMap<string, boolean>,
+  ) {
     this.layout = PackageLayout.fromManifests(manifests);
     for (const m of manifests) guarded(m, "indexing", this.failures, () => this.add(m));
   }

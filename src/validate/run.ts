@@ -138,10 +138,10 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   });
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
-  const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])]);
+  const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs);
   findings.push(...index.failures);
   const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
-  if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned.manifests, options.root));
+  if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned.manifests, options.root, scanned.kptfileDirs));
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -166,9 +166,9 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
 }
 
 /** The Kptfiles' own checks (kpt packages); a failure here is one internal/error finding, never the end of the run. */
-function kptChecks(manifests: Manifest[], root: string): Finding[] {
+function kptChecks(manifests: Manifest[], root: string, kptfileDirs: ReadonlyMap<string, boolean>): Finding[] {
   try {
-    return kptfileFindings(manifests, root);
+    return kptfileFindings(manifests, root, kptfileDirs);
   } catch (err) {
     return [internalError(undefined, "checking the Kptfiles", err)];
   }

@@ -42,6 +42,19 @@ describe("Kptfiles in validate", () => {
     expect(run.code).toBe(1);
   });
 
+  it("validate of a directory inside a package checks the package it belongs to (a Kptfile above what it walks)", async () => {
+    const run = await runCli(["validate", "app/sub", "--format", "json", "--no-cache"], tempRepo(files));
+    expect(kpt(run.stdout)).toEqual(EXPECTED);
+  });
+
+  it("a Kptfile that is a link to a file inside the repository makes a package", async () => {
+    const dir = tempRepo({ "shared/Kptfile": SUB, "app/cm.yaml": files["app/cm.yaml"] });
+    const fs = await import("node:fs");
+    fs.symlinkSync("../shared/Kptfile", `${dir}/app/Kptfile`);
+    const run = await runCli(["validate", "app", "--format", "json", "--no-cache"], dir);
+    expect(kpt(run.stdout)).toEqual(["app/Kptfile:6 error kpt/kptfile"]);
+  });
+
   it("check reports the same findings once, though rendering makes them again", async () => {
     const run = await runCli(["check", ".", "--format", "json", "--no-cache"], tempRepo(files));
     expect(kpt(run.stdout)).toEqual(EXPECTED);
