@@ -40,6 +40,19 @@ const REFERENCE_SUFFIX = /(ref|refs|name|names|selector|fieldpath|path|paths|nam
 
 /** Whether a field of this name holds a secret value (see the module comment). */
 export function isSecretFieldName(name: string): boolean {
+  let known = secretFieldNames.get(name);
+  if (known === undefined) {
+    known = namesASecretField(name);
+    if (secretFieldNames.size < MAX_REMEMBERED_NAMES) secretFieldNames.set(name, known);
+  }
+  return known;
+}
+
+/** Field names decided before: a repository repeats the same few thousand names in every object. */
+const secretFieldNames = new Map<string, boolean>();
+const MAX_REMEMBERED_NAMES = 20_000;
+
+function namesASecretField(name: string): boolean {
   if (/^(from|to)[A-Z]/.test(name)) return false; // fromConnectionSecretKey, toFieldPath: names and paths
   if (/^existing[A-Z_]/.test(name)) return false; // existingSecret, existingPasswordSecret: Helm's name of a Secret that is there
   const n = name.toLowerCase().replace(/[-_.]/g, "");
@@ -153,7 +166,7 @@ export class SecretMasker {
     }
     if (typeof value === "string") return copy ? this.redact(value) : undefined;
     if (!value || typeof value !== "object") return value;
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> | undefined = copy ? {} : undefined;
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       let result: unknown;
       if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy, !DESCRIBES_A_CONNECTION.test(key));
@@ -161,7 +174,7 @@ export class SecretMasker {
       else if (context === "references") result = this.walk(v, "references", copy);
       else if (isSecretValue(v) && this.isSecretField(key)) result = this.secret(String(v), copy, !mayNameAKey(key, String(v)));
       else result = this.walk(v, undefined, copy);
-      if (copy) out[key] = result;
+      if (out) out[key] = result;
     }
     return copy ? out : undefined;
   }
