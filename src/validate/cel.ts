@@ -38,6 +38,8 @@ interface Compiled {
   error?: string;
   /** Set once an evaluation took longer than SLOW_RULE_MS: the rule is not run again. */
   slow?: boolean;
+  /** The fields of `self` the rule and its message read, when they read it only as `self.<field>`. */
+  selfFields?: Set<string>;
 }
 
 let env: CelEnv | undefined;
@@ -52,9 +54,38 @@ function celEnvironment(): CelEnv {
   return env;
 }
 
-function compileProgram(expression: string): { program: Program; depth: number } {
+function compileProgram(expression: string): { program: Program; depth: number; selfFields?: Set<string> } {
   const parsed = parse(expression);
-  return { program: plan(celEnvironment(), parsed) as unknown as Program, depth: comprehensionDepth(parsed) };
+  return { program: plan(celEnvironment(), parsed) as unknown as Program, depth: comprehensionDepth(parsed), selfFields: selfFieldsOf(parsed) };
+}
+
+type ExprNode = { exprKind?: { case?: string; value?: { name?: string; operand?: ExprNode; field?: string } } };
+
+/**
+ * The fields of `self` an expression reads, when it reads `self` only as `self.<field>` (or
+ * `has(self.<field>)`); undefined when it uses `self` any other way (`size(self)`, `self.all(…)`,
+ * `self == …`, `self[k]`). Converting only those fields to CEL values gives the same result:
+ * a rule on a large object (an XRD's spec) no longer converts its whole schema.
+ */
+function selfFieldsOf(parsed: unknown): Set<string> | undefined {
+  const fields = new Set<string>();
+  let whole = false;
+  const isSelf = (n: ExprNode | undefined) => n?.exprKind?.case === "identExpr" && n.exprKind.value?.name === "self";
+  const visit = (node: unknown): void => {
+    if (whole || !node || typeof node !== "object") return;
+    const expr = node as ExprNode;
+    if (expr.exprKind?.case === "selectExpr" && isSelf(expr.exprKind.value?.operand)) {
+      fields.add(expr.exprKind.value!.field!);
+      return;
+    }
+    if (isSelf(expr)) {
+      whole = true;
+      return;
+    }
+    for (const value of Object.values(node)) if (value && typeof value === "object") visit(value);
+  };
+  visit(parsed);
+  return whole ? undefined : fields;
 }
 
 /** The deepest nesting of comprehensions in a parsed expression (macros expand to them). */
@@ -141,7 +172,12 @@ function compileRules(rules: CelRule[], transition = false): Compiled[] {
         const compiled = compileProgram(base.rule);
         base.program = compiled.program;
         base.depth = compiled.depth;
-        if (r.messageExpression) base.messageProgram = compileProgram(r.messageExpression).program;
+        base.selfFields = compiled.selfFields;
+        if (r.messageExpression) {
+          const message = compileProgram(r.messageExpression);
+          base.messageProgram = message.program;
+          base.selfFields = base.selfFields && message.selfFields && new Set([...base.selfFields, ...message.selfFields]);
+        }
       } catch (err) {
         base.error = `cannot parse: ${(err as Error).message}`;
       }
@@ -209,7 +245,7 @@ function walk(schema: OpenAPISchema, value: unknown, path: (string | number)[], 
   const rules = schema["x-kubernetes-validations"];
   if (Array.isArray(rules) && rules.length > 0) {
     const compiled = compileRules(rules as CelRule[]);
-    if (compiled.length > 0) evaluate(compiled, schema, value, path, out);
+    if (compiled.length > 0) evaluate(compiled, schema, value, path, out, undefined, fieldsReadByAll(compiled));
   }
   if (Array.isArray(value)) {
     const items = schema.items;
@@ -254,9 +290,21 @@ function hasRules(schema: OpenAPISchema): boolean {
   return known;
 }
 
-function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[], old?: { value: unknown }): void {
+const fieldsRead = new WeakMap<Compiled[], Set<string> | null>();
+
+/** The fields of `self` a node's rules read (see selfFieldsOf); undefined when one needs all of it. */
+function fieldsReadByAll(rules: Compiled[]): Set<string> | undefined {
+  let fields = fieldsRead.get(rules);
+  if (fields === undefined) {
+    fields = rules.every((r) => r.selfFields) ? new Set(rules.flatMap((r) => [...r.selfFields!])) : null;
+    fieldsRead.set(rules, fields);
+  }
+  return fields ?? undefined;
+}
+
+function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[], old?: { value: unknown }, selfFields?: Set<string>): void {
   const size = { widest: 1, longestString: 0 };
-  const self = toCel(value, schema, size);
+  const self = toCel(value, schema, size, selfFields);
   const bindings: { self: unknown; oldSelf?: unknown } = old ? { self, oldSelf: toCel(old.value, schema, size) } : { self };
   for (const r of rules) {
     if (!r.program) {
@@ -331,7 +379,7 @@ export function escapeFieldName(name: string): string {
   return name.replace(/__/g, "__underscores__").replace(/\./g, "__dot__").replace(/-/g, "__dash__").replace(/\//g, "__slash__");
 }
 
-function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number; longestString: number }): unknown {
+function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number; longestString: number }, only?: Set<string>): unknown {
   if (typeof value === "string") size.longestString = Math.max(size.longestString, value.length);
   if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
   if (Array.isArray(value)) {
@@ -344,10 +392,13 @@ function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest
     const props = schema?.properties ?? {};
     const extra = schema?.additionalProperties && typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
     // An object's declared fields are CEL struct fields, named as the API server escapes them; a map's keys stay as they are.
-    return new Map(Object.entries(value).map(([k, v]) => {
+    const entries: [string, unknown][] = [];
+    for (const [k, v] of Object.entries(value)) {
       const field = propertyOf(props, k);
-      return [field ? escapeFieldName(k) : k, toCel(v, field ?? extra, size)];
-    }));
+      const name = field ? escapeFieldName(k) : k;
+      if (!only || only.has(name)) entries.push([name, toCel(v, field ?? extra, size)]);
+    }
+    return new Map(entries);
   }
   return value;
 }

@@ -102,6 +102,16 @@ describe("x-kubernetes-validations (CEL)", () => {
     expect(performance.now() - start).toBeLessThan(1000);
   });
 
+  it("each rule sees every field it reads, its message expression's too, and all of self when it reads self whole", () => {
+    const value = { spec: { replicas: 12, min: 20, name: "web", tags: ["a"] } };
+    const message = schema([{ rule: "self.replicas >= self.min", messageExpression: "'replicas of ' + self.name + ' below ' + string(self.min)" }]);
+    expect(celViolations(message, value).map((v) => v.message)).toEqual(["replicas of web below 20"]);
+    // One rule of the node reads self whole: the other's fields are not all it gets.
+    const whole = schema([{ rule: "self.replicas > 0" }, { rule: "size(self) == 3", message: "not three fields" }, { rule: "self.all(k, k != 'name')", message: "has a name" }]);
+    expect(celViolations(whole, value).map((v) => v.message)).toEqual(["not three fields", "has a name"]);
+    expect(celViolations(schema([{ rule: "!has(self.tags) || size(self.tags) == 0", message: "tags" }]), value).map((v) => v.message)).toEqual(["tags"]);
+  });
+
   it("a rule whose nested loops would not end in reasonable time is not run, and says so", () => {
     const s = schema([{ rule: "self.tags.all(a, self.tags.all(b, self.tags.all(c, a + b + c != 'x')))" }]);
     const tags = Array.from({ length: 200 }, (_, i) => `t${i}`);
