@@ -328,7 +328,7 @@ const ENVSUBST = /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/;
 function hasEnvsubstName(m: Manifest): boolean {
   const meta = m.object.metadata;
   // `(join('-', [$x]))` is a chainsaw expression, not a shell variable.
-  return !!meta && [meta.name, meta.namespace, meta.generateName].some((v) => typeof v === "string" && !/^\(.*\)$/.test(v) && ENVSUBST.test(v));
+  return !!meta && [meta.name, meta.namespace, meta.generateName].some((v) => typeof v === "string" && v.includes("$") && !/^\(.*\)$/.test(v) && ENVSUBST.test(v));
 }
 
 /**
