@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,4 +27,35 @@ export async function runCli(argv: string[], cwd: string): Promise<{ code: numbe
   let stderr = "";
   const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
   return { code, stdout, stderr };
+}
+
+/** A temporary git repository; see gitRepo. */
+export interface GitRepo {
+  dir: string;
+  /** Runs `git ...args` in dir as author and committer t <t@t>; what it prints. */
+  git(...args: string[]): string;
+  /** `git add -A` and `git commit -qm message`; the new commit's sha. */
+  commit(message: string): string;
+}
+
+/**
+ * `git init -q -b main` in a new temporary directory with the given files (as tempRepo), or in
+ * `files` when it names an existing directory, then everything committed as "base" unless
+ * `commit` is false (for a first commit that needs a remote, config or another message first).
+ */
+export function gitRepo(files: Record<string, string | Buffer> | string = {}, options: { commit?: boolean } = {}): GitRepo {
+  const dir = typeof files === "string" ? files : tempRepo(files);
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+  const commit = (message: string) => {
+    git("add", "-A");
+    git("commit", "-qm", message);
+    return git("rev-parse", "HEAD").trim();
+  };
+  git("init", "-q", "-b", "main");
+  if (options.commit !== false) {
+    git("add", "-A");
+    git("commit", "-qm", "base");
+  }
+  return { dir, git, commit };
 }

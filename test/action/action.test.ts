@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO } from "../helpers.js";
+import { gitRepo, REPO } from "../helpers.js";
 import { FakeGitHub, NAME, OWNER, PR } from "../fake-github.js";
 
 /**
@@ -14,10 +14,6 @@ import { FakeGitHub, NAME, OWNER, PR } from "../fake-github.js";
 
 const SECRET = "hunter2-super-secret";
 const REPO_SECRET = "s3cret-in-the-repo";
-
-function sh(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
 
 function copyDir(from: string, to: string): void {
   fs.cpSync(from, to, { recursive: true });
@@ -47,10 +43,7 @@ function makeRepo(): { dir: string; base: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-action-"));
   copyDir(path.join(REPO, "examples"), dir);
   fs.writeFileSync(path.join(dir, "db-secret.yaml"), `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-old\n`);
-  sh(dir, "init", "-q", "-b", "main");
-  sh(dir, "add", "-A");
-  sh(dir, "commit", "-qm", "base");
-  const base = sh(dir, "rev-parse", "HEAD").trim();
+  const base = gitRepo(dir, { commit: false }).commit("base");
   const composition = path.join(dir, "crossplane/composition.yaml");
   let text = fs.readFileSync(composition, "utf8");
   text = text.replace("                  - port: 80\n", "                  - port: 81\n");

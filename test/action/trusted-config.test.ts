@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { trustedConfig } from "../../src/action/trusted-config.js";
 import type { Inputs } from "../../src/action/inputs.js";
 import { loadConfig } from "../../src/config/config.js";
-import { tempRepo } from "../helpers.js";
+import { gitRepo } from "../helpers.js";
 
 const saved = process.env.GITHUB_EVENT_NAME;
 afterEach(() => {
@@ -14,11 +13,7 @@ afterEach(() => {
 
 describe("on a pull request, every mode acts on the head's config only as far as the base's allows", () => {
   it("mode validate and test: functions.trusted, packages and functions: added by the head are dropped; a push trusts the head", async () => {
-    const dir = tempRepo({ ".composition-ci.yaml": "functions:\n  trusted: [ghcr.io/acme/*]\n" });
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir, encoding: "utf8" });
-    git("init", "-q");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    const { dir, git } = gitRepo({ ".composition-ci.yaml": "functions:\n  trusted: [ghcr.io/acme/*]\n" });
     const base = git("rev-parse", "HEAD").trim();
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "functions:\n  trusted: [ghcr.io/acme/*, ghcr.io/attacker/*]\n  mine: {command: [./run.sh]}\npackages: [ghcr.io/attacker/provider:v1.0.0]\n");
     const head = loadConfig(dir);

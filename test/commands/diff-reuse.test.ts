@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff, type DiffOptions } from "../../src/commands/diff.js";
 import { materialize } from "../../src/git/git.js";
-import { tempRepo } from "../helpers.js";
+import { gitRepo, tempRepo, type GitRepo } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
 
 /**
@@ -12,15 +11,6 @@ import { triples } from "../fixtures/triples.js";
  * objects checked once per schema content): its report must be the one a full, separate
  * validation of each tree gives, also when definitions change under unchanged files.
  */
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
-function commitAll(dir: string, message: string): void {
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", message);
-}
 
 const CRD = (required: string) => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -40,7 +30,7 @@ spec:
             spec: {type: object,${required} properties: {color: {type: string}, size: {type: integer, maximum: 10}}}
 `;
 
-function repoWithDefinitions(): string {
+function repoWithDefinitions(): GitRepo {
   const files: Record<string, string> = {
     ...triples(4),
     "widgets/crd.yaml": CRD(""),
@@ -49,9 +39,8 @@ function repoWithDefinitions(): string {
     "ignored.yaml": "apiVersion: nowhere.example.org/v1\nkind: Gizmo\nmetadata:\n  name: g\n  annotations: {composition-ci.dev/ignore: schema/missing}\n",
     "unknown.yaml": "apiVersion: nowhere.example.org/v1\nkind: Gizmo\nmetadata: {name: h}\n",
   };
-  const dir = tempRepo(files);
-  git(dir, "init", "-q", "-b", "main");
-  commitAll(dir, "base");
+  const repo = gitRepo(files);
+  const dir = repo.dir;
   const edit = (rel: string, from: string, to: string) => {
     const abs = path.join(dir, rel);
     const text = fs.readFileSync(abs, "utf8");
@@ -65,7 +54,7 @@ function repoWithDefinitions(): string {
   // A second definition of t3's type, and a file gone.
   fs.writeFileSync(path.join(dir, "dup.yaml"), fs.readFileSync(path.join(dir, "t3/xrd.yaml"), "utf8"));
   fs.rmSync(path.join(dir, "t0/xr.yaml"));
-  return dir;
+  return repo;
 }
 
 async function bothWays(options: DiffOptions) {
@@ -76,7 +65,7 @@ async function bothWays(options: DiffOptions) {
 
 describe("diff: work shared between the trees changes nothing in the report", () => {
   it("the working tree against its base, with definitions changed under unchanged files", async () => {
-    const dir = repoWithDefinitions();
+    const { dir } = repoWithDefinitions();
     const { shared, full } = await bothWays({ root: dir, paths: ["."], base: "main" });
     expect(JSON.stringify(shared.report)).toBe(JSON.stringify(full.report));
     expect(shared.headFindings).toEqual(full.headFindings);
@@ -88,8 +77,8 @@ describe("diff: work shared between the trees changes nothing in the report", ()
   }, 30_000);
 
   it("two commits (--head), and the same again with trusted base config", async () => {
-    const dir = repoWithDefinitions();
-    commitAll(dir, "head");
+    const { dir, commit } = repoWithDefinitions();
+    commit("head");
     for (const trustBaseConfig of [false, true]) {
       const { shared, full } = await bothWays({ root: dir, paths: ["."], base: "HEAD~1", head: "HEAD", trustBaseConfig });
       expect(JSON.stringify(shared.report)).toBe(JSON.stringify(full.report));
@@ -104,8 +93,7 @@ describe("materialize: a base tree of hard links is the tree a checkout writes",
     const dir = tempRepo({ "a.yaml": "a: 1\n", "dir/b.yaml": "b: 1\n", "dir/deep/c.yaml": "c: 1\n", "run.sh": "#!/bin/sh\n", "same.yaml": "s: 1\n" });
     fs.chmodSync(path.join(dir, "run.sh"), 0o755);
     fs.symlinkSync("a.yaml", path.join(dir, "link.yaml"));
-    git(dir, "init", "-q", "-b", "main");
-    commitAll(dir, "base");
+    gitRepo(dir);
     fs.writeFileSync(path.join(dir, "a.yaml"), "a: 2\n"); // changed
     fs.rmSync(path.join(dir, "dir/b.yaml")); // deleted
     fs.writeFileSync(path.join(dir, "new.yaml"), "n: 1\n"); // untracked

@@ -1,29 +1,11 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff } from "../../src/commands/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
-import { REPO, runCli, tempRepo } from "../helpers.js";
+import { gitRepo, REPO, runCli } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
-function commitAll(dir: string, message: string): string {
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", message);
-  return git(dir, "rev-parse", "HEAD").trim();
-}
-
-function initRepo(files: Record<string, string>): string {
-  const dir = tempRepo(files);
-  git(dir, "init", "-q", "-b", "main");
-  commitAll(dir, "base");
-  return dir;
-}
 
 function tmpBaseDirs(): string[] {
   return fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("composition-ci-base-"));
@@ -31,7 +13,7 @@ function tmpBaseDirs(): string[] {
 
 describe("diff: what a change does, rendered", () => {
   it("renders only the sources whose files changed: one Composition of many", async () => {
-    const dir = initRepo(triples(60));
+    const { dir } = gitRepo(triples(60));
     const composition = path.join(dir, "t7/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
@@ -41,10 +23,10 @@ describe("diff: what a change does, rendered", () => {
   }, 30_000);
 
   it("a changed Function, the config file, or --all render everything that depends on them", async () => {
-    const dir = initRepo(triples(5));
+    const { dir, git } = gitRepo(triples(5));
     fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace("v0.8.2", "v0.8.3"));
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(5);
-    git(dir, "checkout", "-q", "--", ".");
+    git("checkout", "-q", "--", ".");
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "rules: {}\n");
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, considered: 5, rendered: 5, notRendered: 0, failed: 0, all: true });
     fs.rmSync(path.join(dir, ".composition-ci.yaml"));
@@ -53,7 +35,7 @@ describe("diff: what a change does, rendered", () => {
   }, 30_000);
 
   it("an XRD default change re-renders its XRs; a new untracked XR is an added source", async () => {
-    const dir = initRepo(triples(3));
+    const { dir } = gitRepo(triples(3));
     const xrd = path.join(dir, "t1/xrd.yaml");
     fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("size: {type: string}", "size: {type: string}, zone: {type: string, default: eu}"));
     fs.writeFileSync(path.join(dir, "t2/xr-2.yaml"), "apiVersion: example.org/v1\nkind: XThing2\nmetadata: {name: another, namespace: default}\nspec: {size: tiny}\n");
@@ -63,7 +45,7 @@ describe("diff: what a change does, rendered", () => {
   }, 30_000);
 
   it("an OAM Component change re-renders its ApplicationConfiguration; --head compares two refs; JSON is versioned", async () => {
-    const dir = initRepo({
+    const { dir, git, commit } = gitRepo({
       "oam.yaml": `apiVersion: core.oam.dev/v1alpha2
 kind: Component
 metadata: {name: web}
@@ -76,8 +58,8 @@ spec: {components: [{componentName: web}]}
 `,
     });
     fs.writeFileSync(path.join(dir, "oam.yaml"), fs.readFileSync(path.join(dir, "oam.yaml"), "utf8").replace("nginx:1", "nginx:2"));
-    const head = commitAll(dir, "head");
-    const status = git(dir, "status", "--porcelain");
+    const head = commit("head");
+    const status = git("status", "--porcelain");
     const before = tmpBaseDirs().length;
     const { code, stdout } = await runCli(["diff", "--base", "HEAD~1", "--head", head, "--format", "json"], dir);
     expect(code).toBe(0);
@@ -87,15 +69,15 @@ spec: {components: [{componentName: web}]}
     expect(report.changes).toHaveLength(1);
     expect(report.changes[0]).toMatchObject({ kind: "ApplicationConfiguration", name: "app", status: "changed" });
     expect(report.changes[0]!.objects[0]!.diff).toContain("+    - image: nginx:2");
-    expect(git(dir, "status", "--porcelain")).toBe(status);
-    expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(git("status", "--porcelain")).toBe(status);
+    expect(git("worktree", "list").trim().split("\n")).toHaveLength(1);
     expect(tmpBaseDirs().length).toBe(before);
   }, 30_000);
 
   it("files marked export-ignore are still in the base tree", async () => {
     const files = triples(1);
     files[".gitattributes"] = "t0/** export-ignore\n";
-    const dir = initRepo(files);
+    const { dir } = gitRepo(files);
     const composition = path.join(dir, "t0/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
@@ -103,7 +85,7 @@ spec: {components: [{componentName: web}]}
   }, 30_000);
 
   it("an unknown base ref, or a directory outside git, is a usage error with the reason", async () => {
-    const dir = initRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
+    const { dir } = gitRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
     const unknown = await runCli(["diff", "--base", "no-such-branch"], dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('"no-such-branch" is not a commit in this repository');
@@ -117,8 +99,7 @@ spec: {components: [{componentName: web}]}
   it("the examples diff against themselves to nothing", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-examples-"));
     fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
-    git(dir, "init", "-q", "-b", "main");
-    commitAll(dir, "base");
+    gitRepo(dir);
     const { code, stdout } = await runCli(["diff", "--base", "main", "--all"], dir);
     expect(code).toBe(0);
     expect(stdout).toContain("### ✅ composition-ci: passes (fail-on: error)\n\n**0 sources changed** · objects +0 ~0 −0 · findings: 0 new, 0 fixed");
@@ -136,7 +117,7 @@ describe("diff of a pull request: the head's config cannot widen what runs or co
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as import("node:net").AddressInfo).port;
     try {
-      const dir = initRepo({ "cm.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n" });
+      const { dir } = gitRepo({ "cm.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n" });
       fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), `schemaLocations: ['http://127.0.0.1:${port}/{{.ResourceKind}}.json']\nfunctions:\n  evil: {command: [sh, -c, 'touch pwned']}\n`);
       const { report } = await runDiff({ root: dir, paths: ["."], base: "main", trustBaseConfig: true });
       expect(requests).toBe(0);

@@ -1,29 +1,20 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DiffReport } from "../../src/report/diff.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli } from "../helpers.js";
 
 /**
  * `diff --fail-on-new` through the CLI: an error already on the base branch does not fail the run
  * (a baseline), without the flag it does; an error the head adds fails it either way.
  */
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
 // A ConfigMap's data values are strings: `size: 5` is a schema/type error.
 const OLD_ERROR = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: legacy, namespace: default}\ndata: {size: 5}\n";
 const GOOD = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: default}\ndata: {value: "${value}"}\n`;
 
 function repo(): string {
-  const dir = tempRepo({ "legacy.yaml": OLD_ERROR, "good.yaml": GOOD("one") });
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "base");
-  return dir;
+  return gitRepo({ "legacy.yaml": OLD_ERROR, "good.yaml": GOOD("one") }).dir;
 }
 
 async function diff(dir: string, ...flags: string[]) {

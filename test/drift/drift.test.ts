@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,33 +7,25 @@ import { compareToLive } from "../../src/drift/cluster.js";
 import type { DriftItem, DriftReport } from "../../src/drift/report.js";
 import { syncDriftIssue } from "../../src/report/github/drift-issue.js";
 import { FakeGitHub, quietOctokit, NAME, OWNER } from "../fake-github.js";
-import { REPO, runCli } from "../helpers.js";
+import { gitRepo, REPO, runCli, type GitRepo } from "../helpers.js";
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
-function examplesRepo(): string {
+function examplesRepo(): GitRepo {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-drift-"));
   fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "base");
-  return dir;
+  return gitRepo(dir);
 }
 
 const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 
 describe("drift against a committed snapshot", () => {
   it("update the snapshot, change a Composition, see the drift, restore, see it clean", async () => {
-    const dir = examplesRepo();
+    const { dir, git, commit } = examplesRepo();
     const update = await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
     expect(update.code).toBe(0);
     expect(update.stderr).toContain("2 written, 0 removed");
     expect(update.stderr).toContain("wrote webapp-shop-storefront.yaml");
     expect(fs.readdirSync(path.join(dir, "rendered")).sort()).toEqual(["applicationconfiguration-shop-storefront.yaml", "webapp-shop-storefront.yaml"]);
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "snapshot");
+    commit("snapshot");
     const clean = await cli(dir, "drift", "--snapshot", "rendered", "--fail-on-drift");
     expect(clean.code).toBe(0);
     expect(clean.stdout).toContain("### ✅ composition-ci drift: none");
@@ -58,13 +49,13 @@ describe("drift against a committed snapshot", () => {
     expect(again.items.map((i) => i.state)).toEqual(["persisting", "persisting"]);
     expect(again.fingerprint).toBe(report.fingerprint);
 
-    git(dir, "checkout", "-q", "--", ".");
+    git("checkout", "-q", "--", ".");
     fs.rmSync(path.join(dir, "crossplane/xr-2.yaml"));
     expect((await cli(dir, "drift", "--snapshot", "rendered", "--fail-on-drift")).code).toBe(0);
   }, 30_000);
 
   it("a source that no longer renders, or that is gone, is drift; the snapshot itself is never scanned", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
     fs.rmSync(path.join(dir, "oam"), { recursive: true });
     const xr = path.join(dir, "crossplane/xr.yaml");
@@ -80,7 +71,7 @@ describe("drift against a committed snapshot", () => {
   }, 30_000);
 
   it("needs a baseline; --update-snapshot needs --snapshot", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     expect((await cli(dir, "drift")).stderr).toContain("drift needs a baseline");
     expect((await cli(dir, "drift", "--cluster", "--update-snapshot")).code).toBe(2);
   });
@@ -138,7 +129,7 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
   });
 
   it("only fields the render sets count: status, server metadata and defaults are ignored; missing and orphaned objects are drift", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     const deployment = {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -171,7 +162,7 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
   }, 30_000);
 
   it("rendered names are never read as kubectl options: invalid names are not looked up, the rest follow --", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     const composition = path.join(dir, "crossplane/composition.yaml");
     const text = fs.readFileSync(composition, "utf8").replace("              kind: Service\n", "              kind: Service\n              metadata: {name: --kubeconfig=evilkc}\n");
     fs.writeFileSync(composition, text);
@@ -190,7 +181,7 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
   }, 30_000);
 
   it("an unreachable cluster or a missing kubectl is a clear error", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     const bin = fakeKubectl([], "unreachable");
     const r = await cli(dir, "drift", "crossplane", "--cluster", "--kubectl", path.join(bin, "kubectl"));
     expect(r.code).toBe(2);
@@ -256,7 +247,7 @@ describe("the drift issue (against the test GitHub API)", () => {
 
 describe("drift snapshots keep no secret, in any form", () => {
   it("a password patched through ToBase64 into a ConfigMap is masked in the committed snapshot and the report", async () => {
-    const dir = examplesRepo();
+    const { dir } = examplesRepo();
     const xrd = path.join(dir, "crossplane/xrd.yaml");
     fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("                image:\n", "                password: {type: string}\n                image:\n"));
     const xr = path.join(dir, "crossplane/xr.yaml");

@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { TestRegistry } from "../oci/registry-server.js";
 import { pushValidator, VALIDATOR_SCRIPT } from "./krm-image.js";
 
@@ -289,19 +288,12 @@ pipeline:
 });
 
 describe("kpt packages in diff and drift", () => {
-  function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-  }
-
   it("a changed function config changes the package's rendered objects", async () => {
-    const dir = tempRepo({
+    const { dir } = gitRepo({
       "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels\n      configPath: labels.yaml\n"),
       "app/labels.yaml": "apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: labels\n  annotations: {config.kubernetes.io/local-config: \"true\"}\nlabels: {tier: bronze}\n",
       "app/deploy.yaml": DEPLOYMENT,
     });
-    git(dir, "init", "-q", "-b", "main");
-    git(dir, "add", "-A");
-    git(dir, "commit", "-qm", "base");
     fs.writeFileSync(path.join(dir, "app/labels.yaml"), fs.readFileSync(path.join(dir, "app/labels.yaml"), "utf8").replace("bronze", "gold"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     const change = report.changes.find((c) => c.kind === "Kptfile")!;

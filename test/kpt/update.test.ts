@@ -1,25 +1,14 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sameRepositoryUrl } from "../../src/kpt/update.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, type GitRepo } from "../helpers.js";
 
 /**
  * `composition-ci kpt update-preview`: what `kpt pkg update` (resource-merge) would do to a
  * downstream package whose upstream is a catalog directory of the same repository, or a git
  * repository at a local path, shown as a diff and written nowhere.
  */
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
-function commitAll(dir: string, message: string): string {
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", message);
-  return git(dir, "rev-parse", "HEAD").trim();
-}
 
 const UPSTREAM_KPTFILE = `apiVersion: kpt.dev/v1
 kind: Kptfile
@@ -70,17 +59,17 @@ pipeline:
 }
 
 /** A repository with a catalog package and a downstream copy of it locked to the first commit. */
-function catalogRepo(): { dir: string; lock: string } {
-  const dir = tempRepo({ "catalog/web/Kptfile": UPSTREAM_KPTFILE, "catalog/web/deploy.yaml": DEPLOYMENT, "catalog/web/README.md": "The web package.\n" });
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "remote", "add", "origin", "git@github.com:acme/platform.git");
-  const lock = commitAll(dir, "catalog");
+function catalogRepo(): GitRepo & { lock: string } {
+  const repo = gitRepo({ "catalog/web/Kptfile": UPSTREAM_KPTFILE, "catalog/web/deploy.yaml": DEPLOYMENT, "catalog/web/README.md": "The web package.\n" }, { commit: false });
+  const { dir, git, commit } = repo;
+  git("remote", "add", "origin", "git@github.com:acme/platform.git");
+  const lock = commit("catalog");
   fs.mkdirSync(path.join(dir, "prod/web"), { recursive: true });
   fs.writeFileSync(path.join(dir, "prod/web/Kptfile"), downstreamKptfile("https://github.com/acme/platform", lock));
   fs.writeFileSync(path.join(dir, "prod/web/deploy.yaml"), DEPLOYMENT);
   fs.writeFileSync(path.join(dir, "prod/web/README.md"), "The web package.\n");
-  commitAll(dir, "downstream");
-  return { dir, lock };
+  commit("downstream");
+  return { ...repo, lock };
 }
 
 function edit(file: string, from: string, to: string): void {
@@ -91,14 +80,14 @@ function edit(file: string, from: string, to: string): void {
 
 describe("kpt update-preview", () => {
   it("an upstream change and a local change to other fields merge cleanly; nothing is written", async () => {
-    const { dir, lock } = catalogRepo();
+    const { dir, lock, git, commit } = catalogRepo();
     edit(path.join(dir, "prod/web/deploy.yaml"), "replicas: 1", "replicas: 5");
-    commitAll(dir, "local change");
+    commit("local change");
     edit(path.join(dir, "catalog/web/deploy.yaml"), "nginx:1.25", "nginx:1.27");
     edit(path.join(dir, "catalog/web/deploy.yaml"), "value: base", "value: fast");
     fs.writeFileSync(path.join(dir, "catalog/web/service.yaml"), "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports: [{port: 80}]\n");
     edit(path.join(dir, "catalog/web/README.md"), "The web package.", "The web package, v2.");
-    const status = git(dir, "status", "--porcelain");
+    const status = git("status", "--porcelain");
     const run = await runCli(["kpt", "update-preview", "prod/web"], dir);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
@@ -115,19 +104,19 @@ describe("kpt update-preview", () => {
     expect(out).toContain("Service web (prod/web/service.yaml) is added from upstream");
     expect(out).toContain("4 files would change; nothing was written");
     // Nothing written, nothing left behind.
-    expect(git(dir, "status", "--porcelain")).toBe(status);
+    expect(git("status", "--porcelain")).toBe(status);
     const json = JSON.parse((await runCli(["kpt", "update-preview", "prod/web", "--format", "json"], dir)).stdout);
     expect(json.files.map((f: { file: string; status: string }) => `${f.file}:${f.status}`)).toEqual(["prod/web/Kptfile:changed", "prod/web/README.md:changed", "prod/web/deploy.yaml:changed", "prod/web/service.yaml:added"]);
   }, 30_000);
 
   it("the same field changed on both sides: upstream's value wins, and the preview calls it a conflict", async () => {
-    const { dir } = catalogRepo();
+    const { dir, commit } = catalogRepo();
     edit(path.join(dir, "prod/web/deploy.yaml"), "nginx:1.25", "nginx:1.25-patched");
     edit(path.join(dir, "prod/web/README.md"), "The web package.", "Our web package.");
-    commitAll(dir, "local change");
+    commit("local change");
     edit(path.join(dir, "catalog/web/deploy.yaml"), "nginx:1.25", "nginx:1.27");
     edit(path.join(dir, "catalog/web/README.md"), "The web package.", "The web package, v2.");
-    commitAll(dir, "upstream change");
+    commit("upstream change");
     const run = await runCli(["kpt", "update-preview", "prod/web", "--upstream-ref", "main"], dir);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("-        image: nginx:1.25-patched\n+        image: nginx:1.27");
@@ -139,14 +128,12 @@ describe("kpt update-preview", () => {
   }, 30_000);
 
   it("an upstream at a local path; what the preview cannot do is a usage error with the reason", async () => {
-    const upstream = tempRepo({ "pkgs/web/Kptfile": UPSTREAM_KPTFILE, "pkgs/web/deploy.yaml": DEPLOYMENT });
-    git(upstream, "init", "-q", "-b", "main");
-    const lock = commitAll(upstream, "v1");
+    const { dir: upstream, commit: commitUpstream } = gitRepo({ "pkgs/web/Kptfile": UPSTREAM_KPTFILE, "pkgs/web/deploy.yaml": DEPLOYMENT }, { commit: false });
+    const lock = commitUpstream("v1");
     edit(path.join(upstream, "pkgs/web/deploy.yaml"), "replicas: 1", "replicas: 3");
-    commitAll(upstream, "v2");
-    const dir = tempRepo({ "web/Kptfile": downstreamKptfile(upstream, lock, "/pkgs/web"), "web/deploy.yaml": DEPLOYMENT });
-    git(dir, "init", "-q", "-b", "main");
-    commitAll(dir, "downstream");
+    commitUpstream("v2");
+    const { dir, commit } = gitRepo({ "web/Kptfile": downstreamKptfile(upstream, lock, "/pkgs/web"), "web/deploy.yaml": DEPLOYMENT }, { commit: false });
+    commit("downstream");
     // For another repository, "now" is its upstream.git.ref (main), as kpt pkg update fetches it.
     const run = await runCli(["kpt", "update-preview", "web"], dir);
     expect(run.code).toBe(0);

@@ -1,6 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
 
 /** validate checks the Kptfiles as kpt does before it runs anything; check and diff report each finding once. */
 
@@ -61,11 +60,7 @@ describe("Kptfiles in validate", () => {
   });
 
   it("diff lists each once among the new findings", async () => {
-    const dir = tempRepo({ "app/cm.yaml": files["app/cm.yaml"] });
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-    git("init", "-q", "-b", "main");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    const { dir } = gitRepo({ "app/cm.yaml": files["app/cm.yaml"] });
     const fs = await import("node:fs");
     const path = await import("node:path");
     for (const [rel, text] of Object.entries(files)) {
@@ -100,15 +95,11 @@ describe("Kptfiles in validate", () => {
   it("diff: a package that fails to read on both sides is one unchanged finding, not a new and a fixed one", async () => {
     const fs = await import("node:fs");
     const path = await import("node:path");
-    const dir = tempRepo({
+    const { dir } = gitRepo({
       "app/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n",
       "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
       "app/broken.yaml": "a: [1, 2\n",
     });
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-    git("init", "-q", "-b", "main");
-    git("add", "-A");
-    git("commit", "-qm", "base");
     fs.writeFileSync(path.join(dir, "app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {a: b}}\n");
     const report = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as { findings: { new: Finding[]; fixed: Finding[]; unchanged: Finding[] } };
     const failed = (list: Finding[]) => list.filter((f) => f.rule === "render/kpt-failed");

@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
 
 const xrd = (kind: string, plural: string) => `apiVersion: apiextensions.crossplane.io/v2
 kind: CompositeResourceDefinition
@@ -90,11 +89,7 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
   });
 
   it("diff: changing the inner Composition changes the outer XR's rendered objects", async () => {
-    const dir = repo();
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
-    git("init", "-q");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    const { dir } = gitRepo(repo());
     fs.writeFileSync(path.join(dir, "network/composition.yaml"), network("kind: subnet, zone: eu"));
     const result = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
     const platform = result.report.changes.find((c) => c.kind === "XPlatform");

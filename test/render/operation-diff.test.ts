@@ -1,29 +1,16 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff } from "../../src/commands/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
 import type { DriftReport } from "../../src/drift/report.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli } from "../helpers.js";
 
 /**
  * Operations (and nested XRs) through `diff` and `drift`: an Operation is a source like an XR, its
  * applied resources are its rendered objects. The Operation runs the built-in
  * function-go-templating, so no --allow-exec, Docker or network is needed.
  */
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-}
-
-function initRepo(files: Record<string, string>): string {
-  const dir = tempRepo(files);
-  git(dir, "init", "-q", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "base");
-  return dir;
-}
 
 const operation = (size: string) => `apiVersion: ops.crossplane.io/v1alpha1
 kind: Operation
@@ -94,7 +81,7 @@ const NESTED = {
 
 describe("diff: an Operation whose pipeline changed", () => {
   it("is a changed source, with the difference of the object it applies", async () => {
-    const dir = initRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS });
+    const { dir } = gitRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS });
     fs.writeFileSync(path.join(dir, "operation.yaml"), operation("large"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.sources).toMatchObject({ considered: 1, rendered: 1, notRendered: 0, failed: 0 });
@@ -106,7 +93,7 @@ describe("diff: an Operation whose pipeline changed", () => {
   }, 30_000);
 
   it("through the CLI, as JSON; an unchanged Operation is not rendered again", async () => {
-    const dir = initRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS, "other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n" });
+    const { dir } = gitRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS, "other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n" });
     const untouched = await runCli(["diff", "--base", "main", "--format", "json"], dir);
     expect(untouched.code).toBe(0);
     expect((JSON.parse(untouched.stdout) as DiffReport).changes).toEqual([]);
@@ -122,7 +109,7 @@ describe("diff: an Operation whose pipeline changed", () => {
 
 describe("drift: Operations and nested XRs are sources of the snapshot", () => {
   it("an Operation's applied resources are in the snapshot, and a changed pipeline is drift", async () => {
-    const dir = initRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS });
+    const { dir } = gitRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS });
     const update = await runCli(["drift", "--snapshot", "rendered", "--update-snapshot"], dir);
     expect(update.code).toBe(0);
     const files = fs.readdirSync(path.join(dir, "rendered"));
@@ -140,7 +127,7 @@ describe("drift: Operations and nested XRs are sources of the snapshot", () => {
   }, 30_000);
 
   it("a nested XR's objects are in its root's snapshot; a change in the inner Composition is drift", async () => {
-    const dir = initRepo(NESTED);
+    const { dir } = gitRepo(NESTED);
     expect((await runCli(["drift", "--snapshot", "rendered", "--update-snapshot"], dir)).code).toBe(0);
     const files = fs.readdirSync(path.join(dir, "rendered"));
     expect(files).toHaveLength(1);

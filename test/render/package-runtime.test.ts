@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
 import { packageSettings } from "../../src/render/runner/package.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { layer, TestRegistry } from "../oci/registry-server.js";
 import { pushGreetFunction } from "../oci/function-image.js";
 
@@ -210,11 +209,7 @@ describe("the package runtime: function images pulled from a registry and run as
   });
 
   it("in a pull request, the trust list is the base ref's: a head that trusts a new registry renders nothing from it", async () => {
-    const dir = repo(false);
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8" });
-    git("init", "-q");
-    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A");
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base");
+    const { dir } = gitRepo(repo(false));
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), `functions:\n  trusted: ["${registry.host}/crossplane-contrib/*"]\n`);
     fs.writeFileSync(path.join(dir, "xr.yaml"), XR.replace("hej", "hallo"));
     const before = registry.requests.length;

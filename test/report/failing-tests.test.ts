@@ -1,19 +1,15 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatDiff, runDiff } from "../../src/commands/diff.js";
-import { REPO } from "../helpers.js";
+import { REPO, gitRepo } from "../helpers.js";
 
 describe("the PR report shows the repository's failing tests first", () => {
   it("a change that breaks examples/' CompositionTest and golden file: new test/failed findings, listed before the changes", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-failing-tests-"));
     fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
-    git("init", "-q");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    gitRepo(dir);
     const xr = path.join(dir, "crossplane/xr.yaml");
     fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("replicas: 3", "replicas: 4"));
     const result = await runDiff({ root: dir, paths: ["."], base: "HEAD" });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO, runCli, tempRepo } from "../helpers.js";
+import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
  * The masking corpus: values that are secret by what they are must never appear in any output,
@@ -212,13 +212,8 @@ describe("the CLI masks what it prints, as the Action does", () => {
   });
 
   it("diff: a finding that quotes a secret stays the same finding when the secret changes", async () => {
-    const { execFileSync } = await import("node:child_process");
     const db = (password: string) => `apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d, namespace: default}\nspec: {password: ${password}}\n`;
-    const dir = tempRepo({ "crd.yaml": PASSWORD_RULE_CRD, "db.yaml": db("correct-horse-battery") });
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-    git("init", "-q", "-b", "main");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    const { dir } = gitRepo({ "crd.yaml": PASSWORD_RULE_CRD, "db.yaml": db("correct-horse-battery") });
     fs.writeFileSync(path.join(dir, "db.yaml"), db("staple-zebra-lamp"));
     const { stdout } = await runCli(["diff", "--base", "main", "--format", "json"], dir);
     const report = JSON.parse(stdout) as { findings: { new: { rule: string }[]; fixed: { rule: string }[]; unchanged: { rule: string; message: string }[] } };

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import type { FailOn, Finding } from "../../src/report/finding.js";
 import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/formats/markdown.js";
 import { failingText } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli } from "../helpers.js";
 import { escapeMarkdown } from "../../src/report/formats/md.js";
 import { SecretMasker } from "../../src/report/mask.js";
 import { decideVerdict } from "../../src/report/verdict.js";
@@ -64,16 +63,12 @@ describe("every source has one honest state", () => {
 
   it("diff --format sarif carries the render/not-rendered warning of a source that cannot render on either side", async () => {
     const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}\n";
-    const dir = tempRepo({
+    const { dir } = gitRepo({
       "xrd.yaml": xrd,
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-acme}\nspec: {package: ghcr.io/acme/function-acme:v1}\n",
       "composition.yaml": "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: acme\n      functionRef: {name: function-acme}\n",
       "xr.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default}\nspec: {}\n",
     });
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
-    git("init", "-q", "-b", "main");
-    git("add", "-A");
-    git("commit", "-qm", "base");
     fs.writeFileSync(path.join(dir, "xr.yaml"), "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default, labels: {tier: gold}}\nspec: {}\n");
     const json = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as DiffReport;
     expect(json.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["one:not-rendered"]);

@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff } from "../../src/commands/diff.js";
 import { celTransitionViolations } from "../../src/validate/cel.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
 
 describe("transition rules (oldSelf), as the API server checks an update", () => {
   const schema: OpenAPISchema = {
@@ -78,11 +77,7 @@ spec:
             patches: [{fromFieldPath: spec.zone, toFieldPath: spec.zone}]
 `;
     const xr = (zone: string) => `apiVersion: example.org/v1\nkind: XDisk\nmetadata: {name: d, namespace: default}\nspec: {zone: ${zone}}\n`;
-    const dir = tempRepo({ "mrd.yaml": mrd("Active"), "crd.yaml": crd, "xrd.yaml": xrd, "composition.yaml": composition, "xr.yaml": xr("a") });
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
-    git("init", "-q");
-    git("add", "-A");
-    git("commit", "-qm", "base");
+    const { dir } = gitRepo({ "mrd.yaml": mrd("Active"), "crd.yaml": crd, "xrd.yaml": xrd, "composition.yaml": composition, "xr.yaml": xr("a") });
     fs.writeFileSync(path.join(dir, "mrd.yaml"), mrd("Inactive"));
     fs.writeFileSync(path.join(dir, "xr.yaml"), xr("b"));
     const result = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
