@@ -4,56 +4,10 @@ import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
-
-const xrd = (kind: string, plural: string) => `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata: {name: ${plural}.example.org}
-spec:
-  group: example.org
-  names: {kind: ${kind}, plural: ${plural}}
-  versions:
-    - name: v1
-      served: true
-      referenceable: true
-      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string, default: 10.0.0.0/16}}}}}}
-`;
-
-const composition = (name: string, kind: string, resources: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: ${name}}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: ${kind}}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-${resources}`;
-
-const PLATFORM = composition("platforms", "XPlatform", `          - name: network
-            base: {apiVersion: example.org/v1, kind: XNetwork, spec: {}}
-          - name: dns
-            base: {apiVersion: v1, kind: ConfigMap, data: {zone: example.org}}
-`);
-const network = (data: string) =>
-  composition("networks", "XNetwork", `          - name: subnet
-            base: {apiVersion: v1, kind: ConfigMap, data: {${data}}}
-            patches:
-              - {fromFieldPath: spec.cidr, toFieldPath: data.cidr}
-`);
+import { network, nestedXrFiles } from "../fixtures/nested-xrs.js";
 
 function repo(extra: Record<string, string> = {}) {
-  return tempRepo({
-    "platform/xrd.yaml": xrd("XPlatform", "xplatforms"),
-    "platform/composition.yaml": PLATFORM,
-    "network/xrd.yaml": xrd("XNetwork", "xnetworks"),
-    "network/composition.yaml": network("kind: subnet"),
-    "examples/platform.yaml": "apiVersion: example.org/v1\nkind: XPlatform\nmetadata: {name: prod, namespace: default}\nspec: {}\n",
-    ...extra,
-  });
+  return tempRepo(nestedXrFiles(extra));
 }
 
 describe("nested XRs: a composed XR of the repository is rendered with its own Composition", () => {

@@ -5,6 +5,7 @@ import { runDiff } from "../../src/commands/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";
+import { nestedXrFiles } from "../fixtures/nested-xrs.js";
 
 /**
  * Operations (and nested XRs) through `diff` and `drift`: an Operation is a source like an XR, its
@@ -38,46 +39,6 @@ spec:
 `;
 
 const FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n";
-
-const xrd = (kind: string, plural: string) => `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata: {name: ${plural}.example.org}
-spec:
-  group: example.org
-  names: {kind: ${kind}, plural: ${plural}}
-  versions:
-    - name: v1
-      served: true
-      referenceable: true
-      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string, default: 10.0.0.0/16}}}}}}
-`;
-
-const composition = (name: string, kind: string, resources: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: ${name}}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: ${kind}}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-${resources}`;
-
-const NESTED = {
-  "platform/xrd.yaml": xrd("XPlatform", "xplatforms"),
-  "platform/composition.yaml": composition("platforms", "XPlatform", "          - name: network\n            base: {apiVersion: example.org/v1, kind: XNetwork, spec: {}}\n"),
-  "network/xrd.yaml": xrd("XNetwork", "xnetworks"),
-  "network/composition.yaml": composition(
-    "networks",
-    "XNetwork",
-    "          - name: subnet\n            base: {apiVersion: v1, kind: ConfigMap, data: {kind: subnet}}\n            patches:\n              - {fromFieldPath: spec.cidr, toFieldPath: data.cidr}\n",
-  ),
-  "examples/platform.yaml": "apiVersion: example.org/v1\nkind: XPlatform\nmetadata: {name: prod, namespace: default}\nspec: {}\n",
-};
 
 describe("diff: an Operation whose pipeline changed", () => {
   it("is a changed source, with the difference of the object it applies", async () => {
@@ -127,7 +88,7 @@ describe("drift: Operations and nested XRs are sources of the snapshot", () => {
   }, 30_000);
 
   it("a nested XR's objects are in its root's snapshot; a change in the inner Composition is drift", async () => {
-    const { dir } = gitRepo(NESTED);
+    const { dir } = gitRepo(nestedXrFiles());
     expect((await runCli(["drift", "--snapshot", "rendered", "--update-snapshot"], dir)).code).toBe(0);
     const files = fs.readdirSync(path.join(dir, "rendered"));
     expect(files).toHaveLength(1);

@@ -168,12 +168,12 @@ describe("the schemas of the packages a repository depends on", () => {
     const runtime = await layer([{ name: "provider", content: "binary" }]);
     const providerImage = { layers: [{ bytes: runtime, compression: "gzip" as const }, { bytes: provider, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] };
     for (const tag of ["v0.9.0", "v1.1.0", "v1.2.0", "v2.0.0"]) registry.push("acme/provider-storage", tag, { "linux/amd64": providerImage, "linux/arm64": providerImage });
-    const config = await layer([{ name: "package.yaml", content: configYaml(registry.host) }]);
-    registry.push("acme/configuration-storage", "v1.0.0", { "linux/amd64": { layers: [{ bytes: config, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+    // A package of one layer holding its package.yaml, tagged v1.0.0 (single-platform manifest).
     const single = async (repository: string, text: string) => {
       const l = await layer([{ name: "package.yaml", content: text }]);
       registry.push(repository, "v1.0.0", { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
     };
+    await single("acme/configuration-storage", configYaml(registry.host));
     await single("acme/provider-volume", VOLUME_PROVIDER_YAML);
     // A chain of configurations longer than the depth limit (5), the last one naming the provider.
     for (let i = 0; i < CHAIN; i++) {
