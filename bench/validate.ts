@@ -28,7 +28,6 @@ for (let i = 0; i < COPIES; i++) fs.cpSync(corpus, path.join(work, `copy-${i}`),
 const crds = path.join(shared, "crds/crossplane");
 const files = discover(["."], { root: work }).map((f) => f.abs);
 
-
 function parseOnly(): { ms: number; documents: number } {
   const start = performance.now();
   let documents = 0;

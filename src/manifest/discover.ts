@@ -15,7 +15,7 @@ export interface DiscoverOptions {
   ignore?: string[];
   /** Filled with what a user should know about the walk (a named directory that a .gitignore above it ignores). */
   notes?: string[];
-  /** Filled with every directory walked (absolute path) and whether it holds a `Kptfile`: kpt needs no second look. */
+  /** Filled with every directory walked (absolute path) and whether it may hold a `Kptfile`: kpt skips the others. */
   kptfileDirs?: Map<string, boolean>;
 }
 
@@ -47,7 +47,8 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     }
     const layers = layersOf(dir, entries, inherited);
     const ignored = matcher(layers);
-    options.kptfileDirs?.set(dir, entries.some((e) => e.name === "Kptfile"));
+    // Any case: on a case-insensitive file system (macOS, Windows) `kptfile` is the Kptfile kpt opens.
+    options.kptfileDirs?.set(dir, entries.some((e) => e.name.toLowerCase() === "kptfile"));
     for (const entry of entries) {
       const abs = dir + path.sep + entry.name;
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;

@@ -99,7 +99,7 @@ function quote(c: string): string {
 /** A matcher for any of the globs (config `ignore:`), whole path, linear time. */
 export function globMatcher(globs: string[]): (path: string) => boolean {
   if (globs.length === 0) return () => false;
-  const key = globs.join("\0");
+  const key = JSON.stringify(globs);
   let matcher = compiled.get(key);
   if (!matcher) {
     const re = RE2JS.compile(`^(?:${globs.map(globSource).join("|")})$`);

@@ -64,8 +64,9 @@ type ExprNode = { exprKind?: { case?: string; value?: { name?: string; operand?:
 /**
  * The fields of `self` an expression reads, when it reads `self` only as `self.<field>` (or
  * `has(self.<field>)`); undefined when it uses `self` any other way (`size(self)`, `self.all(…)`,
- * `self == …`, `self[k]`). Converting only those fields to CEL values gives the same result:
- * a rule on a large object (an XRD's spec) no longer converts its whole schema.
+ * `self == …`, `self[k]`). Converting only those fields to CEL values gives the same result
+ * (the sizes the loop-cost guard uses are still measured on all of it): a rule on a large object
+ * (an XRD's spec) no longer converts its whole schema.
  */
 function selfFieldsOf(parsed: unknown): Set<string> | undefined {
   const fields = new Set<string>();
@@ -302,9 +303,16 @@ function fieldsReadByAll(rules: Compiled[]): Set<string> | undefined {
   return fields ?? undefined;
 }
 
+/** The fields of `self` a CEL expression reads, or undefined when it reads `self` whole (see selfFieldsOf). */
+export function selfFieldsRead(expression: string): Set<string> | undefined {
+  return compileProgram(expression).selfFields;
+}
+
 function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[], old?: { value: unknown }, selfFields?: Set<string>): void {
   const size = { widest: 1, longestString: 0 };
-  const self = toCel(value, schema, size, selfFields);
+  // Loops are bounded by the widest value under self, read or not (see MAX_STEPS): only rules with loops need it measured.
+  const only = selfFields && { fields: selfFields, measureRest: rules.some((r) => r.depth > 0) };
+  const self = toCel(value, schema, size, only);
   const bindings: { self: unknown; oldSelf?: unknown } = old ? { self, oldSelf: toCel(old.value, schema, size) } : { self };
   for (const r of rules) {
     if (!r.program) {
@@ -379,7 +387,10 @@ export function escapeFieldName(name: string): string {
   return name.replace(/__/g, "__underscores__").replace(/\./g, "__dot__").replace(/-/g, "__dash__").replace(/\//g, "__slash__");
 }
 
-function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest: number; longestString: number }, only?: Set<string>): unknown {
+type Size = { widest: number; longestString: number };
+
+/** `only`: convert just these fields of a top-level object; the others are only measured, when `measureRest`. */
+function toCel(value: unknown, schema: OpenAPISchema | undefined, size: Size, only?: { fields: Set<string>; measureRest: boolean }): unknown {
   if (typeof value === "string") size.longestString = Math.max(size.longestString, value.length);
   if (typeof value === "number") return Number.isInteger(value) && schema?.type !== "number" ? BigInt(value) : value;
   if (Array.isArray(value)) {
@@ -396,9 +407,23 @@ function toCel(value: unknown, schema: OpenAPISchema | undefined, size: { widest
     for (const [k, v] of Object.entries(value)) {
       const field = propertyOf(props, k);
       const name = field ? escapeFieldName(k) : k;
-      if (!only || only.has(name)) entries.push([name, toCel(v, field ?? extra, size)]);
+      if (!only || only.fields.has(name)) entries.push([name, toCel(v, field ?? extra, size)]);
+      else if (only.measureRest) measure(v, size);
     }
     return new Map(entries);
   }
   return value;
+}
+
+/** What toCel notes of a value's size, without converting it. */
+function measure(value: unknown, size: Size): void {
+  if (typeof value === "string") size.longestString = Math.max(size.longestString, value.length);
+  else if (Array.isArray(value)) {
+    size.widest = Math.max(size.widest, value.length);
+    for (const v of value) measure(v, size);
+  } else if (isPlainObject(value)) {
+    const values = Object.values(value);
+    size.widest = Math.max(size.widest, values.length);
+    for (const v of values) measure(v, size);
+  }
 }

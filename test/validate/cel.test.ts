@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { celViolations } from "../../src/validate/cel.js";
+import { celViolations, selfFieldsRead } from "../../src/validate/cel.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
 import { runCli, tempRepo } from "../helpers.js";
 
@@ -110,6 +110,22 @@ describe("x-kubernetes-validations (CEL)", () => {
     const whole = schema([{ rule: "self.replicas > 0" }, { rule: "size(self) == 3", message: "not three fields" }, { rule: "self.all(k, k != 'name')", message: "has a name" }]);
     expect(celViolations(whole, value).map((v) => v.message)).toEqual(["not three fields", "has a name"]);
     expect(celViolations(schema([{ rule: "!has(self.tags) || size(self.tags) == 0", message: "tags" }]), value).map((v) => v.message)).toEqual(["tags"]);
+  });
+
+  it("knows which fields of self a rule reads: only those are converted", () => {
+    expect([...selfFieldsRead("has(self.replicas) && self.tags.all(t, t != '')")!].sort()).toEqual(["replicas", "tags"]);
+    expect([...selfFieldsRead("self.__namespace__ == 'x' || self.a__dash__b > 0")!].sort()).toEqual(["__namespace__", "a__dash__b"]);
+    for (const whole of ["size(self) > 0", "self.matches('^a')", "self.all(k, k != 'x')", "self == {}", "self['a'] > 0", "self.tags.exists(self, self == 'a')"]) expect(selfFieldsRead(whole)).toBeUndefined();
+  });
+
+  it("the loop-cost guard still measures the fields a rule does not read", () => {
+    const s = schema([{ rule: "self.tags.all(a, self.tags.all(b, a == b))", message: "all equal" }], {
+      properties: { tags: { type: "array", items: { type: "string" } }, other: { type: "array", items: { type: "string" } } },
+    });
+    const [skipped] = celViolations(s, { spec: { tags: ["x", "y"], other: Array.from({ length: 1500 }, (_, i) => `o${i}`) } });
+    expect(skipped).toMatchObject({ severity: "info", rule: "schema/cel" });
+    expect(skipped!.message).toContain("2 nested loops over values of up to 1500 items");
+    expect(celViolations(s, { spec: { tags: ["x", "y"] } }).map((v) => v.message)).toEqual(["all equal"]);
   });
 
   it("a rule whose nested loops would not end in reasonable time is not run, and says so", () => {
