@@ -150,14 +150,79 @@ function fail(rsp: RunFunctionResponse, req: RunFunctionRequest, message: string
   return rsp;
 }
 
-/** function-go-templating; `options` carry what the Go function gets from its flags and disk. */
-export function runGoTemplating(req: RunFunctionRequest, options: GoTemplatingOptions = {}): RunFunctionResponse {
-  const rsp = responseTo(req);
+/** A template of the XR itself (no resource name): its status merges into the desired XR's. The error, if any. */
+function mergeCompositeStatus(dxrObject: JsonObject, obj: JsonObject): string | undefined {
+  const dst = valueInto(dxrObject, "status", "map");
+  if ("error" in dst) return `cannot get desired composite status: ${dst.error}`;
+  const src = valueInto(obj, "status", "map");
+  if ("error" in src) return `cannot get templated composite status: ${src.error}`;
+  if (dst.found || src.found) {
+    const merged = (dst.value ?? {}) as JsonObject;
+    mergeMaps(merged as never, (src.value ?? {}) as never, true);
+    dxrObject.status = merged;
+  }
+  return undefined;
+}
+
+type Requirements = { extraResources: Record<string, ResourceSelector>; resources: Record<string, ResourceSelector> };
+
+/**
+ * An object of the function's own meta API (meta.gotemplating.fn.crossplane.io): connection
+ * details, claim conditions, context or extra resources, applied to the response. The error, if any.
+ */
+function applyMetaObject(obj: JsonObject, at: { rsp: RunFunctionResponse; req: RunFunctionRequest; dxr: Resource; requirements: Requirements }): string | undefined {
+  const { rsp, req, dxr, requirements } = at;
+  switch (obj.kind) {
+    case "CompositeConnectionDetails": {
+      const data = obj.data;
+      if (data && typeof data === "object" && !Array.isArray(data) && Object.values(data).every((x) => typeof x === "string")) {
+        for (const [k, v] of Object.entries(data as Record<string, string>)) dxr.connectionDetails[k] = decodeBase64Prefix(v);
+      }
+      return undefined;
+    }
+    case "ClaimConditions": {
+      const conds = valueInto(obj, "conditions", "conditions");
+      if ("error" in conds) return `cannot get Conditions from input: ${conds.error}`;
+      for (const c of (conds.value ?? []) as JsonObject[]) {
+        if (SYSTEM_CONDITIONS.has(String(c.type))) return `cannot set ClaimCondition type: ${c.type} is a reserved Crossplane Condition`;
+        rsp.conditions.push(conditionOf(c));
+      }
+      return undefined;
+    }
+    case "Context": {
+      const data = valueInto(obj, "data", "map");
+      if ("error" in data) return `cannot get Contexts from input: ${data.error}`;
+      const merged = (cloneJson(req.context) ?? {}) as JsonObject;
+      const val = (data.value ?? {}) as JsonObject;
+      if (Object.keys(val).length > 0) mergeMaps(merged as never, val as never, true);
+      rsp.context = { ...(rsp.context ?? {}), ...merged };
+      return undefined;
+    }
+    case "ExtraResources": {
+      const ers = valueInto(obj, "requirements", "requirements");
+      if ("error" in ers) return `cannot get extra resources requirements: ${ers.error}`;
+      for (const [k, v] of Object.entries((ers.value ?? {}) as Record<string, JsonObject>)) {
+        if (Object.hasOwn(requirements.extraResources, k)) return `duplicate extra resource key "${k}"`;
+        requirements.resources[k] = toSelector(v);
+        if (!v.namespace) requirements.extraResources[k] = toSelector(v);
+      }
+      return undefined;
+    }
+    default:
+      return `invalid kind "${obj.kind}" for apiVersion "${META_API_VERSION}" - must be one of CompositeConnectionDetails, Context or ExtraResources`;
+  }
+}
+
+/**
+ * The input's template, read, parsed and executed against the request, as RunFunction does before
+ * it reads the output (the input's ttl set on the response on the way). The output, or the error.
+ */
+function executeTemplate(req: RunFunctionRequest, rsp: RunFunctionResponse, options: GoTemplatingOptions): { output: string; run: ReturnType<typeof reproducible> } | { error: string } {
   let input;
   try {
     input = decodeInput(req.input);
   } catch (err) {
-    return fail(rsp, req, `cannot get Function input from *v1.RunFunctionRequest: ${errorMessage(err)}`);
+    return { error: `cannot get Function input from *v1.RunFunctionRequest: ${errorMessage(err)}` };
   }
   if (input.source === "" && options.defaultSource) {
     input.source = "FileSystem";
@@ -175,27 +240,34 @@ export function runGoTemplating(req: RunFunctionRequest, options: GoTemplatingOp
   try {
     text = templateText(input, req.context, options.fileSystem);
   } catch (err) {
-    return fail(rsp, req, `invalid function input: ${errorMessage(err)}`);
+    return { error: `invalid function input: ${errorMessage(err)}` };
   }
 
   const delims = input.delims?.left !== undefined && input.delims?.right !== undefined ? input.delims : { left: "", right: "" };
   const { tmpl, error } = parsed(text, delims.left!, delims.right!);
-  if (!tmpl) return fail(rsp, req, `invalid function input: cannot parse the provided templates: ${error}`);
+  if (!tmpl) return { error: `invalid function input: cannot parse the provided templates: ${error}` };
 
   try {
     tmpl.option("missingkey=default");
     if (input.options !== undefined || options.defaultOptions) tmpl.option(...(input.options ?? options.defaultOptions!.split(",")));
   } catch (err) {
-    return fail(rsp, req, `cannot apply template options: panic occurred while applying template options: ${errorMessage(err)}`);
+    return { error: `cannot apply template options: panic occurred while applying template options: ${errorMessage(err)}` };
   }
 
-  let output: string;
   const run = reproducible(options.seed, options.now);
   try {
-    output = tmpl.execute(requestMap(req) as Value, run.ctx);
+    return { output: tmpl.execute(requestMap(req) as Value, run.ctx), run };
   } catch (err) {
-    return fail(rsp, req, `cannot execute template: ${errorMessage(err)}`);
+    return { error: `cannot execute template: ${errorMessage(err)}` };
   }
+}
+
+/** function-go-templating; `options` carry what the Go function gets from its flags and disk. */
+export function runGoTemplating(req: RunFunctionRequest, options: GoTemplatingOptions = {}): RunFunctionResponse {
+  const rsp = responseTo(req);
+  const executed = executeTemplate(req, rsp, options);
+  if ("error" in executed) return fail(rsp, req, executed.error);
+  const { output, run } = executed;
 
   const decoded = decodeManifests(output, NAME_ANNOTATION);
   if ("error" in decoded) return fail(rsp, req, decoded.error);
@@ -208,7 +280,7 @@ export function runGoTemplating(req: RunFunctionRequest, options: GoTemplatingOp
   const dxrObject = dxr.resource as JsonObject;
   const oxr = cloneJson((req.observed?.composite?.resource ?? {}) as JsonObject);
   const desiredComposed = rsp.desired.resources;
-  const requirements = { extraResources: {} as Record<string, ResourceSelector>, resources: {} as Record<string, ResourceSelector> };
+  const requirements: Requirements = { extraResources: {}, resources: {} };
 
   const ttl = annotationsOf(oxr)?.[TTL_ANNOTATION];
   if (ttl !== undefined) {
@@ -238,61 +310,15 @@ export function runGoTemplating(req: RunFunctionRequest, options: GoTemplatingOp
     const name = nameFound ? String(annotations[NAME_ANNOTATION]) : "";
 
     if ((obj.apiVersion ?? "") === (oxr.apiVersion ?? "") && (obj.kind ?? "") === (oxr.kind ?? "") && !nameFound) {
-      const dst = valueInto(dxrObject, "status", "map");
-      if ("error" in dst) return fail(rsp, req, `cannot get desired composite status: ${dst.error}`);
-      const src = valueInto(obj, "status", "map");
-      if ("error" in src) return fail(rsp, req, `cannot get templated composite status: ${src.error}`);
-      if (dst.found || src.found) {
-        const merged = (dst.value ?? {}) as JsonObject;
-        mergeMaps(merged as never, (src.value ?? {}) as never, true);
-        dxrObject.status = merged;
-      }
+      const error = mergeCompositeStatus(dxrObject, obj);
+      if (error) return fail(rsp, req, error);
       if (ready !== undefined) dxr.ready = ready;
       continue;
     }
 
     if (obj.apiVersion === META_API_VERSION) {
-      switch (obj.kind) {
-        case "CompositeConnectionDetails": {
-          const data = obj.data;
-          if (data && typeof data === "object" && !Array.isArray(data) && Object.values(data).every((x) => typeof x === "string")) {
-            for (const [k, v] of Object.entries(data as Record<string, string>)) dxr.connectionDetails[k] = decodeBase64Prefix(v);
-          }
-          break;
-        }
-        case "ClaimConditions": {
-          const conds = valueInto(obj, "conditions", "conditions");
-          if ("error" in conds) return fail(rsp, req, `cannot get Conditions from input: ${conds.error}`);
-          for (const c of (conds.value ?? []) as JsonObject[]) {
-            if (SYSTEM_CONDITIONS.has(String(c.type))) {
-              return fail(rsp, req, `cannot set ClaimCondition type: ${c.type} is a reserved Crossplane Condition`);
-            }
-            rsp.conditions.push(conditionOf(c));
-          }
-          break;
-        }
-        case "Context": {
-          const data = valueInto(obj, "data", "map");
-          if ("error" in data) return fail(rsp, req, `cannot get Contexts from input: ${data.error}`);
-          const merged = (cloneJson(req.context) ?? {}) as JsonObject;
-          const val = (data.value ?? {}) as JsonObject;
-          if (Object.keys(val).length > 0) mergeMaps(merged as never, val as never, true);
-          rsp.context = { ...(rsp.context ?? {}), ...merged };
-          break;
-        }
-        case "ExtraResources": {
-          const ers = valueInto(obj, "requirements", "requirements");
-          if ("error" in ers) return fail(rsp, req, `cannot get extra resources requirements: ${ers.error}`);
-          for (const [k, v] of Object.entries((ers.value ?? {}) as Record<string, JsonObject>)) {
-            if (Object.hasOwn(requirements.extraResources, k)) return fail(rsp, req, `duplicate extra resource key "${k}"`);
-            requirements.resources[k] = toSelector(v);
-            if (!v.namespace) requirements.extraResources[k] = toSelector(v);
-          }
-          break;
-        }
-        default:
-          return fail(rsp, req, `invalid kind "${obj.kind}" for apiVersion "${META_API_VERSION}" - must be one of CompositeConnectionDetails, Context or ExtraResources`);
-      }
+      const error = applyMetaObject(obj, { rsp, req, dxr, requirements });
+      if (error) return fail(rsp, req, error);
       continue;
     }
 
