@@ -232,7 +232,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const changes = diffSources(baseSide.sources, headSide.sources, masker);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
-    const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redact(text).replace(/<masked [a-z0-9]+:[0-9a-f]{8}>/g, "<masked>"));
+    const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redactAlike(text));
     const report: DiffReport = {
       version: 1,
       tool: { name: "composition-ci", version: TOOL_VERSION },

@@ -28,7 +28,7 @@ export function notRenderedFindings(sources: RenderedSource[]): Finding[] {
 }
 
 /** ` (step kcl)`, ` (steps kcl, render)`: where the pipelines run the function. */
-export function stepsText(steps: Iterable<string>): string {
+function stepsText(steps: Iterable<string>): string {
   const list = [...steps];
   if (!list.length) return "";
   const shown = list.slice(0, 3).join(", ") + (list.length > 3 ? ` and ${list.length - 3} more` : "");

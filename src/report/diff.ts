@@ -174,18 +174,16 @@ export function unifiedDiff(key: string, before: string, after: string, [from, t
 }
 
 /**
- * Findings compared by rule, file, object, field and message, not by line: a finding that only
- * moved is unchanged. Repeats are matched one for one.
- */
-/**
- * Findings new, fixed and unchanged between two trees. `message` turns a message into what
- * identifies it (diff passes one that hides secret values: a changed password does not make a
- * finding about it new).
+ * Findings new, fixed and unchanged between two trees, compared by rule, file, object, field and
+ * message, not by line: a finding that only moved is unchanged. Repeats are matched one for one.
+ * `message` turns a message into what identifies it (diff passes one that hides secret values: a
+ * changed password does not make a finding about it new).
  */
 export function diffFindings(base: Finding[], head: Finding[], message: (text: string) => string = (text) => text): FindingsDiff {
   const findingIdentity = (f: Finding) => identityOf(f, message);
+  const baseIds = base.map(findingIdentity);
   const pool = new Map<string, number>();
-  for (const f of base) pool.set(findingIdentity(f), (pool.get(findingIdentity(f)) ?? 0) + 1);
+  for (const id of baseIds) pool.set(id, (pool.get(id) ?? 0) + 1);
   const out: FindingsDiff = { new: [], fixed: [], unchanged: [] };
   for (const f of head) {
     const id = findingIdentity(f);
@@ -196,14 +194,14 @@ export function diffFindings(base: Finding[], head: Finding[], message: (text: s
     } else out.new.push(f);
   }
   const remaining = new Map(pool);
-  for (const f of base) {
-    const id = findingIdentity(f);
+  base.forEach((f, i) => {
+    const id = baseIds[i]!;
     const left = remaining.get(id) ?? 0;
     if (left > 0) {
       remaining.set(id, left - 1);
       out.fixed.push(f);
     }
-  }
+  });
   return out;
 }
 

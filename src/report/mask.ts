@@ -113,6 +113,15 @@ export class SecretMasker {
     return text.replace(pattern, (match) => maskValue(this.rawOf(match)));
   }
 
+  /**
+   * `text` with every remembered secret replaced by one placeholder whatever its value: what
+   * identifies a message about a secret, so that a changed secret leaves it the same message.
+   */
+  redactAlike(text: string): string {
+    const pattern = this.compiled();
+    return pattern ? text.replace(pattern, "<masked>") : text;
+  }
+
   /** A JSON value with every string redacted; keys are left as they are. */
   redactJson<T>(value: T): T {
     if (typeof value === "string") return this.redact(value) as T;

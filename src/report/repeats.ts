@@ -34,6 +34,11 @@ export function groupRepeats(findings: Finding[]): Map<Finding, number> {
 
 /** A finding's message with the count of the others like it. */
 export function moreLikeIt(f: Finding, repeats: Map<Finding, number>): string {
+  return f.message + alsoLikeIt(f, repeats);
+}
+
+/** ` (and N more like it)` for the first of a group of repeats, "" otherwise. */
+export function alsoLikeIt(f: Finding, repeats: Map<Finding, number>): string {
   const more = repeats.get(f);
-  return more ? `${f.message} (and ${more} more like it)` : f.message;
+  return more ? ` (and ${more} more like it)` : "";
 }

@@ -2,7 +2,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
 import type { DiffReport, SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
-import { groupRepeats } from "../repeats.js";
+import { alsoLikeIt, groupRepeats } from "../repeats.js";
 import { code, escapeMarkdown, fenced } from "./md.js";
 
 /**
@@ -209,20 +209,15 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
   const visible = (list: Finding[]) => list.filter((f) => !f.suppressed).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]);
   const [fresh, fixed, old] = [visible(report.findings.new), visible(report.findings.fixed), visible(report.findings.unchanged)];
   const parts: string[] = [];
-  if (fresh.length) {
-    const repeats = groupRepeats(fresh);
-    const shown = fresh.filter((f) => repeats.get(f) !== 0);
-    const rows = shown.slice(0, maxRows).map((f) => findingLine(f, options, ICONS[f.severity], repeats));
-    if (shown.length > maxRows) rows.push(`- …and ${shown.length - maxRows} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
-    parts.push(`**New findings**\n\n${rows.join("\n")}`);
-  }
-  if (fixed.length) {
-    const repeats = groupRepeats(fixed);
-    const shown = fixed.filter((f) => repeats.get(f) !== 0);
-    const rows = shown.slice(0, maxRows).map((f) => findingLine(f, options, "✅", repeats));
-    if (shown.length > maxRows) rows.push(`- …and ${shown.length - maxRows} more fixed.`);
-    parts.push(`**Fixed by this change**\n\n${rows.join("\n")}`);
-  }
+  const section = (title: string, list: Finding[], icon: (f: Finding) => string, more: (n: number) => string) => {
+    const repeats = groupRepeats(list);
+    const shown = list.filter((f) => repeats.get(f) !== 0);
+    const rows = shown.slice(0, maxRows).map((f) => findingLine(f, options, icon(f), repeats));
+    if (shown.length > maxRows) rows.push(more(shown.length - maxRows));
+    parts.push(`**${title}**\n\n${rows.join("\n")}`);
+  };
+  if (fresh.length) section("New findings", fresh, (f) => ICONS[f.severity], (n) => `- …and ${n} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
+  if (fixed.length) section("Fixed by this change", fixed, () => "✅", (n) => `- …and ${n} more fixed.`);
   if (old.length) {
     const bySeverity = (["error", "warning", "info"] as Severity[]).map((s) => [s, old.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);
     const counts = bySeverity.map(([s, n]) => `${n} ${s === "info" ? "info" : `${s}${n === 1 ? "" : "s"}`}`).join(", ");
@@ -235,7 +230,7 @@ const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info:
 
 function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity], repeats?: Map<Finding, number>): string {
   const at = where(f, options);
-  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}${repeats?.get(f) ? ` (and ${repeats.get(f)} more like it)` : ""}`;
+  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}${repeats ? alsoLikeIt(f, repeats) : ""}`;
 }
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
