@@ -10,8 +10,6 @@ import type { Manifest } from "./manifest.js";
 export class PackageLayout {
   private readonly roots: Set<string>;
   private readonly packageOfDir = new Map<string, string | undefined>();
-  /** nearest() by candidate list and asking directory: every file of a directory gets one answer. */
-  private readonly nearestCache = new WeakMap<readonly unknown[], Map<string, unknown>>();
   private readonly places = new WeakMap<readonly unknown[], { dir: string; pkg: string | undefined }[]>();
   private readonly nearestAllCache = new WeakMap<readonly unknown[], Map<string, readonly unknown[]>>();
 
@@ -35,30 +33,7 @@ export class PackageLayout {
 
   /** Of the candidates, the one nearest `from`: same package, then the deepest shared directory, then the first. */
   nearest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): T | undefined {
-    if (candidates.length <= 1) return candidates[0];
-    const fromDir = parentDir(from);
-    let byDir = this.nearestCache.get(candidates);
-    if (!byDir) this.nearestCache.set(candidates, (byDir = new Map()));
-    if (byDir.has(fromDir)) return byDir.get(fromDir) as T | undefined;
-    const found = this.nearestFrom(candidates, fileOf, fromDir);
-    byDir.set(fromDir, found);
-    return found;
-  }
-
-  private nearestFrom<T>(candidates: readonly T[], fileOf: (c: T) => string, fromDir: string): T | undefined {
-    const fromPackage = this.packageOfDirectory(fromDir);
-    const places = this.placesOf(candidates, fileOf);
-    let best: T | undefined;
-    let bestScore = -1;
-    for (let i = 0; i < candidates.length; i++) {
-      const place = places[i]!;
-      const score = (place.pkg === fromPackage ? 1_000_000 : 0) + sharedDepth(fromDir, place.dir);
-      if (score > bestScore) {
-        best = candidates[i];
-        bestScore = score;
-      }
-    }
-    return best;
+    return this.nearestAll(candidates, fileOf, from)[0];
   }
 
   /** Each candidate's directory and package, worked out once per candidate list (asked from every directory). */

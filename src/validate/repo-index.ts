@@ -75,6 +75,7 @@ export class RepoIndex {
   readonly failures: Finding[] = [];
 
   readonly layout: PackageLayout;
+  private allEnvironmentConfigs?: Manifest[];
 
   /** `kptfileDirs`: directories discovery walked and whether each holds a Kptfile (kpt packages need no second look). */
   constructor(
@@ -142,7 +143,8 @@ export class RepoIndex {
    * v1alpha1): they answer function-environment-configs' requirements the way the cluster would.
    */
   environmentConfigs(near: string): Record<string, unknown>[] {
-    const all = this.manifests.filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig");
+    // One list for every asking XR: proximity answers are cached by list.
+    const all = (this.allEnvironmentConfigs ??= this.manifests.filter((m) => m.group === "apiextensions.crossplane.io" && m.kind === "EnvironmentConfig"));
     // Those of the asking file's package, nearest in the tree: repositories of separate examples repeat them.
     const nearest = this.layout.nearestAll(all, (m) => m.file, near);
     const byName = new Map<string, Manifest>();
