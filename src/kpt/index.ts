@@ -4,8 +4,8 @@ import type { RenderedSource } from "../render/source.js";
 import { failedInternally } from "../render/source.js";
 import type { Finding } from "../report/finding.js";
 import { guardedAsync } from "../validate/guard.js";
-import { checkKptfile, pipelineFunctions, stepName } from "./kptfile.js";
-import { directSubpackages, localResources, PackageReadError, readPackage, topLevelPackages, type ReadResource } from "./package.js";
+import { pipelineFunctions, readCheckedPackage, stepName } from "./kptfile.js";
+import { directSubpackages, readPackage, topLevelPackages } from "./package.js";
 import { KptRuntimes, NotRunnable, type KptRuntimeOptions } from "./runtime.js";
 import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./source.js";
 
@@ -74,16 +74,9 @@ export function kptfileFindings(manifests: readonly Manifest[], root: string, kp
   const read = new Set<string>();
   for (const m of manifests) for (let dir = path.posix.dirname(m.file); !read.has(dir); dir = path.posix.dirname(dir)) read.add(dir);
   const visit = (dir: string): void => {
-    const pkg = readPackage(abs, dir);
-    let local: ReadResource[] | undefined;
-    if (!pkg.readError) {
-      try {
-        local = localResources(abs, pkg);
-      } catch (err) {
-        if (!(err instanceof PackageReadError)) throw err; // rendering reports the package it cannot read
-      }
-    }
-    out.push(...checkKptfile(pkg, local).findings);
+    // Its resources unreadable: rendering reports that (readFailure), validate only the Kptfile.
+    const { pkg, check } = readCheckedPackage(abs, dir);
+    out.push(...check.findings);
     if (pkg.readError) return;
     for (const sub of directSubpackages(dir)) if (read.has(path.relative(abs, sub).split(path.sep).join("/"))) visit(sub);
   };

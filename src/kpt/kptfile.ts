@@ -8,7 +8,7 @@ import { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";
 import { loadBuiltinSchemas } from "../validate/schemas/builtin.js";
 import type { SchemaEntry } from "../validate/schemas/registry.js";
-import type { KptPackage, ReadResource } from "./package.js";
+import { localResources, PackageReadError, readPackage, type KptPackage, type ReadResource } from "./package.js";
 import { notKrm } from "./resources.js";
 import { isObject, readDocuments } from "./yaml.js";
 
@@ -70,6 +70,25 @@ export function stepName(fn: PipelineFunction): string {
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : v === undefined || v === null ? "" : String(v);
+}
+
+/**
+ * A package as `kpt fn render` reads it before it runs anything: the Kptfile, the package's own
+ * resources (none when they cannot be read: `readFailure` says why) and the Kptfile's checks.
+ */
+export function readCheckedPackage(root: string, dir: string): { pkg: KptPackage; local: ReadResource[]; readFailure?: string; check: KptfileCheck } {
+  const pkg = readPackage(root, dir);
+  let local: ReadResource[] = [];
+  let readFailure: string | undefined;
+  if (!pkg.readError) {
+    try {
+      local = localResources(root, pkg);
+    } catch (err) {
+      if (!(err instanceof PackageReadError)) throw err;
+      readFailure = err.message;
+    }
+  }
+  return { pkg, local, readFailure, check: checkKptfile(pkg, readFailure ? undefined : local) };
 }
 
 export function checkKptfile(pkg: KptPackage, resources: ReadResource[] | undefined): KptfileCheck {

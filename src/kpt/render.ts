@@ -5,8 +5,8 @@ import type { Finding } from "../report/finding.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { findingAt } from "../validate/findings.js";
 import type { KrmResult, ResourceList } from "./functions/types.js";
-import { checkKptfile, stepName, type PipelineFunction } from "./kptfile.js";
-import { directSubpackages, localResources, PackageReadError, readPackage, type KptPackage, type ReadResource } from "./package.js";
+import { readCheckedPackage, stepName, type PipelineFunction } from "./kptfile.js";
+import { directSubpackages, type KptPackage, type ReadResource } from "./package.js";
 import {
   annotation,
   annotations,
@@ -110,18 +110,7 @@ export async function renderPackage(root: string, dir: string, runtimes: KptRunt
 
 /** Reads a package and its subpackages (the tree), checking each Kptfile. */
 function load(root: string, dir: string, state: PackageRender): Node {
-  const pkg = readPackage(root, dir);
-  let local: ReadResource[] = [];
-  let readFailure: string | undefined;
-  if (!pkg.readError) {
-    try {
-      local = localResources(root, pkg);
-    } catch (err) {
-      if (!(err instanceof PackageReadError)) throw err;
-      readFailure = err.message;
-    }
-  }
-  const check = checkKptfile(pkg, readFailure ? undefined : local);
+  const { pkg, local, readFailure, check } = readCheckedPackage(root, dir);
   state.findings.push(...check.findings);
   if (readFailure) throw new RenderStop(findingAt(pkg.kptfile, "", "render/kpt-failed", "error", `kpt fn render fails reading the package: ${readFailure}`));
   if (check.fatal) throw new RenderStop();
