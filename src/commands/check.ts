@@ -6,7 +6,7 @@ import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, packageFlags, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, nestedDepthOption, packageFlags, targetsOrUsage } from "./options.js";
 import type { PackageSettings } from "../render/runner/package.js";
 import { validateCommand, type FinishedReport } from "./validate.js";
 import { yamlStream } from "./render.js";
@@ -55,9 +55,8 @@ function ownFlags(argv: string[]) {
     else if (a === "--no-render") own.render = false;
     else if (a === "--max-nested-depth" || a.startsWith("--max-nested-depth=")) {
       const value = a.startsWith("--max-nested-depth=") ? a.slice("--max-nested-depth=".length) : argv[++i];
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
-      own.maxNestedDepth = n;
+      // A flag left without its value is said as one with a wrong value.
+      own.maxNestedDepth = nestedDepthOption(value ?? "a missing value");
     }
     else if (a === "--offline") {
       own.offline = true;

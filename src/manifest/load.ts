@@ -380,7 +380,6 @@ function isBinary(bytes: Buffer): boolean {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The text, or undefined when the bytes are not UTF-8 (Buffer.toString would replace them silently). */
 /**
  * A file with a UTF-16 byte-order mark, decoded as YAML parsers (go-yaml, kubectl's) decode it;
  * undefined when there is no such mark, null when what follows it is not UTF-16.
@@ -396,6 +395,7 @@ function decodeUtf16(bytes: Buffer): string | null | undefined {
   }
 }
 
+/** The text, or undefined when the bytes are not UTF-8 (Buffer.toString would replace them silently). */
 function decodeUtf8(bytes: Buffer): string | undefined {
   try {
     return UTF8.decode(bytes);

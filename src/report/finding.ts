@@ -34,12 +34,12 @@ export function failsAt(finding: Finding, failOn: FailOn): boolean {
   return SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[failOn];
 }
 
-/** Stable order: file, line, column, rule, message. */
 /** One finding's identity: rendering re-derives some validation findings (a missing Composition, a Kptfile's checks), reported once. */
 export function findingKey(f: Finding): string {
   return `${f.rule}|${f.file}|${f.line}|${f.column}|${f.message}`;
 }
 
+/** Stable order: file, line, column, rule, message. */
 export function compareFindings(a: Finding, b: Finding): number {
   return (
     cmp(a.file ?? "", b.file ?? "") ||
