@@ -11,7 +11,11 @@ if (!HAS_SHARED) console.log(`skipping tests that read ../shared: ${SHARED} is a
 
 /** A temporary directory with the given files (path → content). */
 export function tempRepo(files: Record<string, string | Buffer>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-test-"));
+  return writeFiles(fs.mkdtempSync(path.join(os.tmpdir(), "cci-test-")), files);
+}
+
+/** Writes the files (path → content) below `dir`, making directories as needed; returns `dir`. */
+export function writeFiles(dir: string, files: Record<string, string | Buffer>): string {
   for (const [rel, content] of Object.entries(files)) {
     const abs = path.join(dir, rel);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
@@ -20,12 +24,13 @@ export function tempRepo(files: Record<string, string | Buffer>): string {
   return dir;
 }
 
-/** Runs the CLI in-process in `cwd`, capturing what it writes. */
-export async function runCli(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI in-process in `cwd`, capturing what it writes; `stdin` is what it reads there. */
+export async function runCli(argv: string[], cwd: string, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const { main } = await import("../src/main.js");
   let stdout = "";
   let stderr = "";
-  const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false });
+  const readStdin = stdin === undefined ? undefined : async () => stdin;
+  const code = await main(argv, { cwd, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), isTTY: false, ...(readStdin ? { readStdin } : {}) });
   return { code, stdout, stderr };
 }
 

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
+import type { Finding } from "../../src/report/finding.js";
 
 /**
  * Porch's PackageVariantSet (config.porch.kpt.dev/v1alpha2) is checked against its schema in
  * schemas/kpt.yaml: each fault is a schema finding at its own line, by `validate` and by `check`.
  */
-
-type Finding = { rule: string; severity: string; file?: string; line?: number; message: string; kind?: string };
 
 const INVALID = `apiVersion: config.porch.kpt.dev/v1alpha2
 kind: PackageVariantSet

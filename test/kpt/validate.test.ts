@@ -1,9 +1,11 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo, writeFiles } from "../helpers.js";
+import type { Finding } from "../../src/report/finding.js";
 
 /** validate checks the Kptfiles as kpt does before it runs anything; check and diff report each finding once. */
-
-type Finding = { rule: string; severity: string; file?: string; line?: number; message: string };
 
 const KPTFILE = `apiVersion: kpt.dev/v1
 kind: Kptfile
@@ -48,7 +50,6 @@ describe("Kptfiles in validate", () => {
 
   it("a Kptfile that is a link to a file inside the repository makes a package", async () => {
     const dir = tempRepo({ "shared/Kptfile": SUB, "app/cm.yaml": files["app/cm.yaml"] });
-    const fs = await import("node:fs");
     fs.symlinkSync("../shared/Kptfile", `${dir}/app/Kptfile`);
     const run = await runCli(["validate", "app", "--format", "json", "--no-cache"], dir);
     expect(kpt(run.stdout)).toEqual(["app/Kptfile:6 error kpt/kptfile"]);
@@ -61,12 +62,7 @@ describe("Kptfiles in validate", () => {
 
   it("diff lists each once among the new findings", async () => {
     const { dir } = gitRepo({ "app/cm.yaml": files["app/cm.yaml"] });
-    const fs = await import("node:fs");
-    const path = await import("node:path");
-    for (const [rel, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
+    writeFiles(dir, files);
     const run = await runCli(["diff", "--base", "main", "--format", "json"], dir);
     const fresh = (JSON.parse(run.stdout) as { findings: { new: Finding[] } }).findings.new.filter((f) => f.rule.startsWith("kpt/")).map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`);
     expect(fresh.sort()).toEqual(EXPECTED);
@@ -93,8 +89,6 @@ describe("Kptfiles in validate", () => {
   });
 
   it("diff: a package that fails to read on both sides is one unchanged finding, not a new and a fixed one", async () => {
-    const fs = await import("node:fs");
-    const path = await import("node:path");
     const { dir } = gitRepo({
       "app/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n",
       "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
@@ -110,9 +104,6 @@ describe("Kptfiles in validate", () => {
   });
 
   it("a Kptfile that is a link out of the repository is not read, and nothing of it is quoted", async () => {
-    const fs = await import("node:fs");
-    const os = await import("node:os");
-    const path = await import("node:path");
     const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-outside-")), "secret.txt");
     fs.writeFileSync(outside, "root:x:0:0:do-not-print\n");
     const dir = tempRepo({ "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n" });

@@ -4,18 +4,12 @@ import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import { runEnvironmentConfigs, sortRequiredByFieldPath } from "../../src/render/functions/environment-configs.js";
 import { HAS_SHARED, SHARED } from "../helpers.js";
-import { responseJson } from "../gotemplate/protojson.js";
+import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 
 /** function-environment-configs' TestRunFunction and TestSortRequiredByFieldPath cases. */
 
 const DIR = path.join(SHARED, "conformance/environment-configs");
 const load = (file: string): any[] => (HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(DIR, file), "utf8")) : []);
-
-/** The Go test blanks result messages before comparing. */
-function withoutMessages(rsp: Record<string, any>): Record<string, any> {
-  if (rsp.results) rsp.results = rsp.results.map(({ message: _m, ...r }: Record<string, unknown>) => r);
-  return rsp;
-}
 
 describe.skipIf(!HAS_SHARED)("function-environment-configs (../shared/conformance/environment-configs)", () => {
   describe("fn.json", () => {

@@ -5,18 +5,12 @@ import { describe, expect, it } from "vitest";
 import { runExtraResources } from "../../src/render/functions/extra-resources.js";
 import { sortRequiredByFieldPath } from "../../src/render/functions/environment-configs.js";
 import { HAS_SHARED, SHARED } from "../helpers.js";
-import { responseJson } from "../gotemplate/protojson.js";
+import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 
 /** function-extra-resources' TestRunFunction and TestSortExtrasByFieldPath cases. */
 
 const DIR = path.join(SHARED, "conformance/extra-resources");
 const load = (file: string): any[] => (HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(DIR, file), "utf8")) : []);
-
-/** The Go test blanks result messages before comparing. */
-function withoutMessages(rsp: Record<string, any>): Record<string, any> {
-  if (rsp.results) rsp.results = rsp.results.map(({ message: _m, ...r }: Record<string, unknown>) => r);
-  return rsp;
-}
 
 describe.skipIf(!HAS_SHARED)("function-extra-resources (../shared/conformance/extra-resources)", () => {
   describe("fn.json", () => {

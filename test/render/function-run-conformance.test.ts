@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/main.js";
-import { HAS_SHARED, REPO, SHARED } from "../helpers.js";
+import { HAS_SHARED, REPO, SHARED, runCli } from "../helpers.js";
+import { withoutMessages } from "../gotemplate/protojson.js";
 
 /**
  * The upstream TestRunFunction tables again, through the command line this time: each request as
@@ -18,15 +18,8 @@ const SETS: [string, string][] = [
   ["function-cel-filter", "cel-filter/fn.json"],
 ];
 
-/** The Go tests blank result messages where the table says so. */
-function withoutMessages(rsp: Record<string, any>): Record<string, any> {
-  if (rsp.results) rsp.results = rsp.results.map(({ message: _m, ...r }: Record<string, unknown>) => r);
-  return rsp;
-}
-
 async function functionRun(name: string, request: unknown): Promise<{ code: number; response: Record<string, any> }> {
-  let stdout = "";
-  const code = await main(["function", "run", name], { cwd: REPO, stdout: (t) => (stdout += t), stderr: () => {}, isTTY: false, readStdin: async () => JSON.stringify(request) });
+  const { code, stdout } = await runCli(["function", "run", name], REPO, JSON.stringify(request));
   return { code, response: JSON.parse(stdout) as Record<string, any> };
 }
 

@@ -6,9 +6,7 @@ import { runDiff } from "../../src/commands/diff.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { network, nestedXrFiles } from "../fixtures/nested-xrs.js";
 
-function repo(extra: Record<string, string> = {}) {
-  return tempRepo(nestedXrFiles(extra));
-}
+const repo = () => tempRepo(nestedXrFiles());
 
 describe("nested XRs: a composed XR of the repository is rendered with its own Composition", () => {
   it("render --all shows the inner XR's objects after the outer's, with the inner XRD's defaults applied", async () => {
@@ -43,7 +41,7 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
   });
 
   it("diff: changing the inner Composition changes the outer XR's rendered objects", async () => {
-    const { dir } = gitRepo(repo());
+    const { dir } = gitRepo(nestedXrFiles());
     fs.writeFileSync(path.join(dir, "network/composition.yaml"), network("kind: subnet, zone: eu"));
     const result = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
     const platform = result.report.changes.find((c) => c.kind === "XPlatform");

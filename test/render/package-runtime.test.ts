@@ -8,6 +8,7 @@ import { packageSettings } from "../../src/render/runner/package.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { layer, TestRegistry } from "../oci/registry-server.js";
 import { pushGreetFunction } from "../oci/function-image.js";
+import { ptComposition } from "../fixtures/compositions.js";
 
 /**
  * The package runtime end to end: a function image assembled by the test (its entrypoint a node
@@ -28,26 +29,13 @@ spec:
       schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {greeting: {type: string}}}}}}
 `;
 
-const COMPOSITION = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xgreetings}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XGreeting}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: bucket
+const COMPOSITION = ptComposition("xgreetings", "XGreeting", `          - name: bucket
             base: {apiVersion: v1, kind: ConfigMap, data: {from: pt}}
     - step: greet
       functionRef: {name: function-greet}
     - step: ready
       functionRef: {name: function-auto-ready}
-`;
+`);
 
 const functions = (greet: string) => `apiVersion: pkg.crossplane.io/v1
 kind: Function

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { unreadyMessage } from "../../src/render/crossplane/output.js";
 import { runCli, tempRepo } from "../helpers.js";
+import { ptComposition } from "../fixtures/compositions.js";
 
 /** `crossplane render`'s output, point by point (crossplane v2.2 cmd/crank/render and its render_test.go). */
 
@@ -11,20 +12,7 @@ metadata: {name: shop, namespace: default, labels: {team: a}}
 spec: {size: large}
 ${extra}`;
 
-const composition = (resources: string, extraSteps = "") => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-${resources}${extraSteps}`;
+const composition = (resources: string, extraSteps = "") => ptComposition("xapps", "XApp", resources + extraSteps);
 
 const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
 const cm = (name: string, extra = "") => `          - name: ${name}\n            base: {apiVersion: v1, kind: ConfigMap${extra}}\n`;

@@ -1,11 +1,12 @@
-import { notRenderedFindings } from "../../src/render/not-rendered.js";
 import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import path from "node:path";
+import { notRenderedFindings } from "../../src/render/not-rendered.js";
 import * as grpc from "@grpc/grpc-js";
 import { FunctionRunnerServiceService, type RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { main } from "../../src/main.js";
 import { renderComposite } from "../../src/render/crossplane/render.js";
 import { renderRepo, type RenderedXr } from "../../src/render/crossplane/repo.js";
 import { runAutoReady } from "../../src/render/functions/auto-ready.js";
@@ -417,8 +418,6 @@ status: { conditions: [{ type: Ready, status: "True" }] }
       "functions.yaml": FUNCTIONS.replace("metadata: { name: function-auto-ready }", "metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development"),
       "xr.yaml": xr("photos", ", location: US"),
     });
-    const http = await import("node:http");
-    const net = await import("node:net");
     const listen = (server: import("node:net").Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as import("node:net").AddressInfo).port)));
     const web = http.createServer((_req, res) => res.writeHead(404).end("not found"));
     const closer = net.createServer((socket) => socket.destroy());
@@ -507,14 +506,8 @@ spec:
   it("-e, --required-resources and --extra-resources give function-environment-configs its EnvironmentConfigs", async () => {
     const dir = tempRepo({
       "xr.yaml": "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: one}\nspec: {location: EU}\n",
-      "composition.yaml": `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: c}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
-  mode: Pipeline
-  pipeline:
-  - step: env
+      "composition.yaml": composition(
+        `  - step: env
     functionRef: {name: function-environment-configs}
     input:
       apiVersion: environmentconfigs.fn.crossplane.io/v1beta1
@@ -523,6 +516,8 @@ spec:
         environmentConfigs:
         - {type: Reference, ref: {name: cfg}}
 `,
+        "c",
+      ),
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.2.0}\n",
       "req/env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: cfg}\ndata: {region: eu}\n",
     });
@@ -548,14 +543,7 @@ spec:
       observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XBucket", metadata: { name: "x" }, spec: { location: "EU" } } } },
       input: YAML.parse(BUCKET_RESOURCE.replace(/^ {6}/gm, "").replace(/^/, "resources:\n").replace(/\n(?=.)/g, "\n  ")),
     };
-    let stdout = "";
-    const code = await main(["function", "run", "function-patch-and-transform"], {
-      cwd: REPO,
-      stdout: (t) => (stdout += t),
-      stderr: () => {},
-      isTTY: false,
-      readStdin: async () => JSON.stringify(request),
-    });
+    const { code, stdout } = await runCli(["function", "run", "function-patch-and-transform"], REPO, JSON.stringify(request));
     expect(code).toBe(0);
     const rsp = JSON.parse(stdout) as JsonObject & { desired: any };
     expect(rsp.desired.resources.bucket.resource.spec.forProvider.region).toBe("eu-north-1");

@@ -119,20 +119,16 @@ describe("hostile files", () => {
     const flow = (n: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f${n}}\ndata:\n  a: ${"[".repeat(n)}${"]".repeat(n)}\n`;
     const block = (n: number) => ["apiVersion: example.org/v1", "kind: Thing", "metadata: {name: b}", "spec:", ...Array.from({ length: n }, (_, i) => `${"  ".repeat(i + 1)}k${i}:${i === n - 1 ? " 1" : ""}`)].join("\n") + "\n";
     const dir = tempRepo({ "flow-120.yaml": flow(120), "flow-140.yaml": flow(140), "block-120.yaml": block(120), "block-140.yaml": block(140), "map-140.json": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}, "data": ${'{"a": '.repeat(140)}1${"}".repeat(140)}}` });
-    const run = (stack: number) =>
-      execFileSync(process.execPath, [`--stack-size=${stack}`, "--import", pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href, path.join(REPO, "src/cli.ts"), "validate", ".", "--format", "json", "--no-cache"], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } }).toString();
-    let small = "";
-    try {
-      small = run(500);
-    } catch (err) {
-      small = (err as { stdout: string }).stdout; // exit 1: the findings are errors
-    }
-    let large = "";
-    try {
-      large = run(4000);
-    } catch (err) {
-      large = (err as { stdout: string }).stdout;
-    }
+    // Its report, though it exits 1 (the findings are errors).
+    const run = (stack: number) => {
+      try {
+        return execFileSync(process.execPath, [`--stack-size=${stack}`, "--import", pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href, path.join(REPO, "src/cli.ts"), "validate", ".", "--format", "json", "--no-cache"], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } }).toString();
+      } catch (err) {
+        return (err as { stdout: string }).stdout;
+      }
+    };
+    const small = run(500);
+    const large = run(4000);
     expect(small).toBe(large);
     const findings = (JSON.parse(small) as { findings: (Finding & { line?: number })[] }).findings;
     const deep = findings.filter((f) => f.message.includes("nests more than 128 levels")).map((f) => `${f.file}:${f.line}`);

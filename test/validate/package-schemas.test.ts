@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
 import { layer, TestRegistry } from "../oci/registry-server.js";
+import { ptComposition } from "../fixtures/compositions.js";
 
 /**
  * Package schemas: a provider package (package.yaml with two CRDs in the layer annotated
@@ -55,20 +56,8 @@ spec:
       version: ">=v1.0.0, <v2.0.0"
 `;
 
-const composition = (volumeField: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: stores}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XStore}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: bucket
+const composition = (volumeField: string) =>
+  ptComposition("stores", "XStore", `          - name: bucket
             base:
               apiVersion: storage.example.org/v1beta1
               kind: Bucket
@@ -76,7 +65,7 @@ spec:
                 forProvider:
                   region: eu-north-1
                   ${volumeField}: Block
-`;
+`);
 
 const XRD = `apiVersion: apiextensions.crossplane.io/v2
 kind: CompositeResourceDefinition
@@ -126,20 +115,8 @@ spec:
                     zone: {type: string}
 `;
 
-const volumeComposition = (fields: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: volumes}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XStore}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: volume
+const volumeComposition = (fields: string) =>
+  ptComposition("volumes", "XStore", `          - name: volume
             base:
               apiVersion: storage.example.org/v1beta1
               kind: Volume
@@ -147,7 +124,7 @@ spec:
                 forProvider:
 ${fields}            patches:
               - {fromFieldPath: spec.size, toFieldPath: spec.forProvider.sizeGb}
-`;
+`);
 
 const metaConfig = (name: string, deps: string[]) =>
   `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: ${name}}\nspec:\n  dependsOn:\n${deps.map((d) => `    - ${d}\n`).join("")}`;
@@ -196,13 +173,20 @@ describe("the schemas of the packages a repository depends on", () => {
     process.env.COMPOSITION_CI_OFFLINE = saved.offline;
   });
 
-  const repo = (volumeField = "volumeMode") =>
+  /** The store repository (XRD, Composition, a Bucket) trusting the test registry; `files` add or replace files. */
+  const storeRepo = (files: Record<string, string> = {}) =>
     tempRepo({
       ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`,
-      "crossplane.yaml": `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: app}\nspec:\n  dependsOn:\n    - configuration: ${registry.host}/acme/configuration-storage\n      version: v1.0.0\n`,
       "xrd.yaml": XRD,
-      "composition.yaml": composition(volumeField),
+      "composition.yaml": composition("volumeMod"),
       "bucket.yaml": BUCKET,
+      ...files,
+    });
+  /** It depends on the configuration package, which depends on the provider with the Bucket's CRD. */
+  const repo = (volumeField = "volumeMode") =>
+    storeRepo({
+      "crossplane.yaml": `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: app}\nspec:\n  dependsOn:\n    - configuration: ${registry.host}/acme/configuration-storage\n      version: v1.0.0\n`,
+      "composition.yaml": composition(volumeField),
     });
 
   async function validate(dir: string, ...flags: string[]) {
@@ -278,23 +262,14 @@ describe("the schemas of the packages a repository depends on", () => {
     expect(unavailable.every((m) => m.includes("package.yaml cannot be read"))).toBe(true);
   });
 
-  const dependsOnRepo = (crossplaneYaml: string, extra: Record<string, string> = {}) =>
-    tempRepo({
-      ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`,
-      "crossplane.yaml": crossplaneYaml,
-      "xrd.yaml": XRD,
-      "composition.yaml": composition("volumeMod"),
-      "bucket.yaml": BUCKET,
-      ...extra,
-    });
+  const dependsOnRepo = (crossplaneYaml: string) => storeRepo({ "crossplane.yaml": crossplaneYaml });
   const errorsOf = (findings: Finding[]) => findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}:${f.line}`).sort();
 
   it("an upbound.yaml Project's dependsOn brings the provider's CRDs, as crossplane.yaml does", async () => {
     const project = `apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/app\n  dependsOn:\n    - provider: ${registry.host}/acme/provider-storage\n      version: ">=v1.0.0, <v2.0.0"\n`;
-    const files = { "xrd.yaml": XRD, "composition.yaml": composition("volumeMod"), "bucket.yaml": BUCKET };
-    const without = await validate(tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`, ...files }));
+    const without = await validate(storeRepo());
     expect(without.findings.filter((f) => f.rule === "schema/missing").map((f) => f.file)).toEqual(["bucket.yaml"]);
-    const dir = tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`, "upbound.yaml": project, ...files });
+    const dir = storeRepo({ "upbound.yaml": project });
     const { findings, packages } = await validate(dir);
     expect(findings.filter((f) => f.rule === "schema/missing")).toEqual([]);
     expect(packages?.map((p) => [p.reference, p.crds])).toEqual([[`${registry.host}/acme/provider-storage:v1.2.0`, 2]]);
@@ -303,12 +278,7 @@ describe("the schemas of the packages a repository depends on", () => {
   });
 
   it("the config's packages: list brings a package's CRDs with no crossplane.yaml, and is trusted by being listed", async () => {
-    const dir = tempRepo({
-      ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-storage:v1.1.0\n`,
-      "xrd.yaml": XRD,
-      "composition.yaml": composition("volumeMod"),
-      "bucket.yaml": BUCKET,
-    });
+    const dir = storeRepo({ ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-storage:v1.1.0\n` });
     const { findings, packages } = await validate(dir);
     expect(packages?.map((p) => [p.reference, p.crds, p.via ?? ""])).toEqual([[`${registry.host}/acme/provider-storage:v1.1.0`, 2, ""]]);
     expect(findings.filter((f) => f.rule === "schema/missing" || f.rule.startsWith("package/"))).toEqual([]);

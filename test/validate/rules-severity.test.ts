@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
+import type { Finding } from "../../src/report/finding.js";
 
 /**
  * KubeVela does not enforce a TraitDefinition's appliesToWorkloads for v1beta1 Applications, so
  * `vela/trait-not-applicable` only informs: severity info, which the default fail-on (error) and
  * fail-on warning pass, and fail-on info fails.
  */
-
-type Finding = { rule: string; severity: string; file?: string; line?: number; message: string };
 
 const DEFINITIONS = `apiVersion: core.oam.dev/v1beta1
 kind: ComponentDefinition

@@ -1,5 +1,7 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { shippedValidatorsDir, validatorKey, ValidatorCompiler } from "../../src/validate/compile.js";
 import { toJsonSchema } from "../../src/validate/openapi.js";
@@ -23,7 +25,6 @@ describe("the built-in schemas' validators ship precompiled (dist/validators)", 
 
 describe("validators loaded from disk keep V8's code cache beside them", () => {
   it("the second load takes the code cache the first wrote, and validates the same", async () => {
-    const os = await import("node:os");
     const { writeCodeCaches } = await import("../../src/validate/compile.js");
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-code-cache-"));
     const schema = { type: "object", properties: { spec: { type: "object", required: ["size"], properties: { size: { type: "integer", maximum: 10 } } } } } as never;
@@ -46,7 +47,6 @@ describe("validators loaded from disk keep V8's code cache beside them", () => {
     const [v8file] = fs.readdirSync(cache).filter((f) => f.endsWith(".v8"));
     const v8path = path.join(cache, v8file!);
     const good = fs.readFileSync(v8path);
-    const vm = await import("node:vm");
     const other = new vm.Script("(function () { return 42; })").createCachedData();
     for (const bad of [Buffer.concat([good.subarray(0, 32), other]), Buffer.concat([Buffer.alloc(32), good.subarray(32)]), Buffer.from("not a code cache")]) {
       fs.writeFileSync(v8path, bad);

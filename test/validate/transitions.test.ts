@@ -5,6 +5,7 @@ import { runDiff } from "../../src/commands/diff.js";
 import { celTransitionViolations } from "../../src/validate/cel.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
+import { ptComposition } from "../fixtures/compositions.js";
 
 describe("transition rules (oldSelf), as the API server checks an update", () => {
   const schema: OpenAPISchema = {
@@ -59,23 +60,10 @@ spec:
                 zone: {type: string, x-kubernetes-validations: [{rule: self == oldSelf, message: zone is immutable}]}
 `;
     const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xdisks.example.org}\nspec:\n  group: example.org\n  names: {kind: XDisk, plural: xdisks}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {zone: {type: string}}}}}}}\n";
-    const composition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xdisks}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XDisk}
-  mode: Pipeline
-  pipeline:
-    - step: pt
-      functionRef: {name: function-patch-and-transform}
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        resources:
-          - name: disk
+    const composition = ptComposition("xdisks", "XDisk", `          - name: disk
             base: {apiVersion: example.org/v1, kind: Disk, metadata: {name: the-disk}, spec: {}}
             patches: [{fromFieldPath: spec.zone, toFieldPath: spec.zone}]
-`;
+`);
     const xr = (zone: string) => `apiVersion: example.org/v1\nkind: XDisk\nmetadata: {name: d, namespace: default}\nspec: {zone: ${zone}}\n`;
     const { dir } = gitRepo({ "mrd.yaml": mrd("Active"), "crd.yaml": crd, "xrd.yaml": xrd, "composition.yaml": composition, "xr.yaml": xr("a") });
     fs.writeFileSync(path.join(dir, "mrd.yaml"), mrd("Inactive"));

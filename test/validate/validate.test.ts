@@ -327,10 +327,8 @@ spec:
 `;
 
   it("without patchSets or environment keys: its bases and patches still meet the rules, at their lines", async () => {
-    const root = tempRepo({ "bucket-crd.yaml": BUCKET, "comp.yaml": LEGACY, ".composition-ci.yaml": "crossplaneVersion: 1\n" });
-    const config = parseConfig(fs.readFileSync(path.join(root, ".composition-ci.yaml"), "utf8"), ".composition-ci.yaml");
-    const result = await validateRepo({ root, paths: ["."], config, cacheDir: null });
-    const at = (rule: string) => result.findings.filter((f) => f.rule === rule && f.file === "comp.yaml").map((f) => `${f.line} ${f.message}`);
+    const findings = await validate({ "bucket-crd.yaml": BUCKET, "comp.yaml": LEGACY }, { config: parseConfig("crossplaneVersion: 1\n", ".composition-ci.yaml") });
+    const at = (rule: string) => findings.filter((f) => f.rule === rule && f.file === "comp.yaml").map((f) => `${f.line} ${f.message}`);
     expect(at("schema/unknown-field")).toEqual(["12 composed Bucket base: unknown field `spec.replicaz` (allowed here: mode, region)"]);
     expect(at("schema/enum")).toEqual(['13 composed Bucket base: `spec.mode` is "C"; allowed: "A", "B"']);
     // Bases are partial objects: patches fill what is required later.
