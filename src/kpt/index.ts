@@ -22,26 +22,33 @@ export interface KptRenderOptions extends KptRuntimeOptions {
   root: string;
   /** Which sources to render (all when absent); a package the selector never heard of renders. */
   select?: (source: Manifest) => boolean;
-  /** What discovery saw: directories and whether each holds a Kptfile (see topLevelPackages). */
-  kptfileDirs?: ReadonlyMap<string, boolean>;
 }
 
-/** The Kptfile manifests of the repository's top-level packages, the same objects for one index and root. */
-const cache = new WeakMap<object, Map<string, Manifest[]>>();
+/**
+ * What kpt takes from a read of the repository (a RepoIndex or a ReadResult): its manifests, and
+ * what discovery saw, the directories walked and whether each holds a Kptfile (see topLevelPackages).
+ */
+export interface KptRepo {
+  readonly manifests: readonly Manifest[];
+  readonly kptfileDirs?: ReadonlyMap<string, boolean>;
+}
+
+/** The Kptfile manifests of the repository's top-level packages, the same objects for one read and root. */
+const cache = new WeakMap<KptRepo, Map<string, Manifest[]>>();
 /** Kptfile manifests handed out by kptSources (a selector built from them knows them). */
 const handedOut = new WeakSet<Manifest>();
 
 /**
  * The top-level kpt packages among the directories of `manifests` (and their parents), as source
- * manifests: each package's Kptfile. One index and root give the same objects every time.
+ * manifests: each package's Kptfile. One read and root give the same objects every time.
  */
-export function kptSources(key: object, manifests: readonly Manifest[], root: string, mark = false, kptfileDirs?: ReadonlyMap<string, boolean>): Manifest[] {
+export function kptSources(repo: KptRepo, root: string, mark = false): Manifest[] {
   const abs = path.resolve(root);
-  let byRoot = cache.get(key);
-  if (!byRoot) cache.set(key, (byRoot = new Map()));
+  let byRoot = cache.get(repo);
+  if (!byRoot) cache.set(repo, (byRoot = new Map()));
   let sources = byRoot.get(abs);
   if (!sources) {
-    sources = topLevelPackages(abs, manifests.map((m) => m.file), kptfileDirs).map((rel) => packageSource(abs, rel).kptfile);
+    sources = topLevelPackages(abs, repo.manifests.map((m) => m.file), repo.kptfileDirs).map((rel) => packageSource(abs, rel).kptfile);
     byRoot.set(abs, sources);
   }
   if (mark) for (const s of sources) handedOut.add(s);
@@ -49,10 +56,10 @@ export function kptSources(key: object, manifests: readonly Manifest[], root: st
 }
 
 /** Renders every top-level kpt package of the repository. Never throws for bad input. */
-export async function renderKptPackages(key: object, manifests: readonly Manifest[], options: KptRenderOptions): Promise<RenderedSource[]> {
+export async function renderKptPackages(repo: KptRepo, options: KptRenderOptions): Promise<RenderedSource[]> {
   const root = path.resolve(options.root);
   const out: RenderedSource[] = [];
-  for (const m of kptSources(key, manifests, root, false, options.kptfileDirs)) {
+  for (const m of kptSources(repo, root)) {
     if (options.select && handedOut.has(m) && !options.select(m)) continue;
     const pkg = sourcePackage(m)!;
     const findings: Finding[] = [];
@@ -67,12 +74,12 @@ export async function renderKptPackages(key: object, manifests: readonly Manifes
  * render` makes them before it runs anything: what `validate` reports without rendering. Rendering
  * makes the same findings again; check reports them once.
  */
-export function kptfileFindings(manifests: readonly Manifest[], root: string, kptfileDirs?: ReadonlyMap<string, boolean>): Finding[] {
+export function kptfileFindings(repo: KptRepo, root: string): Finding[] {
   const abs = path.resolve(root);
   const out: Finding[] = [];
   // Only packages holding files this run reads: not ignored directories, nor vendored ones.
   const read = new Set<string>();
-  for (const m of manifests) for (let dir = path.posix.dirname(m.file); !read.has(dir); dir = path.posix.dirname(dir)) read.add(dir);
+  for (const m of repo.manifests) for (let dir = path.posix.dirname(m.file); !read.has(dir); dir = path.posix.dirname(dir)) read.add(dir);
   const visit = (dir: string): void => {
     // Its resources unreadable: rendering reports that (readFailure), validate only the Kptfile.
     const { pkg, check } = readCheckedPackage(abs, dir);
@@ -80,7 +87,7 @@ export function kptfileFindings(manifests: readonly Manifest[], root: string, kp
     if (pkg.readError) return;
     for (const sub of directSubpackages(dir)) if (read.has(path.relative(abs, sub).split(path.sep).join("/"))) visit(sub);
   };
-  for (const rel of topLevelPackages(abs, manifests.map((m) => m.file), kptfileDirs)) visit(path.join(abs, rel));
+  for (const rel of topLevelPackages(abs, repo.manifests.map((m) => m.file), repo.kptfileDirs)) visit(path.join(abs, rel));
   return out;
 }
 

@@ -20,7 +20,7 @@ export function renderSources(index: RepoIndex, root?: string): Manifest[] {
   const xrs = index.manifests.filter((m) => index.isXrOrClaim(m));
   const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
   const operations = index.manifests.filter((m) => isOperationKind(m.object));
-  const kpt = root === undefined ? [] : kptSources(index, index.manifests, root, true, index.kptfileDirs);
+  const kpt = root === undefined ? [] : kptSources(index, root, true);
   return [...xrs, ...operations, ...appConfigs, ...kpt, ...index.applications];
 }
 

@@ -20,7 +20,7 @@ export async function renderEverything(manifests: Manifest[] | RepoIndex, option
     const findings: Finding[] = [];
     return guarded(ac, "rendering", findings, () => renderAppConfig(ac, index, options)) ?? failedInternally(ac, findings);
   });
-  const kpt = await renderKptPackages(manifests, index.manifests, { ...options, kptfileDirs: index.kptfileDirs });
+  const kpt = await renderKptPackages(index, options);
   return [...xrs, ...appConfigs, ...kpt, ...index.applications.filter(selected).map(notRendered)];
 }
 

@@ -9,7 +9,7 @@ import { ValidatorCompiler, defaultCacheDir } from "./compile.js";
 import { SchemaEngine } from "./engine.js";
 import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
 import { guarded, internalError } from "./guard.js";
-import { kptfileFindings } from "../kpt/index.js";
+import { kptfileFindings, type KptRepo } from "../kpt/index.js";
 import { PackageLayout } from "../manifest/packages.js";
 import { isToolObject } from "../manifest/roles.js";
 import { isPlainObject } from "./structural.js";
@@ -141,7 +141,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs);
   findings.push(...index.failures);
   const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
-  if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned.manifests, options.root, scanned.kptfileDirs));
+  if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -166,9 +166,9 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
 }
 
 /** The Kptfiles' own checks (kpt packages); a failure here is one internal/error finding, never the end of the run. */
-function kptChecks(manifests: Manifest[], root: string, kptfileDirs: ReadonlyMap<string, boolean>): Finding[] {
+function kptChecks(scanned: KptRepo, root: string): Finding[] {
   try {
-    return kptfileFindings(manifests, root, kptfileDirs);
+    return kptfileFindings(scanned, root);
   } catch (err) {
     return [internalError(undefined, "checking the Kptfiles", err)];
   }
