@@ -250,14 +250,24 @@ function looksRandom(value: string): boolean {
 }
 
 /**
- * Whether the value at a path of an object is one the masker hides (a Secret's data or
- * stringData entry, or a field whose name says it is secret), so a message about that field
- * shows its mask, never its value.
+ * Whether the value at a path of an object is one the masker's walk hides (a Secret's data or
+ * stringData entry, or a secret-named field holding a secret-like value outside an object of
+ * references), so a message about that field shows its mask, never its value, and nothing else.
  */
 export function isSecretField(object: unknown, segments: string[]): boolean {
-  if (rootContext(object) === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
+  const context = rootContext(object);
+  if (context === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
   const last = segments[segments.length - 1];
-  return last !== undefined && isSecretFieldName(last);
+  return context !== "references" && last !== undefined && isSecretFieldName(last) && isSecretValue(valueAt(object, segments));
+}
+
+function valueAt(object: unknown, segments: string[]): unknown {
+  let value = object;
+  for (const segment of segments) {
+    if (!value || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
 }
 
 function rootContext(object: unknown): Context {

@@ -189,6 +189,18 @@ describe("secret values in messages", () => {
     expect(messages).not.toMatch(/hunter2|987654|4242424/);
     expect(findings.filter((f) => f.message.includes("<masked sha256:")).map((f) => f.path).sort()).toEqual(["data.password", "spec.adminPassword", "stringData.token"]);
   });
+
+  it("a message masks only what the report's masker would: not a boolean, nor a template a tool fills in", async () => {
+    const findings = await validate({
+      "crd.yaml": CRD.replace("other: {type: string}", "other: {type: string}\n                adminPassword: {type: integer}"),
+      "a.yaml": widget("  size: 1\n  adminPassword: true\n"),
+      "b.yaml": widget("  size: 1\n  adminPassword: '{{ .password }}'\n"),
+    });
+    const messages = findings.filter((f) => f.path === "spec.adminPassword").map((f) => f.message);
+    expect(messages).toHaveLength(2);
+    expect(messages.join("\n")).not.toContain("<masked");
+    expect(messages.join("\n")).toContain("{{ .password }}");
+  });
 });
 
 describe("schema locations", () => {
