@@ -30,6 +30,11 @@ export interface RenderedSource {
    * is not the repository's fault. Reported once per function (see not-rendered.ts).
    */
   notRendered?: NotRendered[];
+  /**
+   * Nested XRs (their keys, `XNetwork/network`) that failed to render: the source rendered, but
+   * their objects are missing from it, so what it makes is not all known (reports count it failed).
+   */
+  partial?: string[];
   /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
   observedReads?: string[];
   /** Connection details the render produced: secret values, to be masked wherever they show. */
@@ -52,9 +57,13 @@ export interface NotRendered {
 /** The state a source is in after rendering, as reports show it. */
 export type SourceState = "rendered" | "not-rendered" | "failed";
 
+/**
+ * Whatever kept a source from rendering whole decides: a function composition-ci cannot run
+ * (`notRendered`, for a nested XR too), else a failure (of the source, or of a nested XR).
+ */
 export function sourceState(s: RenderedSource): SourceState {
-  if (s.ok) return "rendered";
-  return s.notRendered?.length ? "not-rendered" : "failed";
+  if (s.notRendered?.length) return "not-rendered";
+  return s.ok && !s.partial?.length ? "rendered" : "failed";
 }
 
 /** A source whose rendering hit a composition-ci bug: the finding says so, and nothing is rendered. */

@@ -16,10 +16,11 @@ export type ChangeStatus = "added" | "removed" | "changed" | "unchanged";
 /**
  * Every source has one honest state. Besides the object changes: `not-rendered` when
  * composition-ci could not render it on a side it exists on (the diff is unknown, never
- * "unchanged"), `failed` when it renders at base but fails at head, `fixed` when it failed at
- * base and renders at head.
+ * "unchanged"), `failed` when it renders at base (or is new) but fails at head, `still-failing`
+ * when it fails at base and at head (what it makes is unknown on both), `fixed` when it failed at
+ * base and renders at head. A source fails when any nested XR of it does (RenderedSource.partial).
  */
-export type SourceStatus = ChangeStatus | "not-rendered" | "failed" | "fixed";
+export type SourceStatus = ChangeStatus | "not-rendered" | "failed" | "still-failing" | "fixed";
 
 export interface ObjectChange {
   /** `Kind/<composition resource name or name>`. */
@@ -49,6 +50,8 @@ export interface SourceChange {
   notRendered?: { what: string; step?: string; reason: string; fix: string }[];
   /** For `not-rendered`: the side composition-ci could not render. */
   notRenderedAt?: "head" | "base";
+  /** For `failed`: the source is new (there is no base to render). */
+  isNew?: boolean;
   /** Fields of the XR filled from observed state: the render cannot know them offline. */
   observedReads?: string[];
   objects: ObjectChange[];
@@ -95,21 +98,18 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
     change.notRendered = side.notRendered!.map(({ what, step, reason, fix }) => ({ what, ...(step ? { step } : {}), reason, fix }));
     return change;
   }
-  if (head && !head.ok) {
-    change.status = !base ? "added" : !base.ok && sameFindings(base, head) ? "unchanged" : "failed";
+  const baseRendered = base !== undefined && sourceState(base) === "rendered";
+  if (head && sourceState(head) === "failed") {
+    change.status = base && !baseRendered ? "still-failing" : "failed";
+    if (!base) change.isNew = true;
     return change;
   }
-  change.objects = diffObjects(base?.ok ? base : undefined, head, masker);
+  change.objects = diffObjects(baseRendered ? base : undefined, head, masker);
   if (!base) change.status = "added";
   else if (!head) change.status = "removed";
-  else if (!base.ok) change.status = "fixed";
+  else if (!baseRendered) change.status = "fixed";
   else if (change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
   return change;
-}
-
-function sameFindings(a: RenderedSource, b: RenderedSource): boolean {
-  const text = (s: RenderedSource) => s.findings.map((f) => `${f.rule}|${f.message}`).sort().join("\n");
-  return text(a) === text(b);
 }
 
 /** Objects and how each is known (`RenderedSource.keys`), in the same order. */

@@ -1,6 +1,7 @@
 import type { Finding } from "../report/finding.js";
 import { summarize } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
+import { escapeHtmlText } from "../report/formats/md.js";
 import { describeDifference } from "./compare.js";
 import { countTests, type TestFailure, type TestReport, type TestResult } from "./types.js";
 
@@ -186,7 +187,7 @@ function formatMarkdown(report: TestReport): string {
     lines.push("");
   }
   for (const t of failing) {
-    lines.push(`<details open><summary>${html(testTitle(t))} ${t.status === "failed" ? "fails" : "could not run"}</summary>`, "");
+    lines.push(`<details open><summary>${escapeHtmlText(testTitle(t))} ${t.status === "failed" ? "fails" : "could not run"}</summary>`, "");
     let fence = "```";
     const text = [...(t.source ? [`rendering ${t.source}`] : []), ...t.failures.flatMap((f) => failureLines(f))].join("\n");
     while (text.includes(fence)) fence += "`";
@@ -199,7 +200,4 @@ function cell(s: string): string {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
-function html(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
 

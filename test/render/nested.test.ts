@@ -40,6 +40,17 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     expect(nested?.rule).toBe("xr/composition-missing");
   });
 
+  it("diff: deleting the inner Composition fails the outer XR at head; its inner objects are not reported removed", async () => {
+    const { dir } = gitRepo(nestedXrFiles());
+    fs.rmSync(path.join(dir, "network/composition.yaml"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    const platform = report.changes.find((c) => c.kind === "XPlatform");
+    expect(platform).toMatchObject({ status: "failed", objects: [] });
+    expect(report.objects.removed).toBe(0);
+    expect(report.sources.failed).toBe(1);
+    expect(report.findings.new.map((f) => f.rule)).toContain("xr/composition-missing");
+  });
+
   it("diff: changing the inner Composition changes the outer XR's rendered objects", async () => {
     const { dir } = gitRepo(nestedXrFiles());
     fs.writeFileSync(path.join(dir, "network/composition.yaml"), network("kind: subnet, zone: eu"));

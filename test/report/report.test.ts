@@ -10,7 +10,7 @@ import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/format
 import { failingText } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";
-import { escapeMarkdown } from "../../src/report/formats/md.js";
+import { escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/report/formats/md.js";
 import { SecretMasker } from "../../src/report/mask.js";
 import { decideVerdict } from "../../src/report/verdict.js";
 
@@ -59,6 +59,48 @@ describe("every source has one honest state", () => {
     expect(md).toContain("- `function-kcl` would run an image, which needs Docker and --allow-exec: 1 source not rendered (`a`). To render it: run with --allow-exec");
     expect(md).not.toContain("No rendered object changed");
     expect(JSON.parse(JSON.stringify(r)).changes[0].status).toBe("not-rendered");
+  });
+
+  it("a source that fails at base and at head is still-failing, never unchanged, and listed", () => {
+    const r = report([source("a", [], { ok: false, via: "no Composition" })], [source("a", [], { ok: false, via: "no Composition" })]);
+    expect(r.changes[0]!.status).toBe("still-failing");
+    const md = formatDiffMarkdown(r, { maxChars: 65_000 });
+    expect(md).toContain("1 failing at base and head (diff unknown)");
+    expect(md).toContain("No change among the sources that rendered.");
+    expect(md).toContain("**Failing at base and at head: the diff of these is unknown** (the findings say why)\n\n- XNet `a` via no Composition");
+  });
+
+  it("a new source that fails is failed and says it is new; one that fails at base and renders at head is fixed", () => {
+    const added = report([], [source("a", [], { ok: false })]);
+    expect(added.changes[0]).toMatchObject({ status: "failed", isNew: true });
+    expect(formatDiffMarkdown(added, { maxChars: 65_000 })).toContain("✖ **XNet `a` (a.yaml)** via Composition xnets: new source, **fails to render** (see the findings)");
+    const fixed = report([source("a", [], { ok: false })], [source("a", [cm("one", { k: "v" })])]);
+    expect(fixed.changes[0]!.status).toBe("fixed");
+    expect(fixed.changes[0]!.objects.map((o) => o.status)).toEqual(["added"]);
+  });
+
+  it("a nested XR that fails at head fails its source: its objects are unknown, not removed", () => {
+    const nested = (resource: string) => cm(resource, {}, resource);
+    const base = source("a", [nested("own"), nested("net-a"), nested("net-b")]);
+    base.keys = ["ConfigMap/own", "XNetwork/n > ConfigMap/net-a", "XNetwork/n > ConfigMap/net-b"];
+    const head = source("a", [nested("own")]);
+    head.partial = ["XNetwork/n"];
+    const r = report([base], [head]);
+    expect(r.changes[0]).toMatchObject({ status: "failed", objects: [] });
+    expect(r.objects).toEqual({ added: 0, changed: 0, removed: 0 });
+    expect(formatDiffMarkdown(r, { maxChars: 65_000 })).not.toContain("**removed**");
+  });
+
+  it("a source is named once per function that keeps it from rendering, with its file where names repeat", () => {
+    const twoSteps = (file: string) => {
+      const s = source("my-db", [], { notRendered: true, file });
+      s.notRendered = [...s.notRendered!, { ...s.notRendered![0]!, step: "second" }];
+      return s;
+    };
+    const r = report([twoSteps("x.yaml"), twoSteps("y.yaml")], [twoSteps("x.yaml"), twoSteps("y.yaml")]);
+    const md = formatDiffMarkdown(r, { maxChars: 65_000 });
+    expect(md).toContain("2 not rendered (diff unknown)");
+    expect(md).toContain(": 2 sources not rendered (`my-db` (x.yaml), `my-db` (y.yaml)).");
   });
 
   it("diff --format sarif carries the render/not-rendered warning of a source that cannot render on either side", async () => {
@@ -210,6 +252,20 @@ describe("text from the repository is shown, never acted on", () => {
     expect(md).not.toContain("@octocat");
     expect(md).not.toContain("![p]");
   });
+
+  it("a message's own code spans stay code; the text around them is escaped", () => {
+    expect(escapeMarkdownKeepingCode("missing `spec.size` in *x* (y)")).toBe("missing `spec.size` in \\*x\\* \\(y\\)");
+    expect(escapeMarkdownKeepingCode("odd ` one")).toBe("odd \\` one");
+    const r = report([], [], { head: [finding("schema/required", 1, { message: "missing required field `spec.parameters.nodes.count`" })] });
+    expect(formatDiffMarkdown(r, { maxChars: 65_000 })).toContain(": missing required field `spec.parameters.nodes.count`");
+  });
+
+  it("inside an HTML block (a summary) nothing is backslash-escaped, and mentions and links are still broken", () => {
+    const out = escapeHtmlText("WebApp a (a.yaml) @octocat <b> https://evil.test");
+    expect(out).toContain("WebApp a (a.yaml) ");
+    expect(out).not.toContain("\\");
+    expect(out).not.toMatch(/@octocat|<b>|https:\/\//);
+  });
 });
 
 describe("values the render cannot know offline", () => {
@@ -257,7 +313,7 @@ describe("the drift issue", () => {
     const md = formatDriftMarkdown(drift([changed], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/7" }), { maxChars: 65_000 });
     expect(md.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 1 item (1 new)");
     expect(md).toContain("[Workflow run](https://github.test/o/r/actions/runs/7) · if this is what should run now, refresh the snapshot: `composition-ci drift --snapshot rendered --update-snapshot` and commit it");
-    expect(md).toContain("<details><summary>WebApp a \\(a.yaml\\) · 1 item</summary>");
+    expect(md).toContain("<details><summary>WebApp a (a.yaml) · 1 item</summary>");
     expect(md).toContain("+  port: 81");
   });
 

@@ -215,6 +215,7 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
     const picked = pickComposition(xr, index, type, out.source.file);
     if (!("object" in picked)) {
       out.findings.push(findingAt(out.source, "", picked.rule, picked.rule === "render/composition-ambiguous" ? "warning" : "error", `${where}: ${picked.message}`));
+      out.partial = [...(out.partial ?? []), key];
       continue;
     }
     const rendered = await renderComposite({
@@ -229,7 +230,10 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
     });
     for (const p of rendered.problems) out.findings.push(problemFinding({ ...p, message: `${where}: ${p.message}` }, out.source, picked));
     if (rendered.notRunnable) out.notRendered = [...(out.notRendered ?? []), ...rendered.notRunnable.map((n) => notRunnableAt(n, picked, index))];
-    if (!rendered.ok) continue;
+    if (!rendered.ok) {
+      if (!rendered.notRunnable) out.partial = [...(out.partial ?? []), key];
+      continue;
+    }
     const nestedKeys = rendered.composed.map((o) => `${key} > ${renderedObjectKey(o)}`);
     out.documents.push(...rendered.composed);
     out.objects.push(...rendered.composed);

@@ -3,7 +3,7 @@ import type { DiffReport, SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
 import { alsoLikeIt, groupRepeats } from "../repeats.js";
-import { code, escapeMarkdown, fenced } from "./md.js";
+import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode, fenced } from "./md.js";
 
 /**
  * The PR report in GitHub-flavoured markdown: title with the overall status, summary tables,
@@ -76,7 +76,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
         const detail = level === 1 ? trim(i.detail) : i.detail;
         return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
       });
-      parts.push(`<details><summary>${escapeMarkdown(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
+      parts.push(`<details><summary>${escapeHtmlText(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
     }
   }
   return parts.join("\n\n") + "\n";
@@ -85,7 +85,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [headline(report), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
@@ -98,9 +98,9 @@ function failingTests(report: DiffReport): string {
   const rows = failing.map((f) => {
     // The first line says which test; the next ones are its differences, a few of them shown.
     const [first = "", ...differences] = f.message.split("\n").map((l) => l.trim()).filter(Boolean);
-    const shown = differences.slice(0, MAX_TEST_DIFFERENCES).map((d) => `\n  - ${escapeMarkdown(d)}`).join("");
+    const shown = differences.slice(0, MAX_TEST_DIFFERENCES).map((d) => `\n  - ${escapeMarkdownKeepingCode(d)}`).join("");
     const more = differences.length > MAX_TEST_DIFFERENCES ? `\n  - …and ${differences.length - MAX_TEST_DIFFERENCES} more` : "";
-    return `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdown(first)}${shown}${more}`;
+    return `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdownKeepingCode(first)}${shown}${more}`;
   });
   return `**Failing tests** (${failing.length})\n\n${rows.join("\n")}`;
 }
@@ -130,6 +130,7 @@ function numbers(report: DiffReport): string {
   ];
   if (count("failed")) items.push(`**${count("failed")} fail${count("failed") === 1 ? "s" : ""} to render at head**`);
   if (count("not-rendered")) items.push(`${count("not-rendered")} not rendered (diff unknown)`);
+  if (count("still-failing")) items.push(`${count("still-failing")} failing at base and head (diff unknown)`);
   if (report.run) items.push(`[workflow run](${report.run.url})`);
   return items.join(" · ");
 }
@@ -169,15 +170,14 @@ const SIGNS: Record<string, string> = { added: "+", removed: "−", changed: "±
 function changesSection(report: DiffReport, level: Level): string {
   const shown = report.changes.filter((c) => c.status in SIGNS);
   if (shown.length === 0) {
-    const unknown = report.changes.some((c) => c.status === "not-rendered");
+    const unknown = report.changes.some((c) => c.status === "not-rendered" || c.status === "still-failing");
     return unknown ? "No change among the sources that rendered." : "No rendered object changed.";
   }
   return ["**Changes**", ...groupChanges(shown).map((g) => groupBlock(g, level))].join("\n\n");
 }
 
 function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
-  const names = changes.map((x) => code(x.name));
-  const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${names[0]} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(names)})`;
+  const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${code(c.name)} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(sourceNames(changes))})`;
   const objects = c.objects.filter((o) => o.status !== "unchanged");
   const offline = c.observedReads?.length ? `\n  ⓘ read from observed state, unknown offline (empty here, set by the cluster): ${c.observedReads.map((r) => code(r)).join(", ")}` : "";
   const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}${offline}`;
@@ -188,7 +188,7 @@ function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
 }
 
 function stateText(c: SourceChange, objects: SourceChange["objects"]): string {
-  if (c.status === "failed") return "renders at base, **fails at head** (see the findings)";
+  if (c.status === "failed") return c.isNew ? "new source, **fails to render** (see the findings)" : "renders at base, **fails at head** (see the findings)";
   const kinds = (status: string, sign: string) => {
     const counts = new Map<string, number>();
     for (const o of objects.filter((x) => x.status === status)) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
@@ -230,17 +230,17 @@ const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info:
 
 function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity], repeats?: Map<Finding, number>): string {
   const at = where(f, options);
-  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdown(f.message)}${repeats ? alsoLikeIt(f, repeats) : ""}`;
+  return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdownKeepingCode(f.message)}${repeats ? alsoLikeIt(f, repeats) : ""}`;
 }
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
 function notRenderedSection(report: DiffReport): string {
-  const byWhat = new Map<string, { reason: string; fix: string; names: string[]; at: Set<string>; steps: Set<string> }>();
+  const byWhat = new Map<string, { reason: string; fix: string; sources: Set<SourceChange>; at: Set<string>; steps: Set<string> }>();
   for (const c of report.changes) {
     if (c.status !== "not-rendered") continue;
     for (const n of c.notRendered ?? []) {
-      const entry = byWhat.get(n.what) ?? { reason: n.reason, fix: n.fix, names: [], at: new Set<string>(), steps: new Set<string>() };
-      entry.names.push(code(c.name));
+      const entry = byWhat.get(n.what) ?? { reason: n.reason, fix: n.fix, sources: new Set<SourceChange>(), at: new Set<string>(), steps: new Set<string>() };
+      entry.sources.add(c);
       entry.at.add(c.notRenderedAt ?? "head");
       if (n.step) entry.steps.add(n.step);
       byWhat.set(n.what, entry);
@@ -250,9 +250,29 @@ function notRenderedSection(report: DiffReport): string {
   const lines = [...byWhat].map(([what, e]) => {
     const side = e.at.has("head") ? "" : " at base";
     const steps = e.steps.size ? ` (step${e.steps.size === 1 ? "" : "s"} ${shortList([...e.steps].map(code))})` : "";
-    return `- ${code(what)}${steps} ${escapeMarkdown(e.reason)}: ${e.names.length} source${e.names.length === 1 ? "" : "s"} not rendered${side} (${shortList(e.names)}). To render ${e.names.length === 1 ? "it" : "them"}: ${escapeMarkdown(e.fix)}`;
+    const n = e.sources.size;
+    return `- ${code(what)}${steps} ${escapeMarkdownKeepingCode(e.reason)}: ${n} source${n === 1 ? "" : "s"} not rendered${side} (${shortList(sourceNames([...e.sources]))}). To render ${n === 1 ? "it" : "them"}: ${escapeMarkdownKeepingCode(e.fix)}`;
   });
   return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}`;
+}
+
+/** Sources that fail at base and at head: what they make is unknown on both sides. */
+function stillFailingSection(report: DiffReport): string {
+  const failing = report.changes.filter((c) => c.status === "still-failing");
+  if (failing.length === 0) return "";
+  const names = sourceNames(failing);
+  const rows = failing.slice(0, MAX_STILL_FAILING).map((c, i) => `- ${escapeMarkdown(c.kind)} ${names[i]} via ${escapeMarkdown(c.via)}`);
+  if (failing.length > MAX_STILL_FAILING) rows.push(`- …and ${failing.length - MAX_STILL_FAILING} more`);
+  return `**Failing at base and at head: the diff of these is unknown** (the findings say why)\n\n${rows.join("\n")}`;
+}
+
+const MAX_STILL_FAILING = 10;
+
+/** Source names as code, with the file where another source of the list has the same name. */
+function sourceNames(changes: SourceChange[]): string[] {
+  const count = new Map<string, number>();
+  for (const c of changes) count.set(c.name, (count.get(c.name) ?? 0) + 1);
+  return changes.map((c) => (count.get(c.name)! > 1 ? `${code(c.name)} (${escapeMarkdown(c.file)})` : code(c.name)));
 }
 
 function footer(report: DiffReport): string {

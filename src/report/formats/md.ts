@@ -5,16 +5,36 @@
  * links anywhere. Line breaks become spaces unless the caller keeps them.
  */
 export function escapeMarkdown(text: string, options: { keepLines?: boolean } = {}): string {
-  let out = text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/[\\`*_[\]()#!|~{}]/g, "\\$&")
+  return inert(text, true, options.keepLines);
+}
+
+/**
+ * The same, except that the text's own code spans (`spec.size`, as finding messages name fields)
+ * stay code spans: what is inside one is shown as it is, so it needs no escaping.
+ */
+export function escapeMarkdownKeepingCode(text: string): string {
+  return text
+    .split(/(`[^`\r\n]+`)/)
+    .map((part, i) => (i % 2 === 1 ? code(part.slice(1, -1)) : escapeMarkdown(part)))
+    .join("");
+}
+
+/**
+ * Text for inside an HTML block (a `<summary>`): GitHub does not read markdown there, so a
+ * backslash escape would show; HTML is escaped, and mentions and URLs are broken, as above.
+ */
+export function escapeHtmlText(text: string): string {
+  return inert(text, false);
+}
+
+function inert(text: string, markdown: boolean, keepLines = false): string {
+  let out = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  if (markdown) out = out.replace(/[\\`*_[\]()#!|~{}]/g, "\\$&");
+  out = out
     .replace(/@(?=\w)/g, "@&#8203;")
     .replace(/:\/\//g, ":&#8203;//")
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}&#8203;.`);
-  out = options.keepLines ? out.replace(/\r?\n/g, "<br>") : out.replace(/\s*\r?\n\s*/g, " ");
-  return out;
+  return keepLines ? out.replace(/\r?\n/g, "<br>") : out.replace(/\s*\r?\n\s*/g, " ");
 }
 
 /** A code span that holds any text (a fence longer than any run of backticks inside it). */
