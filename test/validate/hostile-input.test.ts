@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -136,5 +136,20 @@ describe("hostile files", () => {
     // Under the limit, files are read and checked: the lists are not strings, the Thing has no schema.
     expect(findings.some((f) => f.file === "flow-120.yaml" && f.rule === "schema/type")).toBe(true);
     expect(findings.some((f) => f.file === "block-120.yaml" && f.rule === "schema/missing")).toBe(true);
+  });
+});
+
+describe("a reader that stops reading", () => {
+  it("render --all | head: the CLI ends quietly, without a stack trace about the closed pipe", () => {
+    const files: Record<string, string> = {};
+    for (const name of ["xrd.yaml", "composition.yaml", "functions.yaml"]) files[name] = fs.readFileSync(path.join(REPO, "examples/crossplane", name), "utf8");
+    const xr = fs.readFileSync(path.join(REPO, "examples/crossplane/xr.yaml"), "utf8");
+    for (let i = 0; i < 150; i++) files[`xrs/xr-${i}.yaml`] = xr.replace("name: storefront", `name: storefront-${i}`);
+    const dir = tempRepo(files);
+    const loader = pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
+    const cli = `"${process.execPath}" --import ${loader} "${path.join(REPO, "src/cli.ts")}" render --all .`;
+    const run = spawnSync("bash", ["-c", `set -o pipefail; ${cli} | head -c 100 >/dev/null`], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } });
+    expect(run.stderr).not.toMatch(/EPIPE|Unhandled|node:events/);
+    expect(run.status).toBe(0);
   });
 });
