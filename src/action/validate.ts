@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
 import { renderAndValidate } from "../commands/check.js";
+import { checkTests } from "../testing/index.js";
 import { loadConfig } from "../config/config.js";
 import { trustedConfig } from "./trusted-config.js";
 import { summarize } from "../report/finding.js";
@@ -23,9 +24,11 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
   const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
+  // As check does: the repository's CompositionTests and golden files run, a failing one is an error finding.
+  const tests = await checkTests(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
   const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
   maskLogs(masker);
-  const findings = maskFindings([...result.findings, ...rendered.findings], masker);
+  const findings = maskFindings([...result.findings, ...rendered.findings, ...tests.findings], masker);
   const summary = summarize(findings, result.files, result.documents);
   const text = formatReport("text", { findings, summary, toolVersion: TOOL_VERSION });
   const reportPath = writeReportFile(inputs.reportDir, "report.txt", text);

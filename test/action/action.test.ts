@@ -185,6 +185,8 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(Number(outputs.errors)).toBeGreaterThan(0);
     expect(outputs.changed).toBe("false");
     expect(fs.readFileSync(run.files.summary, "utf8")).toContain("schema/limit");
+    // As check does, it runs the repository's tests: the head's replicas: 0 fails the example's CompositionTest.
+    expect(fs.readFileSync(run.files.summary, "utf8")).toContain("test/failed");
     expect(run.stdout).toMatch(/::error title=schema\/limit,file=crossplane\/xr\.yaml,line=8/);
     expect(everythingWritten(run)).not.toContain(REPO_SECRET);
   }, 60_000);
