@@ -6,6 +6,7 @@ import * as YAML from "yaml";
 import type { Finding } from "../report/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
 import { indentQuotedContinuations } from "./lenient.js";
+import { glimpseObjects, type UnreadObject } from "./glimpse.js";
 import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
 
 export interface LoadLimits {
@@ -27,6 +28,8 @@ export interface LoadedFile {
   role?: FileRole;
   /** A kustomization file's document (it may have no apiVersion and kind, so it is no manifest). */
   kustomization?: unknown;
+  /** Objects seen in the file but not read (a template, a document with a YAML error): glimpse.ts. */
+  unread?: UnreadObject[];
 }
 
 export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch";
@@ -151,7 +154,8 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   const source = new SourceFile(file, text);
   source.plain = parsed.plain === true;
   if (isTemplated(text, parsed.errors)) {
-    return skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)");
+    const unread = glimpseObjects(text, file, "a template");
+    return { ...skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
   }
   if (parsed.errors.length && !looksLikeManifest(text)) {
     const what = file.endsWith(".json") ? "JSON" : "YAML";
@@ -164,6 +168,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
     if (doc === BROKEN) return;
     collectManifests(doc, source, docIndex, manifests, (pointer, message) => malformed.push({ docIndex, pointer, message }));
   });
+  const unread = parsed.documents.includes(BROKEN) ? unreadBesides(manifests, glimpseObjects(text, file, "a document with a YAML error")) : [];
   for (const m of malformed) {
     const at = source.locate(m.docIndex, m.pointer);
     findings.push({ rule: "schema/type", severity: "error", file, line: at.line, column: at.column, message: m.message });
@@ -174,7 +179,13 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   if (isKustomizationFile(file)) return { source, manifests, findings, documents: parsed.documents.length, kustomization: parsed.documents[0] };
   const role = manifests.length === 0 ? undefined : isKuttlAssertion(file) ? "test-assertion" : isRenderOutput(parsed.documents) ? "render-output" : undefined;
   if (role) return { source, manifests: [], findings, documents: parsed.documents.length, role };
-  return { source, manifests, findings, documents: parsed.documents.length };
+  return { source, manifests, findings, documents: parsed.documents.length, ...(unread.length ? { unread } : {}) };
+}
+
+/** The objects seen in a file's text that are not among those read from its good documents. */
+function unreadBesides(manifests: Manifest[], seen: UnreadObject[]): UnreadObject[] {
+  const read = new Set(manifests.map((m) => `${m.kind}/${m.name}`));
+  return seen.filter((o) => !read.has(`${o.kind}/${o.name}`));
 }
 
 const BROKEN = Symbol("broken document");

@@ -3,6 +3,7 @@ import { discover, type DiscoveredFile } from "./discover.js";
 import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadCache, type LoadedFile, type LoadLimits } from "./load.js";
 import { chainsawFiles, kustomizePatchFiles } from "./roles.js";
 import type { Manifest } from "./manifest.js";
+import type { UnreadObject } from "./glimpse.js";
 
 export interface ReadResult {
   manifests: Manifest[];
@@ -11,6 +12,8 @@ export interface ReadResult {
   documents: number;
   /** Every directory walked and whether it holds a Kptfile (discover.ts). */
   kptfileDirs: Map<string, boolean>;
+  /** Objects seen in files or documents that were not read (templates, YAML errors). */
+  unread: UnreadObject[];
 }
 
 /**
@@ -53,9 +56,10 @@ export function loadFiles(files: DiscoveredFile[], limits: LoadLimits = DEFAULT_
 
 /** Loaded files, in order, as one result; files of objects not meant to be applied are left out, and said once. */
 function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): ReadResult {
-  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0, kptfileDirs };
+  const result: ReadResult = { manifests: [], findings: [], files: files.length, documents: 0, kptfileDirs, unread: [] };
   for (const loaded of files) {
     for (const m of loaded.manifests) result.manifests.push(m);
+    for (const o of loaded.unread ?? []) result.unread.push(o);
     for (const f of loaded.findings) result.findings.push(f);
     result.documents += loaded.documents;
   }

@@ -1,3 +1,4 @@
+import type { UnreadObject } from "../manifest/glimpse.js";
 import { groupOf, type Manifest } from "../manifest/manifest.js";
 import { isCrd } from "./schemas/crd.js";
 import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
@@ -77,13 +78,22 @@ export class RepoIndex {
   readonly layout: PackageLayout;
   private allEnvironmentConfigs?: Manifest[];
 
-  /** `kptfileDirs`: directories discovery walked and whether each holds a Kptfile (kpt packages need no second look). */
+  /**
+   * `kptfileDirs`: directories discovery walked and whether each holds a Kptfile (kpt packages need
+   * no second look); `unread`: objects seen in files that were not read (templates, YAML errors).
+   */
   constructor(
     readonly manifests: Manifest[],
     readonly kptfileDirs?: ReadonlyMap<string, boolean>,
+    private readonly unread: readonly UnreadObject[] = [],
   ) {
     this.layout = PackageLayout.fromManifests(manifests);
     for (const m of manifests) guarded(m, "indexing", this.failures, () => this.add(m));
+  }
+
+  /** An object of the kind with the name in a file composition-ci did not read, if one is seen there. */
+  unreadObject(kind: string, name: string): UnreadObject | undefined {
+    return this.unread.find((o) => o.kind === kind && o.name === name);
   }
 
   /** The XR or claim type of a manifest, defined by the XRD nearest to it; undefined when it is neither. */

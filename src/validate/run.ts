@@ -138,7 +138,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   });
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
-  const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs);
+  const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
   findings.push(...index.failures);
   const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
   if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));

@@ -136,7 +136,7 @@ describe.skipIf(!HAS_SHARED)("rules on the shared corpus", () => {
   it("crossplane-e2e: only the findings the issue note justifies", async () => {
     const found = await ruleFindings("crossplane-e2e");
     const rules = [...new Set(found.map((f) => f.split(" ")[0]))].sort();
-    expect(rules).toEqual(["composition/function-missing", "composition/mode-resources", "composition/pipeline", "xrd/names"]);
+    expect(rules).toEqual(["composition/function-missing", "composition/mode-resources", "composition/pipeline", "reference/unread", "xrd/names"]);
     expect(found.filter((f) => f.startsWith("composition/pipeline")).map((f) => f.split(" ")[1]!.split("/").pop())).toEqual([
       "composition-invalid-duplicate-pipeline-steps.yaml:14",
       "composition-invalid-empty-pipeline.yaml:10",

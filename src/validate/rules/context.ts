@@ -32,6 +32,17 @@ export class FindingSink {
     this.findings.push(findingAt(manifest, pointer, rule, severity, message));
   }
 
+  /**
+   * A reference to a `kind` named `name` that no manifest read answers: the finding `missing`, or,
+   * when a file composition-ci did not read holds such an object (a template, a document with a
+   * YAML error), an info saying where it is and that nothing was checked against it.
+   */
+  addMissing(index: RepoIndex, manifest: Manifest, pointer: string, ref: { kind: string; name: string }, missing: { rule: string; severity: Severity; message: string }): void {
+    const unread = index.unreadObject(ref.kind, ref.name);
+    if (!unread) return this.add(manifest, pointer, missing.rule, missing.severity, missing.message);
+    this.add(manifest, pointer, "reference/unread", "info", `${ref.kind} "${ref.name}" is only in ${unread.file}:${unread.line}, which composition-ci does not read (${unread.why}); nothing here is checked against it`);
+  }
+
   /** Checks one manifest; an exception is an internal/error finding on it, and the other manifests go on. */
   guard(manifest: Manifest, check: () => void): void {
     guarded(manifest, "checking the rules of", this.findings, check);

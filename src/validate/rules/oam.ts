@@ -51,7 +51,8 @@ function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink
   }
   if (!resolved.definition && !installed(resolved.definitionName, ctx)) {
     if (typed) {
-      sink.add(component, "/spec/workload/type", "oam/definition-missing", "error", `no WorkloadDefinition "${typed}" in the repository: the admission webhook cannot turn this workload type into a kind`);
+      const message = `no WorkloadDefinition "${typed}" in the repository: the admission webhook cannot turn this workload type into a kind`;
+      sink.addMissing(ctx.index, component, "/spec/workload/type", { kind: "WorkloadDefinition", name: typed }, { rule: "oam/definition-missing", severity: "error", message });
     } else {
       sink.add(component, "/spec/workload/kind", "oam/definition-missing", "warning", `no WorkloadDefinition "${resolved.definitionName ?? ""}" for ${String(workload.apiVersion)} ${String(workload.kind)} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
     }
@@ -142,7 +143,7 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
       sink.add(ac, tAt, "oam/duplicate-trait", "error", `component "${componentName}" has two ${resolved.gvk?.kind ?? key} traits (traits[${seen.get(key)}] and traits[${j}])`);
     } else seen.set(key, j);
     if (!resolved.definition) {
-      if (!installed(resolved.definitionName, ctx)) traitDefinitionMissing(ac, tAt, trait, resolved, sink);
+      if (!installed(resolved.definitionName, ctx)) traitDefinitionMissing(ac, tAt, trait, resolved, sink, ctx.index);
       return;
     }
     checkApplicable(ac, tAt, componentName, resolved, workload, sink);
@@ -150,9 +151,10 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
   });
 }
 
-function traitDefinitionMissing(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, sink: FindingSink): void {
+function traitDefinitionMissing(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, sink: FindingSink, index: RepoIndex): void {
   if (typeof trait.name === "string") {
-    sink.add(ac, `${at}/name`, "oam/definition-missing", "error", `no TraitDefinition "${trait.name}" in the repository: the admission webhook cannot turn this trait name into a kind`);
+    const message = `no TraitDefinition "${trait.name}" in the repository: the admission webhook cannot turn this trait name into a kind`;
+    sink.addMissing(index, ac, `${at}/name`, { kind: "TraitDefinition", name: trait.name }, { rule: "oam/definition-missing", severity: "error", message });
   } else {
     sink.add(ac, `${at}/kind`, "oam/definition-missing", "warning", `no TraitDefinition "${resolved.definitionName ?? ""}" for ${resolved.gvk?.apiVersion ?? ""} ${resolved.gvk?.kind ?? ""} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
   }

@@ -51,6 +51,12 @@ export function velaRules(ctx: RuleContext): Finding[] {
   return sink.findings;
 }
 
+/** `webservice@v2` names revision 2 of the definition `webservice` (KubeVela's DefinitionRevisions). */
+function definitionRef(type: string): { definitionName: string; pinned: boolean } {
+  const at = type.lastIndexOf("@");
+  return at > 0 ? { definitionName: type.slice(0, at), pinned: true } : { definitionName: type, pinned: false };
+}
+
 function known(name: string, ctx: RuleContext): boolean {
   return KUBEVELA_BUILTIN_DEFINITIONS.includes(name) || ctx.config.clusterDefinitions.includes(name);
 }
@@ -59,11 +65,14 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
   const type = asString(component.type);
   const name = asString(component.name) ?? "";
   if (!type) return;
-  const definition = ctx.index.componentDefinitions.get(type);
-  if (!definition && !known(type, ctx)) {
-    sink.add(app, `${at}/type`, "vela/definition-missing", "warning", `no ComponentDefinition "${type}" in the repository (list it under clusterDefinitions if the cluster has it)`);
+  const { definitionName, pinned } = definitionRef(type);
+  const definition = ctx.index.componentDefinitions.get(definitionName);
+  if (!definition && !known(definitionName, ctx)) {
+    const message = `no ComponentDefinition "${definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
+    sink.addMissing(ctx.index, app, `${at}/type`, { kind: "ComponentDefinition", name: definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
   }
-  schemas.check(app, type, component.properties, `${at}/properties`, `component "${name}"`);
+  // A pinned revision's parameters are the revision's, which the repository does not hold.
+  if (!pinned) schemas.check(app, type, component.properties, `${at}/properties`, `component "${name}"`);
   const workload = definition ? workloadOf(definition, ctx) : undefined;
   const traits: AppTrait[] = [];
   asArray(component.traits).forEach((raw, j) => {
@@ -71,11 +80,13 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
     const traitType = asString(trait.type);
     if (!traitType) return;
     const tAt = `${at}/traits/${j}`;
-    const traitDefinition = ctx.index.traitDefinitions.get(traitType);
-    if (!traitDefinition && !known(traitType, ctx)) {
-      sink.add(app, `${tAt}/type`, "vela/definition-missing", "warning", `no TraitDefinition "${traitType}" in the repository (list it under clusterDefinitions if the cluster has it)`);
+    const traitRef = definitionRef(traitType);
+    const traitDefinition = ctx.index.traitDefinitions.get(traitRef.definitionName);
+    if (!traitDefinition && !known(traitRef.definitionName, ctx)) {
+      const message = `no TraitDefinition "${traitRef.definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
+      sink.addMissing(ctx.index, app, `${tAt}/type`, { kind: "TraitDefinition", name: traitRef.definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
     }
-    schemas.check(app, traitType, trait.properties, `${tAt}/properties`, `trait "${traitType}" of component "${name}"`);
+    if (!traitRef.pinned) schemas.check(app, traitType, trait.properties, `${tAt}/properties`, `trait "${traitType}" of component "${name}"`);
     if (traitDefinition && workload) checkApplicable(app, tAt, traitType, traitDefinition, name, type, workload, sink);
     traits.push({ type: traitType, index: j, definition: traitDefinition });
   });
