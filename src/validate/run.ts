@@ -24,6 +24,7 @@ import type { PackageSettings } from "../render/runner/package.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
+import { missingSchemaMessage } from "./missing-schema.js";
 
 export interface ValidateOptions {
   /**
@@ -128,12 +129,13 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const engine = options.engine ?? "builtin";
   const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
   const schemaEngine = reuse ? reuse.engine(validatorDir) : new SchemaEngine(new ValidatorCompiler(validatorDir));
+  const missing = { policy, packagesUnavailable: fromPackages.findings.some((f) => f.rule === "package/unavailable") };
   const coreForKubeconform: Manifest[] = [];
   schemaEngine.remember(() => {
     for (const m of scanned.manifests) {
       const core = isKubernetesCoreKind(m.apiVersion, m.kind);
       if (core && engine !== "builtin") coreForKubeconform.push(m);
-      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, policy)));
+      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, missing)));
     }
   });
   findings.push(...schemaProblems(registry, schemaEngine));
@@ -189,12 +191,12 @@ function nothingFound(paths: string[], files: number, ignore: string[]): Finding
   return { rule: "file/no-manifests", severity: "warning", message: `nothing to check: ${why}` };
 }
 
-function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, policy: MissingSchemaPolicy): Finding[] {
+function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }): Finding[] {
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {
-    if (policy === "ignore" || isToolObject(m)) return [];
-    return [findingAt(m, "/kind", "schema/missing", policy, `no schema for ${gvkLabel(gvk)}: add its CRD to the repo or --crds, or a --schema-location`)];
+    if (missing.policy === "ignore" || isToolObject(m)) return [];
+    return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing))];
   }
   const findings = engine.validateObject(withoutStatus(m.object), entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
   const absent = missingSpec(m, entry);

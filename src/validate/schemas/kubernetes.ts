@@ -45,6 +45,24 @@ const MODELS: Record<string, () => Promise<ModelClass>> = {
   "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration")).MutatingWebhookConfiguration,
   "coordination.k8s.io/v1/Lease": async () => (await import("kubernetes-models/coordination.k8s.io/v1/Lease")).Lease,
   "discovery.k8s.io/v1/EndpointSlice": async () => (await import("kubernetes-models/discovery.k8s.io/v1/EndpointSlice")).EndpointSlice,
+  "v1/Node": async () => (await import("kubernetes-models/v1/Node")).Node,
+  "v1/Event": async () => (await import("kubernetes-models/v1/Event")).Event,
+  "v1/PodTemplate": async () => (await import("kubernetes-models/v1/PodTemplate")).PodTemplate,
+  "apps/v1/ControllerRevision": async () => (await import("kubernetes-models/apps/v1/ControllerRevision")).ControllerRevision,
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")).ValidatingAdmissionPolicy,
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding")).ValidatingAdmissionPolicyBinding,
+  "apiregistration.k8s.io/v1/APIService": async () => (await import("kubernetes-models/apiregistration.k8s.io/v1/APIService")).APIService,
+  "certificates.k8s.io/v1/CertificateSigningRequest": async () => (await import("kubernetes-models/certificates.k8s.io/v1/CertificateSigningRequest")).CertificateSigningRequest,
+  "events.k8s.io/v1/Event": async () => (await import("kubernetes-models/events.k8s.io/v1/Event")).Event,
+  "flowcontrol.apiserver.k8s.io/v1/FlowSchema": async () => (await import("kubernetes-models/flowcontrol.apiserver.k8s.io/v1/FlowSchema")).FlowSchema,
+  "flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration": async () => (await import("kubernetes-models/flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration")).PriorityLevelConfiguration,
+  "networking.k8s.io/v1/IPAddress": async () => (await import("kubernetes-models/networking.k8s.io/v1/IPAddress")).IPAddress,
+  "networking.k8s.io/v1/ServiceCIDR": async () => (await import("kubernetes-models/networking.k8s.io/v1/ServiceCIDR")).ServiceCIDR,
+  "node.k8s.io/v1/RuntimeClass": async () => (await import("kubernetes-models/node.k8s.io/v1/RuntimeClass")).RuntimeClass,
+  "storage.k8s.io/v1/CSIDriver": async () => (await import("kubernetes-models/storage.k8s.io/v1/CSIDriver")).CSIDriver,
+  "storage.k8s.io/v1/CSINode": async () => (await import("kubernetes-models/storage.k8s.io/v1/CSINode")).CSINode,
+  "storage.k8s.io/v1/CSIStorageCapacity": async () => (await import("kubernetes-models/storage.k8s.io/v1/CSIStorageCapacity")).CSIStorageCapacity,
+  "storage.k8s.io/v1/VolumeAttachment": async () => (await import("kubernetes-models/storage.k8s.io/v1/VolumeAttachment")).VolumeAttachment,
 };
 
 export type ExternalValidator = (object: unknown) => ErrorObject[];
@@ -78,3 +96,15 @@ export async function kubernetesValidator(apiVersion: string, kind: string): Pro
 }
 
 export const KUBERNETES_CORE_KINDS = Object.keys(MODELS);
+
+/** The API groups the Kubernetes API server serves itself (not from CRDs, as `gateway.networking.k8s.io` is). */
+const BUILT_IN_GROUPS = new Set([
+  "", "apps", "batch", "autoscaling", "policy", "extensions", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
+  "authentication.k8s.io", "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
+  "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "rbac.authorization.k8s.io",
+  "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io",
+]);
+
+export function isKubernetesBuiltInGroup(group: string): boolean {
+  return BUILT_IN_GROUPS.has(group);
+}
