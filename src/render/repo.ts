@@ -30,7 +30,7 @@ function notRendered(app: Manifest): RenderedSource {
   const why: NotRendered = {
     what: "KubeVela",
     reason: "renders Applications from the CUE templates of their definitions, which composition-ci does not evaluate",
-    fix: "they are validated only",
+    fix: "use `vela dry-run` (composition-ci validates them only)",
     severity: "info",
     at: { manifest: app, pointer: "" },
   };
