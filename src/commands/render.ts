@@ -19,6 +19,7 @@ import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../rend
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
+import { RepoIndex } from "../validate/repo-index.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -157,9 +158,11 @@ async function renderOne(
   const readAll = (ps: string[] | undefined) => (ps ?? []).flatMap((p) => p.split(",")).filter(Boolean).flatMap((p) => read(p));
   const xr = single(read(xrPath), xrPath, "XR");
   const composition = single(read(compositionPath), compositionPath, "Composition");
-  const functionObjects = functionsPath ? readInputs(functionsPath, io.cwd) : readManifests(["."], options.root, config.ignore).manifests;
+  // Without a functions file, the repository's: its Function objects, and its Upbound project's own functions.
+  const repository = functionsPath ? undefined : new RepoIndex(readManifests(["."], options.root, config.ignore).manifests);
+  const functionObjects = repository ? repository.manifests : readInputs(functionsPath!, io.cwd);
   const functions = withAnnotations(functionManifests(functionObjects), values["function-annotations"]);
-  const pool = new RuntimePool(functions, options);
+  const pool = new RuntimePool(functions, { ...options, embeddedFunction: (name) => repository?.embeddedFunction(name) });
   try {
     const rendered = await renderComposite({
       xr,

@@ -74,6 +74,12 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
   });
 
+  it("render of one XR says the same of the project's function as check does", async () => {
+    const { stderr, code } = await runCli(["render", "examples/one.yaml", "apis/composition.yaml"], tempRepo(upbound));
+    expect(code).toBe(1);
+    expect(stderr).toContain('step "app": function acme-configuration-appmain is a function of the Upbound project, built from functions/main/; composition-ci cannot build it');
+  });
+
   it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {
     const { findings, code } = await check({
       "xrd.yaml": xrd,
