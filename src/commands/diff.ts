@@ -218,7 +218,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
     const headSide = await analyze(headRoot, options, reuse, narrow);
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
-    const selected = renderAll ? undefined : affectedKeys(changed, [baseSide, headSide]);
+    const coverage = renderCoverage(changed, [baseSide, headSide]);
+    const selected = renderAll ? undefined : coverage.affected;
     await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
@@ -240,6 +241,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
       sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
       changes,
+      ...(coverage.unrendered.length ? { unrenderedFiles: coverage.unrendered } : {}),
       objects: objectCounts(changes),
       findings,
       verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
@@ -311,16 +313,23 @@ function everythingAffected(changed: string[], ...configs: Config[]): boolean {
   return runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f));
 }
 
-/** Keys of the sources, on either side, that render from a changed file. */
-function affectedKeys(changed: string[], sides: Side[]): Set<string> {
+/**
+ * Keys of the sources, on either side, that render from a changed file; and the changed files
+ * holding objects (on either side) that no source renders from.
+ */
+function renderCoverage(changed: string[], sides: Side[]): { affected: Set<string>; unrendered: string[] } {
   const changedSet = new Set(changed);
-  const keys = new Set<string>();
+  const affected = new Set<string>();
+  const rendered = new Set<string>();
   for (const side of sides) {
     for (const [m, key] of side.keys) {
-      if ([...sourceFiles(m, side.result.index)].some((file) => changedSet.has(file))) keys.add(key);
+      const files = sourceFiles(m, side.result.index);
+      for (const file of files) if (changedSet.has(file)) rendered.add(file);
+      if ([...files].some((file) => changedSet.has(file))) affected.add(key);
     }
   }
-  return keys;
+  const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
+  return { affected, unrendered: changed.filter((f) => holdObjects.has(f) && !rendered.has(f)) };
 }
 
 function stateCounts(sources: RenderedSource[]): { rendered: number; notRendered: number; failed: number } {

@@ -225,6 +225,11 @@ export interface DiffReport {
    */
   sources: { total: number; considered: number; rendered: number; notRendered: number; failed: number; all: boolean };
   changes: SourceChange[];
+  /**
+   * Changed files holding objects that no source renders from, on either side: their objects are
+   * applied as written (or their definitions are not in the repository), so no rendered diff shows them.
+   */
+  unrenderedFiles?: string[];
   objects: { added: number; changed: number; removed: number };
   findings: FindingsDiff;
   /** Whether the step fails, and on what: the headline says the same as the exit code. */

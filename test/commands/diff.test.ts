@@ -22,6 +22,18 @@ describe("diff: what a change does, rendered", () => {
     expect(report.changes[0]!.objects[0]!.diff).toContain("+  tier: gold");
   }, 30_000);
 
+  it("a changed file no source renders from is named, not passed over: its objects apply as written", async () => {
+    const { dir } = gitRepo({ ...triples(2), "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n", "README.md": "# repo\n" });
+    fs.writeFileSync(path.join(dir, "apps/app.yaml"), "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.1.0}\n");
+    fs.writeFileSync(path.join(dir, "README.md"), "# the repo\n");
+    const composition = path.join(dir, "t1/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: large}"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.unrenderedFiles).toEqual(["apps/app.yaml"]);
+    const { stdout } = await runCli(["diff", "--base", "main"], dir);
+    expect(stdout).toContain("1 changed file no source renders from (`apps/app.yaml`): its objects apply as written, or its definitions are not in the repository");
+  }, 30_000);
+
   it("a changed Function, the config file, or --all render everything that depends on them", async () => {
     const { dir, git } = gitRepo(triples(5));
     fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace("v0.8.2", "v0.8.3"));

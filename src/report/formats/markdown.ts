@@ -85,7 +85,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [headline(report), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
@@ -254,6 +254,14 @@ function notRenderedSection(report: DiffReport): string {
     return `- ${code(what)}${steps} ${escapeMarkdownKeepingCode(e.reason)}: ${n} source${n === 1 ? "" : "s"} not rendered${side} (${shortList(sourceNames([...e.sources]))}). To render ${n === 1 ? "it" : "them"}: ${escapeMarkdownKeepingCode(e.fix)}`;
   });
   return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}`;
+}
+
+/** Changed files no source renders from: a reviewer reads them in the pull request's own diff. */
+function unrenderedFilesLine(report: DiffReport): string {
+  const files = report.unrenderedFiles ?? [];
+  if (files.length === 0) return "";
+  const n = files.length;
+  return `${n} changed file${n === 1 ? "" : "s"} no source renders from (${shortList(files.map(code))}): ${n === 1 ? "its" : "their"} objects apply as written, or ${n === 1 ? "its" : "their"} definitions are not in the repository; the pull request's file diff shows ${n === 1 ? "it" : "them"}.`;
 }
 
 /** Sources that fail at base and at head: what they make is unknown on both sides. */
