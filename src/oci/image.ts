@@ -185,7 +185,7 @@ class Puller {
     const known = this.options.resolved?.get(key) ?? (policy !== "Always" || this.options.offline ? this.store.readRef(key)?.digest : undefined);
     if (known && this.store.has(known)) return known;
     if (this.options.offline || policy === "Never") {
-      throw new PullError(`${this.name} is not in the cache${this.options.offline ? " (--offline)" : " (pull policy Never)"}; fill it with \`composition-ci functions pull\``, "offline");
+      throw new PullError(`${this.name} is not in the cache${this.options.offline ? " (--offline)" : " (pull policy Never)"}`, "offline");
     }
     const top = await this.fetchManifest(this.ref.digest ?? this.ref.tag!);
     const digest = INDEX_TYPES.includes(top.type) ? this.pick(top.manifest) : top.digest;

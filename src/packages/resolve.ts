@@ -28,7 +28,7 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
   if (memo) return `${name}:${memo}`;
   const cached = readCached(cacheFile);
   if (cached && (options.offline || Date.now() - cached.at < CONSTRAINT_LIFETIME_MS)) return `${name}:${cached.tag}`;
-  if (options.offline) throw new PullError(`${name} ${version} is not resolved in the cache (--offline); fill it with \`composition-ci functions pull\``, "offline");
+  if (options.offline) throw new PullError(`${name} ${version} is not resolved in the cache (--offline)`, "offline");
   const tags = await listTags(name, options.client);
   const best = tags.filter((t) => semver.valid(t, { loose: true }) && semver.satisfies(t, range, { loose: true })).sort((a, b) => semver.rcompare(a, b, { loose: true }))[0];
   if (!best) throw new PullError(`${name}: no tag satisfies ${version} (of ${tags.length} tags)`, "registry");

@@ -131,7 +131,8 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
       for (const n of next) queue.push({ dep: { ...n, at: dep.at }, depth: depth + 1, via: pulled.reference });
     } catch (err) {
       if (!(err instanceof PullError)) throw err;
-      out.findings.push(warning(dep, `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be had: ${err.message}; its kinds are checked without them`));
+      const fill = err.kind === "offline" ? " (`composition-ci functions pull` fills the cache where the registry can be reached)" : "";
+      out.findings.push(warning(dep, `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be fetched: ${err.message}${fill}; its kinds are checked without them`));
     }
   }
   return out;

@@ -94,6 +94,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
     expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl \(step [a-z-]+\) is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/);
     expect(notRendered[0]!.message).toContain("To render them: run `composition-ci functions pull`");
+    expect(notRendered[0]!.message.split("functions pull")).toHaveLength(2);
   });
 
   it("an untrusted package without --allow-exec is a warning that says how to trust it", async () => {

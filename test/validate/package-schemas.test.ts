@@ -294,7 +294,7 @@ describe("the schemas of the packages a repository depends on", () => {
     const missing = findings.filter((f) => f.rule === "package/unavailable");
     expect(missing).toHaveLength(1);
     expect(missing[0]).toMatchObject({ severity: "warning" });
-    expect(missing[0]!.message).toContain(`the schemas of ${registry.host}/acme/provider-absent:v1.0.0 could not be had`);
+    expect(missing[0]!.message).toContain(`the schemas of ${registry.host}/acme/provider-absent:v1.0.0 could not be fetched`);
     expect(missing[0]!.message).toContain("(packages: in the config)");
     expect(findings.some((f) => f.rule === "schema/missing" && f.file === "bucket.yaml")).toBe(true);
   });
