@@ -97,6 +97,22 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(notRendered[0]!.message.split("functions pull")).toHaveLength(2);
   });
 
+  it("every step that cannot run is named at once: an untrusted package first, a trusted one not in the cache after it", async () => {
+    const { findings } = await check({
+      "xrd.yaml": xrd,
+      "functions.yaml": [
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: untrusted}\nspec: {package: registry.example.org/acme/function-anything:v1.0.0}\n",
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: status}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-status-transformer:v0.4.0}\n",
+      ].join("---\n"),
+      "composition.yaml": composition("    - step: first\n      functionRef: {name: untrusted}\n    - step: second\n      functionRef: {name: status}\n"),
+      "a.yaml": xr("a"),
+    });
+    const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
+    expect(notRendered.map((f) => `${f.file}:${f.line}`)).toEqual(["functions.yaml:4", "functions.yaml:9"]);
+    expect(notRendered[0]!.message).toContain("not a trusted package");
+    expect(notRendered[1]!.message).toContain("is not in the package cache");
+  });
+
   it("an untrusted package without --allow-exec is a warning that says how to trust it", async () => {
     const { findings, code } = await check({
       "xrd.yaml": xrd,

@@ -116,12 +116,31 @@ export function observedState(xr: JsonObject, observed: JsonObject[]): State {
   return { composite: { resource: xr, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED }, resources };
 }
 
-export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutput> {
-  const notRunnable = inputs.steps.flatMap((step) => {
+/**
+ * Every step whose function cannot run here, found before any runs (a function that may not run,
+ * a package that cannot be pulled), so the report names them all and not only the first.
+ */
+async function stepsNotRunnable(inputs: PipelineInputs): Promise<NotRunnableStep[]> {
+  const out: NotRunnableStep[] = [];
+  for (const step of inputs.steps) {
     const fnName = step.functionRef?.name ?? "";
     const runtime = inputs.runtime(fnName);
-    return runtime instanceof UnavailableRuntime && runtime.fix !== undefined ? [{ step: step.step, functionName: fnName, reason: runtime.reason, fix: runtime.fix }] : [];
-  });
+    if (runtime instanceof UnavailableRuntime) {
+      if (runtime.fix !== undefined) out.push({ step: step.step, functionName: fnName, reason: runtime.reason, fix: runtime.fix });
+      continue;
+    }
+    try {
+      await runtime.prepare?.();
+    } catch (err) {
+      // Any other failure is the step's own when it runs.
+      if (err instanceof FunctionNotRunnable) out.push({ step: step.step, functionName: fnName, reason: err.message, fix: err.fix });
+    }
+  }
+  return out;
+}
+
+export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutput> {
+  const notRunnable = await stepsNotRunnable(inputs);
   if (notRunnable.length) throw new PipelineNotRunnable(notRunnable);
   const observed: State = inputs.xr ? observedState(inputs.xr, inputs.observedResources ?? []) : { composite: undefined, resources: {} };
   let desired: State = { composite: undefined, resources: {} };

@@ -31,6 +31,7 @@ export interface PackageSettings {
 export class PackageRuntime implements FunctionRuntime {
   readonly kind: RuntimeKind = "package";
   private started: Promise<FunctionRuntime> | undefined;
+  private pulled: Promise<PulledImage> | undefined;
   private home: string | undefined;
 
   constructor(
@@ -65,7 +66,15 @@ export class PackageRuntime implements FunctionRuntime {
     return this.pull();
   }
 
-  private async pull(): Promise<PulledImage> {
+  async prepare(): Promise<void> {
+    await this.pull();
+  }
+
+  private pull(): Promise<PulledImage> {
+    return (this.pulled ??= this.pullOnce());
+  }
+
+  private async pullOnce(): Promise<PulledImage> {
     try {
       return await pullImage(this.image, { ...this.settings, pullPolicy: this.pullPolicy });
     } catch (err) {

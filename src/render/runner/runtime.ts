@@ -21,6 +21,11 @@ export interface FunctionRuntime {
   run(req: RunFunctionRequest, timeoutMs: number, call?: CallContext): Promise<RunFunctionResponse>;
   /** Releases what the runtime started (a process, a channel). Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * Gets what running needs (a package's image) without running anything: rejects with
+   * FunctionNotRunnable when it cannot be had, so a pipeline names every such step at once.
+   */
+  prepare?(): Promise<void>;
 }
 
 /** A function that could not produce a response; `detail` carries the stderr tail when known. */
