@@ -52,6 +52,8 @@ export interface SourceChange {
   notRenderedAt?: "head" | "base";
   /** For `failed`: the source is new (there is no base to render). */
   isNew?: boolean;
+  /** For `failed`: the nested XRs (keys) that failed at head; `objects` compares the rest. */
+  failedNested?: string[];
   /** Fields of the XR filled from observed state: the render cannot know them offline. */
   observedReads?: string[];
   objects: ObjectChange[];
@@ -91,24 +93,45 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
   if (s.observedReads?.length) change.observedReads = s.observedReads;
-  for (const [side, at] of [[head, "head"], [head ? base : undefined, "base"]] as const) {
-    if (!side || sourceState(side) !== "not-rendered") continue;
-    change.status = "not-rendered";
-    change.notRenderedAt = at;
-    change.notRendered = side.notRendered!.map(({ what, step, reason, fix }) => ({ what, ...(step ? { step } : {}), reason, fix }));
-    return change;
-  }
-  const baseRendered = base !== undefined && sourceState(base) === "rendered";
-  if (head && sourceState(head) === "failed") {
-    change.status = base && !baseRendered ? "still-failing" : "failed";
-    if (!base) change.isNew = true;
-    return change;
-  }
-  change.objects = diffObjects(baseRendered ? base : undefined, head, masker);
+  const [headState, baseState] = [head && sourceState(head), base && sourceState(base)];
+  if (headState === "not-rendered") return notRenderedAt(change, head!, "head");
+  if (headState === "failed") return failedAtHead(change, base, head!, masker);
+  if (head && baseState === "not-rendered") return notRenderedAt(change, base!, "base");
+  // A base whose nested XR failed still says what the rest of it made.
+  change.objects = diffObjects(base?.ok ? base : undefined, head, masker);
   if (!base) change.status = "added";
   else if (!head) change.status = "removed";
-  else if (!baseRendered) change.status = "fixed";
+  else if (baseState !== "rendered") change.status = "fixed";
   else if (change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
+  return change;
+}
+
+function notRenderedAt(change: SourceChange, side: RenderedSource, at: "head" | "base"): SourceChange {
+  change.status = "not-rendered";
+  change.notRenderedAt = at;
+  change.notRendered = side.notRendered!.map(({ what, step, reason, fix }) => ({ what, ...(step ? { step } : {}), reason, fix }));
+  return change;
+}
+
+/**
+ * A source that fails at head: `still-failing` when it failed at base too (what it makes is
+ * unknown on both sides), else `failed`. When only nested XRs failed, the rest is still compared:
+ * the failed XRs' objects are unknown at head (Crossplane keeps what they composed), not removed.
+ */
+function failedAtHead(change: SourceChange, base: RenderedSource | undefined, head: RenderedSource, masker: SecretMasker): SourceChange {
+  if (base && sourceState(base) !== "rendered") {
+    change.status = "still-failing";
+    return change;
+  }
+  change.status = "failed";
+  if (!base) change.isNew = true;
+  const failedNested = head.ok ? (head.partial ?? []) : [];
+  if (failedNested.length) {
+    // The nested XR itself is its parent's object, known; what it composes is not.
+    const unknown = (key: string) => failedNested.some((p) => key.startsWith(`${p} > `));
+    change.objects = diffObjects(base, head, masker).filter((o) => !unknown(o.key));
+    change.failedNested = failedNested;
+  }
   return change;
 }
 
@@ -245,5 +268,5 @@ export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
 
 /** True when the report has something to say: a changed, unknown or failing source, a new or fixed finding, or a failing step. */
 export function hasChanges(report: DiffReport): boolean {
-  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0;
+  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0 || (report.unrenderedFiles?.length ?? 0) > 0;
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff } from "../../src/commands/diff.js";
-import type { DiffReport } from "../../src/report/diff.js";
+import { hasChanges, type DiffReport } from "../../src/report/diff.js";
 import { gitRepo, REPO, runCli } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
 
@@ -26,6 +26,12 @@ describe("diff: what a change does, rendered", () => {
     const { dir } = gitRepo({ ...triples(2), "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n", "README.md": "# repo\n" });
     fs.writeFileSync(path.join(dir, "apps/app.yaml"), "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.1.0}\n");
     fs.writeFileSync(path.join(dir, "README.md"), "# the repo\n");
+    // Alone, such a change is still worth a comment (on-change) and the `changed` output.
+    const alone = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report;
+    expect(alone.changes).toEqual([]);
+    expect(alone.findings.new.length + alone.findings.fixed.length).toBe(0);
+    expect(alone.verdict.failed).toBe(false);
+    expect(hasChanges(alone)).toBe(true);
     const composition = path.join(dir, "t1/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: large}"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });

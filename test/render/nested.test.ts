@@ -45,7 +45,8 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     fs.rmSync(path.join(dir, "network/composition.yaml"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
     const platform = report.changes.find((c) => c.kind === "XPlatform");
-    expect(platform).toMatchObject({ status: "failed", objects: [] });
+    expect(platform).toMatchObject({ status: "failed", failedNested: ["XNetwork/network"] });
+    expect(platform!.objects.filter((o) => o.status !== "unchanged")).toEqual([]);
     expect(report.objects.removed).toBe(0);
     expect(report.sources.failed).toBe(1);
     expect(report.findings.new.map((f) => f.rule)).toContain("xr/composition-missing");

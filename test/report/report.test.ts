@@ -10,7 +10,7 @@ import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/format
 import { failingText } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";
-import { escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/report/formats/md.js";
+import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/report/formats/md.js";
 import { SecretMasker } from "../../src/report/mask.js";
 import { decideVerdict } from "../../src/report/verdict.js";
 
@@ -86,9 +86,33 @@ describe("every source has one honest state", () => {
     const head = source("a", [nested("own")]);
     head.partial = ["XNetwork/n"];
     const r = report([base], [head]);
-    expect(r.changes[0]).toMatchObject({ status: "failed", objects: [] });
+    expect(r.changes[0]).toMatchObject({ status: "failed", failedNested: ["XNetwork/n"] });
+    expect(r.changes[0]!.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/own:unchanged"]);
     expect(r.objects).toEqual({ added: 0, changed: 0, removed: 0 });
-    expect(formatDiffMarkdown(r, { maxChars: 65_000 })).not.toContain("**removed**");
+    const md = formatDiffMarkdown(r, { maxChars: 65_000 });
+    expect(md).not.toContain("**removed**");
+    expect(md).toContain("renders at base, **fails at head**: nested `XNetwork/n`, whose objects are unknown (see the findings)");
+  });
+
+  it("beside a nested XR that fails, the rest is compared: a removal elsewhere is still a removal", () => {
+    const object = (resource: string) => cm(resource, {}, resource);
+    const base = source("a", [object("a"), object("b")]);
+    base.partial = ["XNetwork/n"];
+    const head = source("a", [object("a"), object("s")]);
+    head.keys = ["ConfigMap/a", "XNetwork/n > ConfigMap/s"];
+    const fixed = report([base], [head]).changes[0]!;
+    expect(fixed.status).toBe("fixed");
+    expect(fixed.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/a:unchanged", "ConfigMap/b:removed", "XNetwork/n > ConfigMap/s:added"]);
+    const failing = source("a", [object("a")]);
+    failing.partial = ["XNetwork/n"];
+    const failed = report([source("a", [object("a"), object("b")])], [failing]);
+    expect(failed.changes[0]!.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/a:unchanged", "ConfigMap/b:removed"]);
+    expect(formatDiffMarkdown(failed, { maxChars: 65_000 })).toContain("`ConfigMap/b` of XNet `a` is **removed**");
+  });
+
+  it("a source that fails at head and could not be rendered at base is failed, as the footer counts it", () => {
+    const r = report([source("a", [], { notRendered: true })], [source("a", [], { ok: false })]);
+    expect(r.changes[0]!.status).toBe("still-failing");
   });
 
   it("a source is named once per function that keeps it from rendering, with its file where names repeat", () => {
@@ -258,6 +282,18 @@ describe("text from the repository is shown, never acted on", () => {
     expect(escapeMarkdownKeepingCode("odd ` one")).toBe("odd \\` one");
     const r = report([], [], { head: [finding("schema/required", 1, { message: "missing required field `spec.parameters.nodes.count`" })] });
     expect(formatDiffMarkdown(r, { maxChars: 65_000 })).toContain(": missing required field `spec.parameters.nodes.count`");
+  });
+
+  it("a lone carriage return is a line break to markdown: it cannot start a paragraph of links anywhere", () => {
+    const hostile = "x\r\r@octocat [click](https:evil.test) ![p](//evil.test/p.png)\r\ry";
+    for (const out of [escapeMarkdown(hostile), escapeMarkdownKeepingCode(hostile), escapeHtmlText(hostile), code(hostile)]) expect(out).not.toMatch(/[\r\n]/);
+    expect(code("a\rb")).toBe("`a b`");
+  });
+
+  it("collapsing whitespace is linear: a long run of spaces without a line break", () => {
+    const started = performance.now();
+    escapeMarkdown(`a${" ".repeat(200_000)}b`);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it("inside an HTML block (a summary) nothing is backslash-escaped, and mentions and links are still broken", () => {

@@ -188,15 +188,25 @@ function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
 }
 
 function stateText(c: SourceChange, objects: SourceChange["objects"]): string {
-  if (c.status === "failed") return c.isNew ? "new source, **fails to render** (see the findings)" : "renders at base, **fails at head** (see the findings)";
+  if (c.status === "failed") {
+    const what = c.isNew ? "new source, **fails to render**" : "renders at base, **fails at head**";
+    const nested = c.failedNested?.length ? `: nested ${shortList(c.failedNested.map(code))}, whose objects are unknown` : "";
+    const rest = objectParts(objects);
+    return `${what}${nested} (see the findings)${rest.length ? `; the rest: ${rest.join(", ")}` : ""}`;
+  }
+  const parts = objectParts(objects);
+  const prefix = c.status === "fixed" ? "failed at base, renders at head: " : c.status === "added" ? "new source: " : c.status === "removed" ? "source gone: " : "";
+  return `${prefix}${parts.join(", ") || "no objects"}`;
+}
+
+/** `+Bucket ×2, ~ConfigMap, −Service`: the objects' changes by kind. */
+function objectParts(objects: SourceChange["objects"]): string[] {
   const kinds = (status: string, sign: string) => {
     const counts = new Map<string, number>();
     for (const o of objects.filter((x) => x.status === status)) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
     return [...counts].map(([kind, n]) => `${sign}${escapeMarkdown(kind)}${n > 1 ? ` ×${n}` : ""}`);
   };
-  const parts = [...kinds("added", "+"), ...kinds("changed", "~"), ...kinds("removed", "−")];
-  const prefix = c.status === "fixed" ? "failed at base, renders at head: " : c.status === "added" ? "new source: " : c.status === "removed" ? "source gone: " : "";
-  return `${prefix}${parts.join(", ") || "no objects"}`;
+  return [...kinds("added", "+"), ...kinds("changed", "~"), ...kinds("removed", "−")];
 }
 
 function shortList(items: string[], shown = 5): string {

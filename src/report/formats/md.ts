@@ -27,14 +27,20 @@ export function escapeHtmlText(text: string): string {
   return inert(text, false);
 }
 
+/** Every line break markdown knows (CommonMark: LF, CRLF, and a lone CR) as one `\n`. */
+function oneKindOfLineBreak(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
 function inert(text: string, markdown: boolean, keepLines = false): string {
-  let out = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  let out = oneKindOfLineBreak(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   if (markdown) out = out.replace(/[\\`*_[\]()#!|~{}]/g, "\\$&");
   out = out
     .replace(/@(?=\w)/g, "@&#8203;")
     .replace(/:\/\//g, ":&#8203;//")
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}&#8203;.`);
-  return keepLines ? out.replace(/\r?\n/g, "<br>") : out.replace(/\s*\r?\n\s*/g, " ");
+  // One pass over each run of whitespace (linear): a run holding a line break becomes one space.
+  return keepLines ? out.replace(/\n/g, "<br>") : out.replace(/\s+/g, (run) => (run.includes("\n") ? " " : run));
 }
 
 /** A code span that holds any text (a fence longer than any run of backticks inside it). */
@@ -42,7 +48,7 @@ export function code(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(longest + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  return `${fence}${pad}${text.replace(/\r?\n/g, " ")}${pad}${fence}`;
+  return `${fence}${pad}${oneKindOfLineBreak(text).replace(/\n/g, " ")}${pad}${fence}`;
 }
 
 /** A fenced block that holds any text. */
