@@ -54,7 +54,9 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
       if (configIgnored(rel)) continue;
       const kind = entry.isSymbolicLink() ? links.follow(abs) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
-      if (kind === "dir") {
+      if (kind === "outside-dir" || (kind === "outside-file" && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()))) {
+        options.notes?.push(outsideNote(rel));
+      } else if (kind === "dir") {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || ignored(abs, true)) continue;
         walk(abs, rel, layers);
       } else if (kind === "file" && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
@@ -67,6 +69,11 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     const abs = path.resolve(root, p);
     const stat = fs.statSync(abs, { throwIfNoEntry: false });
     if (!stat) throw new Error(`path not found: ${p}`);
+    // A named path inside the root is held to the root as a link met on the way is.
+    if (isInside(abs, root) && !staysInside(root, p)) {
+      options.notes?.push(outsideNote(p));
+      continue;
+    }
     // Links may lead anywhere inside the root; a directory named outside it keeps them inside itself.
     links = new SymlinkPolicy(isInside(abs, root) ? root : abs);
     if (stat.isDirectory()) {
@@ -88,7 +95,7 @@ class SymlinkPolicy {
 
   constructor(private readonly boundary: string) {}
 
-  follow(link: string): "dir" | "file" | undefined {
+  follow(link: string): "dir" | "file" | "outside-dir" | "outside-file" | undefined {
     let real: string;
     let stat: fs.Stats;
     try {
@@ -98,13 +105,17 @@ class SymlinkPolicy {
       return undefined; // dangling
     }
     this.realBoundary ??= fs.realpathSync(this.boundary);
-    if (!isInside(real, this.realBoundary)) return undefined;
+    if (!isInside(real, this.realBoundary)) return stat.isDirectory() ? "outside-dir" : stat.isFile() ? "outside-file" : undefined;
     if (stat.isFile()) return "file";
     if (!stat.isDirectory()) return undefined;
     if (isInside(fs.realpathSync(path.dirname(link)), real) || this.followedDirs.has(real)) return undefined;
     this.followedDirs.add(real);
     return "dir";
   }
+}
+
+function outsideNote(rel: string): string {
+  return `${rel} is a symbolic link (or below one) that leads outside the repository; not read`;
 }
 
 function isInside(target: string, dir: string): boolean {

@@ -188,7 +188,24 @@ describe("discovering files", () => {
     fs.symlinkSync(outside, path.join(dir, "apps/elsewhere")); // a directory outside
     fs.symlinkSync(dir, path.join(dir, "apps/loop")); // a parent of the link: never followed
     fs.symlinkSync(path.join(dir, "missing.yaml"), path.join(dir, "apps/dangling.yaml"));
-    const files = discover(["."], { root: dir }).map((f) => f.rel);
+    const notes: string[] = [];
+    const files = discover(["."], { root: dir, notes }).map((f) => f.rel);
     expect(files).toEqual(["apps/app.yaml", "apps/base.yaml", "apps/common/base.yaml", "shared/base.yaml"]);
+    expect(notes).toEqual([
+      "apps/elsewhere is a symbolic link (or below one) that leads outside the repository; not read",
+      "apps/leak.yaml is a symbolic link (or below one) that leads outside the repository; not read",
+    ]);
+  });
+
+  it("a path named on the command line that is, or is below, a link out of the root is not read", () => {
+    const outside = tempRepo({ "secret.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata: {token: hunter2}\n" });
+    const dir = tempRepo({ "apps/app.yaml": "" });
+    fs.symlinkSync(outside, path.join(dir, "linked"));
+    fs.symlinkSync(path.join(outside, "secret.yaml"), path.join(dir, "secret.yaml"));
+    for (const named of ["linked", "linked/secret.yaml", "secret.yaml"]) {
+      const notes: string[] = [];
+      expect(discover([named], { root: dir, notes })).toEqual([]);
+      expect(notes).toEqual([`${named} is a symbolic link (or below one) that leads outside the repository; not read`]);
+    }
   });
 });
