@@ -51,7 +51,8 @@ export async function functionCommand(argv: string[], io: FunctionIO): Promise<n
     return 0;
   }
   if (action === "serve") {
-    if (values.insecure === false) throw new UsageError("only --insecure serving is supported");
+    // As a function SDK's binary: serving without TLS is asked for, never a default.
+    if (values.insecure !== true) throw new UsageError("function serve needs --insecure: composition-ci serves without TLS only (crossplane render's Development functions are called so)");
     const address = values.address ?? "0.0.0.0:9443";
     const { server, port } = await serveBuiltin(fn, address);
     io.stderr(`serving ${name} on ${address.replace(/:\d+$/, `:${port}`)} (insecure)\n`);
