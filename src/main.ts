@@ -2,6 +2,7 @@ import { checkCommand } from "./commands/check.js";
 import { diffCommand } from "./commands/diff.js";
 import { driftCommand } from "./commands/drift.js";
 import { UsageError, type CommandIO } from "./commands/io.js";
+import { PathNotFound } from "./manifest/discover.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { functionsCommand } from "./commands/functions.js";
 import { kptCommand } from "./commands/kpt.js";
@@ -69,7 +70,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         throw new UsageError(`unknown command "${command}"; run 'composition-ci help'`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof PathNotFound) {
       io.stderr(`composition-ci: ${err.message}\n`);
       return 2;
     }

@@ -91,7 +91,6 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
-    if (err instanceof Error && err.message.startsWith("path not found")) throw new UsageError(err.message);
     throw err;
   }
   const report: TestReport = await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true });

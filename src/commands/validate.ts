@@ -102,7 +102,6 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof KubeconformUnavailable) throw new UsageError(err.message);
-    if (err instanceof Error && err.message.startsWith("path not found")) throw new UsageError(err.message);
     throw err;
   }
   let sources: RenderedSource[] = [];

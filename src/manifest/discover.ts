@@ -19,6 +19,9 @@ export interface DiscoverOptions {
   kptfileDirs?: Map<string, boolean>;
 }
 
+/** A path the user named is not there (or not a file or directory): a usage error, said as such. */
+export class PathNotFound extends Error {}
+
 const MANIFEST_EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 const ALWAYS_SKIPPED_DIRS = new Set([".git", "node_modules"]);
 
@@ -68,7 +71,7 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
   for (const p of paths) {
     const abs = path.resolve(root, p);
     const stat = fs.statSync(abs, { throwIfNoEntry: false });
-    if (!stat) throw new Error(`path not found: ${p}`);
+    if (!stat) throw new PathNotFound(`path not found: ${p}`);
     // A named path inside the root is held to the root as a link met on the way is.
     if (isInside(abs, root) && !staysInside(root, p)) {
       options.notes?.push(outsideNote(p));
@@ -83,7 +86,7 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       if (by) options.notes?.push(`${p} is ignored by ${relativeTo(root, path.join(by.dir, ".gitignore"))}; read anyway because it was named`);
       walk(abs, relativeTo(root, abs), by ? [] : above);
     } else if (stat.isFile()) add(abs);
-    else throw new Error(`path not found: ${p} is not a regular file or a directory (a FIFO or a device is not read)`);
+    else throw new PathNotFound(`path not found: ${p} is not a regular file or a directory (a FIFO or a device is not read)`);
   }
   return [...found.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
