@@ -7,7 +7,7 @@ import { renderSources, sourceFiles } from "../render/dependencies.js";
 import { diffFindings, diffSources, objectCounts, sourceKeys, type DiffReport } from "../report/diff.js";
 import { summarize, type FailOn, type Finding } from "../report/finding.js";
 import { decideVerdict } from "../report/verdict.js";
-import { sourceState } from "../render/source.js";
+import { stateCounts } from "../render/source.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
 import { maskFindings, type SecretMasker } from "../report/mask.js";
@@ -330,11 +330,6 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   }
   const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
   return { affected, unrendered: changed.filter((f) => holdObjects.has(f) && !rendered.has(f)) };
-}
-
-function stateCounts(sources: RenderedSource[]): { rendered: number; notRendered: number; failed: number } {
-  const states = sources.map(sourceState);
-  return { rendered: states.filter((s) => s === "rendered").length, notRendered: states.filter((s) => s === "not-rendered").length, failed: states.filter((s) => s === "failed").length };
 }
 
 function parse(argv: string[]) {

@@ -1,3 +1,4 @@
+import { stateCounts } from "../render/source.js";
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../config/config.js";
@@ -108,6 +109,8 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
   if (result.update) {
     const u = result.update;
     io.stderr(`snapshot ${values.snapshot}: ${u.written.length} written, ${u.removed.length} removed, ${u.unchanged.length} unchanged\n`);
+    const { notRendered, failed } = result.report.states;
+    if (notRendered + failed) io.stderr(`  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors, not objects, so their drift cannot be seen until they render\n`);
     for (const f of u.written) io.stderr(`  wrote ${f}\n`);
     for (const f of u.removed) io.stderr(`  removed ${f}\n`);
   }
@@ -165,6 +168,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
     tool: { name: "composition-ci", version: TOOL_VERSION },
     baselines: { snapshot: snapshotRel || undefined, cluster: options.cluster === true, previous: options.previous && path.basename(options.previous) },
     sources: current.length,
+    states: stateCounts(sources),
     items,
     fingerprint: driftFingerprint(items),
   };

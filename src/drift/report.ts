@@ -37,7 +37,13 @@ export interface DriftReport {
   version: 1;
   tool: { name: "composition-ci"; version: string };
   baselines: { snapshot?: string; cluster: boolean; previous?: string };
+  /** Every source looked at. */
   sources: number;
+  /**
+   * How many of them rendered today; the others' drift is unknown (not rendered: a function
+   * composition-ci cannot run here; failed: their findings say why), never "none".
+   */
+  states: { rendered: number; notRendered: number; failed: number };
   items: DriftItem[];
   /** Changes when the set of drift items or their details change; stored in the drift issue. */
   fingerprint: string;

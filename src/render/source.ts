@@ -66,6 +66,12 @@ export function sourceState(s: RenderedSource): SourceState {
   return s.ok && !s.partial?.length ? "rendered" : "failed";
 }
 
+/** How many sources are in each state. */
+export function stateCounts(sources: RenderedSource[]): { rendered: number; notRendered: number; failed: number } {
+  const states = sources.map(sourceState);
+  return { rendered: states.filter((s) => s === "rendered").length, notRendered: states.filter((s) => s === "not-rendered").length, failed: states.filter((s) => s === "failed").length };
+}
+
 /** A source whose rendering hit a composition-ci bug: the finding says so, and nothing is rendered. */
 export function failedInternally(source: Manifest, findings: Finding[]): RenderedSource {
   return { source, via: "composition-ci (internal error)", documents: [], objects: [], keys: [], ok: false, findings };

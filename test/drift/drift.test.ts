@@ -18,6 +18,21 @@ function examplesRepo(): GitRepo {
 const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 
 describe("drift against a committed snapshot", () => {
+  it("a source that does not render is drift unknown, never \"none\"; the snapshot update says it wrote errors, not objects", async () => {
+    const { dir } = examplesRepo();
+    const functions = path.join(dir, "crossplane/functions.yaml");
+    fs.writeFileSync(functions, fs.readFileSync(functions, "utf8").replace(/package: \S+/, "package: registry.example.org/acme/function-untrusted:v1.0.0"));
+    const update = await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
+    expect(update.stderr).toContain("note: 1 of its sources did not render (1 not rendered, 0 failed)");
+    const again = await cli(dir, "drift", "--snapshot", "rendered", "--format", "json");
+    const report = JSON.parse(again.stdout) as DriftReport;
+    expect(report.items).toEqual([]);
+    expect(report.states).toEqual({ rendered: 1, notRendered: 1, failed: 0 });
+    const md = (await cli(dir, "drift", "--snapshot", "rendered")).stdout;
+    expect(md).toContain("### ⚠️ composition-ci drift: none among the 1 rendered source; 1 unknown (not rendered)");
+    expect(md).toContain("1 of 2 sources rendered, 1 not rendered (a function composition-ci cannot run here): their drift is unknown");
+  });
+
   it("update the snapshot, change a Composition, see the drift, restore, see it clean", async () => {
     const { dir, git, commit } = examplesRepo();
     const update = await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
@@ -211,6 +226,7 @@ describe("the drift issue (against the test GitHub API)", () => {
     tool: { name: "composition-ci", version: "t" },
     baselines: { snapshot: "rendered", cluster: false },
     sources: 2,
+    states: { rendered: 2, notRendered: 0, failed: 0 },
     items: Array.from({ length: items }, (_, i) => ({ id: `i${i}`, kind: "object-changed", source: "s", object: `o${i}`, state: "new" })),
     fingerprint,
   });

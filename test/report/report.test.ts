@@ -339,6 +339,7 @@ describe("the drift issue", () => {
     tool: { name: "composition-ci", version: "test" },
     baselines,
     sources: 2,
+    states: { rendered: 2, notRendered: 0, failed: 0 },
     items,
     fingerprint: "f",
     ...(run ? { run } : {}),

@@ -54,11 +54,17 @@ export function formatDriftMarkdown(report: DriftReport, options: MarkdownOption
 
 function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions): string {
   const fresh = report.items.filter((i) => i.state === "new").length;
+  const { rendered, notRendered, failed } = report.states;
+  const unknown = notRendered + failed;
   const title = report.items.length
     ? `### ⚠️ composition-ci drift: ${report.items.length} item${report.items.length === 1 ? "" : "s"} (${fresh} new)`
-    : "### ✅ composition-ci drift: none";
+    : unknown
+      ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (not rendered)`
+      : "### ✅ composition-ci drift: none";
   const against = [report.baselines.snapshot && `the snapshot in \`${report.baselines.snapshot}\``, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
-  const parts = [title, `<sub>${report.sources} sources rendered and compared with ${against || "nothing"}${report.baselines.previous ? `; new or persisting since \`${report.baselines.previous}\`` : ""}.</sub>`];
+  const states = [notRendered ? `${notRendered} not rendered (a function composition-ci cannot run here)` : "", failed ? `${failed} failed (their findings say why)` : ""].filter(Boolean);
+  const looked = `${rendered} of ${report.sources} source${report.sources === 1 ? "" : "s"} rendered${states.length ? `, ${states.join(", ")}: their drift is unknown` : ""}`;
+  const parts = [title, `<sub>${looked}; compared with ${against || "nothing"}${report.baselines.previous ? `; new or persisting since \`${report.baselines.previous}\`` : ""}.</sub>`];
   const next: string[] = [];
   if (report.run) next.push(`[Workflow run](${report.run.url})`);
   if (report.items.length && report.baselines.snapshot) {
