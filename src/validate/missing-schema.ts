@@ -1,4 +1,4 @@
-import { isKubernetesBuiltInGroup } from "./schemas/kubernetes.js";
+import { isKubernetesBuiltInGroup, kubernetesKindVersions } from "./schemas/kubernetes.js";
 import type { SchemaEntry, SchemaRegistry } from "./schemas/registry.js";
 import { gvkLabel, type Gvk } from "./schemas/types.js";
 
@@ -9,7 +9,7 @@ import { gvkLabel, type Gvk } from "./schemas/types.js";
  */
 export function missingSchemaMessage(gvk: Gvk, registry: SchemaRegistry, options: { packagesUnavailable: boolean }): string {
   const label = `no schema for ${gvkLabel(gvk)}`;
-  const inGroup = registry.defined().filter((e) => e.gvk.group === gvk.group && e.definedBy);
+  const inGroup = definitionsByGroup(registry).get(gvk.group) ?? [];
   const sameKind = inGroup.filter((e) => e.gvk.kind === gvk.kind);
   if (sameKind.length) return `${label}: ${definer(sameKind[0]!)} defines ${gvk.kind} at ${versions(sameKind)} only, not ${gvk.version}`;
   if (inGroup.length) {
@@ -19,10 +19,29 @@ export function missingSchemaMessage(gvk: Gvk, registry: SchemaRegistry, options
     return `${label}: no definition here has the kind ${gvk.kind} in ${gvk.group} (${who} ${shown} there)`;
   }
   if (isKubernetesBuiltInGroup(gvk.group)) {
-    return `${label}: composition-ci has schemas for the GA kinds of Kubernetes only; a --schema-location with Kubernetes' JSON schemas checks this one`;
+    const known = kubernetesKindVersions(gvk.group, gvk.kind);
+    if (known.length) return `${label}: composition-ci has schemas for ${gvk.kind} at ${known.join(", ")} (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version`;
+    return `${label}: not a kind composition-ci knows in Kubernetes' ${gvk.group || "core"} API group (a typo, a kind Kubernetes removed, or one it has no schema for; a --schema-location with Kubernetes' JSON schemas checks the last)`;
   }
   const fetched = options.packagesUnavailable ? "; or it comes from a package the repository depends on, which could not be fetched (package/unavailable)" : "";
   return `${label}: add its CRD to the repo or --crds, or a --schema-location${fetched}`;
+}
+
+/** The registry's definitions by API group, worked out once per registry (a run asks for every object without a schema). */
+const byGroup = new WeakMap<SchemaRegistry, Map<string, SchemaEntry[]>>();
+function definitionsByGroup(registry: SchemaRegistry): Map<string, SchemaEntry[]> {
+  let groups = byGroup.get(registry);
+  if (!groups) {
+    groups = new Map();
+    for (const e of registry.defined()) {
+      if (!e.definedBy) continue;
+      const list = groups.get(e.gvk.group);
+      if (list) list.push(e);
+      else groups.set(e.gvk.group, [e]);
+    }
+    byGroup.set(registry, groups);
+  }
+  return groups;
 }
 
 function definer(entry: SchemaEntry): string {

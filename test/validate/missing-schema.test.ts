@@ -34,12 +34,14 @@ describe("schema/missing says why", () => {
   });
 
   it("a Kubernetes API group is not told to add a CRD; a project's CRD group under k8s.io is", async () => {
-    const [beta, gateway] = await missing({
+    const [beta, gateway, typo] = await missing({
       "a.yaml": "apiVersion: node.k8s.io/v1beta1\nkind: RuntimeClass\nmetadata: {name: a}\nhandler: x\n",
       "b.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: b}\n",
+      "c.yaml": "apiVersion: v1\nkind: Deplyment\nmetadata: {name: c}\n",
     });
-    expect(beta).toContain("composition-ci has schemas for the GA kinds of Kubernetes only");
+    expect(beta).toBe("no schema for node.k8s.io/v1beta1 RuntimeClass: composition-ci has schemas for RuntimeClass at v1 (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version");
     expect(gateway).toContain("add its CRD to the repo or --crds");
+    expect(typo).toBe("no schema for v1 Deplyment: not a kind composition-ci knows in Kubernetes' core API group (a typo, a kind Kubernetes removed, or one it has no schema for; a --schema-location with Kubernetes' JSON schemas checks the last)");
   });
 
   it("the GA kinds of every built-in group have schemas: RuntimeClass, ValidatingAdmissionPolicy, FlowSchema, APIService, CSIDriver", async () => {

@@ -105,6 +105,12 @@ const BUILT_IN_GROUPS = new Set([
   "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io",
 ]);
 
+/** The versions of a built-in kind composition-ci has a schema for (`v1` for node.k8s.io RuntimeClass). */
+export function kubernetesKindVersions(group: string, kind: string): string[] {
+  const prefix = group ? `${group}/` : "";
+  return KUBERNETES_CORE_KINDS.filter((k) => k.startsWith(prefix) && k.endsWith(`/${kind}`) && k.split("/").length === (group ? 3 : 2)).map((k) => k.split("/").at(-2)!);
+}
+
 export function isKubernetesBuiltInGroup(group: string): boolean {
   return BUILT_IN_GROUPS.has(group);
 }
