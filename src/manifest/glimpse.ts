@@ -5,6 +5,8 @@
  */
 
 export interface UnreadObject {
+  /** The API group of its `apiVersion` ("" for the core group, or when none is seen). */
+  group: string;
   kind: string;
   name: string;
   /** Repository-relative path. */
@@ -15,7 +17,10 @@ export interface UnreadObject {
   why: string;
 }
 
-const DOCUMENT_START = /^---/;
+const DOCUMENT_BOUNDARY = /^(?:---|\.\.\.)/;
+/** A comment or a template line at the margin (`{{- if .Values.x }}`) belongs to no block. */
+const OUTSIDE_BLOCKS = /^(?:#|\{\{)/;
+const API_VERSION = /^apiVersion:[ \t]*["']?([A-Za-z0-9.-]+\/)?[A-Za-z0-9]+["']?[ \t]*(?:#.*)?$/;
 const KIND = /^kind:[ \t]*["']?([A-Za-z][A-Za-z0-9]*)["']?[ \t]*(?:#.*)?$/;
 const METADATA = /^metadata:[ \t]*(?:#.*)?$/;
 const KEY = /^([ \t]+)([A-Za-z][\w.-]*):/;
@@ -24,26 +29,29 @@ const NAME_VALUE = /^[ \t]*name:[ \t]*["']?([a-z0-9][a-z0-9.-]*)["']?[ \t]*(?:#.
 /** Objects whose top-level `kind:` and `metadata.name` (a plain DNS name, no template) can be seen in the text. */
 export function glimpseObjects(text: string, file: string, why: string): UnreadObject[] {
   const out: UnreadObject[] = [];
-  let doc: { kind?: string; kindLine: number; name?: string } = { kindLine: 0 };
+  let doc: { group?: string; kind?: string; kindLine: number; name?: string } = { kindLine: 0 };
   let metadataIndent: string | undefined;
   let inMetadata = false;
   const finish = () => {
-    if (doc.kind && doc.name) out.push({ kind: doc.kind, name: doc.name, file, line: doc.kindLine, why });
+    if (doc.kind && doc.name) out.push({ group: doc.group ?? "", kind: doc.kind, name: doc.name, file, line: doc.kindLine, why });
   };
   const all = text.split("\n");
   for (let i = 0; i < all.length; i++) {
     const line = all[i]!.replace(/\r$/, "");
-    if (DOCUMENT_START.test(line)) {
+    if (DOCUMENT_BOUNDARY.test(line)) {
       finish();
       doc = { kindLine: 0 };
       inMetadata = false;
       continue;
     }
+    if (OUTSIDE_BLOCKS.test(line)) continue;
     if (/^\S/.test(line)) {
       inMetadata = METADATA.test(line);
       metadataIndent = undefined;
       const kind = KIND.exec(line);
       if (kind && !doc.kind) [doc.kind, doc.kindLine] = [kind[1], i + 1];
+      const apiVersion = API_VERSION.exec(line);
+      if (apiVersion && doc.group === undefined) doc.group = apiVersion[1]?.slice(0, -1) ?? "";
       continue;
     }
     if (!inMetadata) continue;

@@ -91,9 +91,9 @@ export class RepoIndex {
     for (const m of manifests) guarded(m, "indexing", this.failures, () => this.add(m));
   }
 
-  /** An object of the kind with the name in a file composition-ci did not read, if one is seen there. */
-  unreadObject(kind: string, name: string): UnreadObject | undefined {
-    return this.unread.find((o) => o.kind === kind && o.name === name);
+  /** An object of the group and kind with the name in a file composition-ci did not read, if one is seen there. */
+  unreadObject(group: string, kind: string, name: string): UnreadObject | undefined {
+    return this.unread.find((o) => o.group === group && o.kind === kind && o.name === name);
   }
 
   /** The XR or claim type of a manifest, defined by the XRD nearest to it; undefined when it is neither. */

@@ -32,8 +32,20 @@ spec:
 describe("objects seen in files that were not read", () => {
   it("glimpses kind and metadata.name line by line, per document; a templated or nested name is not one", () => {
     const text = `kind: A\nmetadata:\n  labels:\n    name: not-this\n  name: a-one\n---\nkind: B\nmetadata:\n  name: {{ .name }}\n---\nspec:\n  name: x\nkind: C\nmetadata: {name: flow}\n`;
-    expect(glimpseObjects(text, "f.yaml", "a template")).toEqual([{ kind: "A", name: "a-one", file: "f.yaml", line: 1, why: "a template" }]);
-    expect(glimpseObjects(HELM_TRAIT, "t.yaml", "a template")).toEqual([{ kind: "TraitDefinition", name: "scaling", file: "t.yaml", line: 3, why: "a template" }]);
+    expect(glimpseObjects(text, "f.yaml", "a template")).toEqual([{ group: "", kind: "A", name: "a-one", file: "f.yaml", line: 1, why: "a template" }]);
+    expect(glimpseObjects(HELM_TRAIT, "t.yaml", "a template")).toEqual([{ group: "core.oam.dev", kind: "TraitDefinition", name: "scaling", file: "t.yaml", line: 3, why: "a template" }]);
+  });
+
+  it("a template line or comment at the margin inside metadata does not end it; a document after `...` is seen", () => {
+    const text = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n{{- if .Values.annotations }}\n  annotations: {a: b}\n{{- end }}\n# the name\n  name: fn-one\n...\nkind: Function\nmetadata:\n  name: fn-two\n";
+    expect(glimpseObjects(text, "f.yaml", "a template").map((o) => `${o.group} ${o.kind} ${o.name}`)).toEqual(["pkg.crossplane.io Function fn-one", " Function fn-two"]);
+  });
+
+  it("an object of another API group with the same kind and name is not the one referred to", async () => {
+    const otherGroup = HELM_TRAIT.replace("core.oam.dev/v1beta1", "example.org/v1");
+    const all = await findings({ "ctx.yaml": fixture("_shared/vela.yaml"), "app.yaml": app, "chart/templates/scaling.yaml": otherGroup });
+    expect(all.filter((f) => f.rule === "vela/definition-missing").map((f) => f.line)).toEqual([18, 21]);
+    expect(all.filter((f) => f.rule === "reference/unread")).toEqual([]);
   });
 
   it("a trait defined only in a Helm template: an info naming the file, not vela/definition-missing", async () => {

@@ -117,7 +117,7 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   if (ctx.index.dependencyFunctions().has(fn)) return;
   const none = ctx.index.functions.size === 0;
   const message = `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml`;
-  sink.addMissing(ctx.index, composition, at, { kind: "Function", name: fn }, { rule: "composition/function-missing", severity: none ? "warning" : "error", message });
+  sink.addMissing(ctx.index, composition, at, { group: "pkg.crossplane.io", kind: "Function", name: fn }, { rule: "composition/function-missing", severity: none ? "warning" : "error", message });
 }
 
 /** Of several XRDs defining the type, the one nearest the Composition (its own package first) among those with the version. */

@@ -52,7 +52,7 @@ function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink
   if (!resolved.definition && !installed(resolved.definitionName, ctx)) {
     if (typed) {
       const message = `no WorkloadDefinition "${typed}" in the repository: the admission webhook cannot turn this workload type into a kind`;
-      sink.addMissing(ctx.index, component, "/spec/workload/type", { kind: "WorkloadDefinition", name: typed }, { rule: "oam/definition-missing", severity: "error", message });
+      sink.addMissing(ctx.index, component, "/spec/workload/type", { group: "core.oam.dev", kind: "WorkloadDefinition", name: typed }, { rule: "oam/definition-missing", severity: "error", message });
     } else {
       sink.add(component, "/spec/workload/kind", "oam/definition-missing", "warning", `no WorkloadDefinition "${resolved.definitionName ?? ""}" for ${String(workload.apiVersion)} ${String(workload.kind)} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
     }
@@ -154,7 +154,7 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
 function traitDefinitionMissing(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, sink: FindingSink, index: RepoIndex): void {
   if (typeof trait.name === "string") {
     const message = `no TraitDefinition "${trait.name}" in the repository: the admission webhook cannot turn this trait name into a kind`;
-    sink.addMissing(index, ac, `${at}/name`, { kind: "TraitDefinition", name: trait.name }, { rule: "oam/definition-missing", severity: "error", message });
+    sink.addMissing(index, ac, `${at}/name`, { group: "core.oam.dev", kind: "TraitDefinition", name: trait.name }, { rule: "oam/definition-missing", severity: "error", message });
   } else {
     sink.add(ac, `${at}/kind`, "oam/definition-missing", "warning", `no TraitDefinition "${resolved.definitionName ?? ""}" for ${resolved.gvk?.apiVersion ?? ""} ${resolved.gvk?.kind ?? ""} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
   }

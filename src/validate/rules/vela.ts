@@ -69,7 +69,7 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
   const definition = ctx.index.componentDefinitions.get(definitionName);
   if (!definition && !known(definitionName, ctx)) {
     const message = `no ComponentDefinition "${definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
-    sink.addMissing(ctx.index, app, `${at}/type`, { kind: "ComponentDefinition", name: definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
+    sink.addMissing(ctx.index, app, `${at}/type`, { group: "core.oam.dev", kind: "ComponentDefinition", name: definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
   }
   // A pinned revision's parameters are the revision's, which the repository does not hold.
   if (!pinned) schemas.check(app, type, component.properties, `${at}/properties`, `component "${name}"`);
@@ -84,11 +84,12 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
     const traitDefinition = ctx.index.traitDefinitions.get(traitRef.definitionName);
     if (!traitDefinition && !known(traitRef.definitionName, ctx)) {
       const message = `no TraitDefinition "${traitRef.definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
-      sink.addMissing(ctx.index, app, `${tAt}/type`, { kind: "TraitDefinition", name: traitRef.definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
+      sink.addMissing(ctx.index, app, `${tAt}/type`, { group: "core.oam.dev", kind: "TraitDefinition", name: traitRef.definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
     }
     if (!traitRef.pinned) schemas.check(app, traitType, trait.properties, `${tAt}/properties`, `trait "${traitType}" of component "${name}"`);
-    if (traitDefinition && workload) checkApplicable(app, tAt, traitType, traitDefinition, name, type, workload, sink);
-    traits.push({ type: traitType, index: j, definition: traitDefinition });
+    if (traitDefinition && workload && !traitRef.pinned) checkApplicable(app, tAt, traitType, traitDefinition, name, type, workload, sink);
+    // conflictsWith names definitions, not revisions.
+    traits.push({ type: traitRef.definitionName, index: j, definition: traitDefinition });
   });
   checkConflicts(app, at, name, traits, sink);
 }
