@@ -140,10 +140,17 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
   for (const flag of ENGINE_FLAGS) {
     if (values[flag] !== undefined) io.stderr(`note: --${flag} is ignored: composition-ci renders in-process, with no Crossplane engine image or project build\n`);
   }
-  if (values.all) return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
+  if (values.all) {
+    const single = ONE_XR_FLAGS.filter((flag) => values[flag] !== undefined);
+    if (single.length) throw new UsageError(`${single.map((f) => `--${f}`).join(", ")} appl${single.length === 1 ? "ies" : "y"} to the render of one XR, not to --all (each source there renders from what the repository holds)`);
+    return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
+  }
   if (positionals.length !== 2 && positionals.length !== 3) throw new UsageError("render needs <xr> <composition> [functions] (or --all); see --help");
   return renderOne(positionals as [string, string, string?], values, io, { ...runtimeOptions, timeoutMs }, config);
 }
+
+/** What only `render <xr> <composition>` reads; --all renders every source from the repository alone. */
+const ONE_XR_FLAGS = ["observed-resources", "required-resources", "extra-resources", "function-annotations", "context-files", "context-values", "function-credentials", "required-schemas", "xrd", "include-context"] as const;
 
 const ENGINE_FLAGS = ["crossplane-version", "crossplane-image", "crossplane-binary", "crossplane-docker-network", "project-file", "cache-dir", "max-concurrency"] as const;
 

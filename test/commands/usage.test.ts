@@ -10,3 +10,11 @@ describe("a path that is not there is a usage error in every command", () => {
     });
   }
 });
+
+describe("render --all refuses what only one XR's render reads", () => {
+  it("-o, --xrd, --context-values and -c with --all are a usage error naming them", async () => {
+    const { code, stderr } = await runCli(["render", "--all", ".", "-o", "x.yaml", "--xrd", "y.yaml", "--context-values", "a=b", "-c"], tempRepo({}));
+    expect(code).toBe(2);
+    expect(stderr).toBe("composition-ci: --observed-resources, --context-values, --xrd, --include-context apply to the render of one XR, not to --all (each source there renders from what the repository holds)\n");
+  });
+});
