@@ -26,6 +26,14 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-network" });
   });
 
+  it("a nested XR's stand-in name is a valid object name, whatever its composition resource name", async () => {
+    const files = nestedXrFiles();
+    files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace("- name: network", "- name: compositeNetwork_EKS");
+    const { stdout } = await runCli(["render", "--all", "."], tempRepo(files));
+    const subnet = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.data?.kind === "subnet");
+    expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-compositenetwork-eks" });
+  });
+
   it("--max-nested-depth 0 renders the first level only, as crossplane render does", async () => {
     const { stdout } = await runCli(["render", "--all", ".", "--max-nested-depth", "0"], repo());
     expect(stdout).not.toContain("kind: subnet");

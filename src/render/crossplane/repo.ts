@@ -248,11 +248,22 @@ function nestedXr(composed: JsonObject): JsonObject {
   const meta = (xr.metadata ?? {}) as JsonObject;
   if (!meta.name) {
     const resourceName = (meta.annotations as Record<string, string> | undefined)?.[COMPOSITION_RESOURCE_NAME] ?? "nested";
-    meta.name = `${typeof meta.generateName === "string" ? meta.generateName : ""}${resourceName}`;
+    // Crossplane would add a random suffix; the resource name stands in, made a valid object name (`compositeNetworkEKS` → `compositenetworkeks`).
+    const suffix = trimToAlphanumeric(resourceName.toLowerCase().replace(/[^a-z0-9.-]+/g, "-")) || "nested";
+    meta.name = `${typeof meta.generateName === "string" ? meta.generateName : ""}${suffix}`;
     delete meta.generateName;
   }
   xr.metadata = meta;
   return xr;
+}
+
+/** The text without the non-alphanumerics at either end (an object name starts and ends with one). */
+function trimToAlphanumeric(text: string): string {
+  const alphanumeric = (c: string) => (c >= "a" && c <= "z") || (c >= "0" && c <= "9");
+  let [start, end] = [0, text.length];
+  while (start < end && !alphanumeric(text[start]!)) start++;
+  while (end > start && !alphanumeric(text[end - 1]!)) end--;
+  return text.slice(start, end);
 }
 
 /** A function that cannot run, placed at its Function object, else at the step that names it. */
