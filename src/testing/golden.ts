@@ -100,7 +100,8 @@ export function examplesByIdentity(manifests: Manifest[], renderer: TestRenderer
 
 /**
  * The golden case of a found render output file: the example XR whose render it is (the same
- * apiVersion, kind, name and namespace), the nearest to the file when several are.
+ * apiVersion, kind, name and namespace); when several are, the nearest to the file, then the one
+ * whose file name it shares most of (`xr.golden.yaml` is `xr.yaml`'s, not `xr-copy.yaml`'s).
  */
 export function foundGolden(file: string, documents: unknown[], examples: Map<string, Manifest[]>): GoldenCase | OrphanGolden {
   const xr = documents.find(isObject);
@@ -111,7 +112,8 @@ export function foundGolden(file: string, documents: unknown[], examples: Map<st
   }
   const dir = path.posix.dirname(file);
   const shared = (m: Manifest) => commonPrefix(path.posix.dirname(m.file).split("/"), dir.split("/"));
-  const best = [...candidates].sort((a, b) => shared(b) - shared(a) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))[0]!;
+  const named = (m: Manifest) => commonPrefix([...path.posix.basename(m.file)], [...path.posix.basename(file)]);
+  const best = [...candidates].sort((a, b) => shared(b) - shared(a) || named(b) - named(a) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))[0]!;
   return { file, source: best };
 }
 

@@ -40,6 +40,15 @@ describe("golden files", () => {
     expect(code).toBe(0);
   });
 
+  it("of two example XRs with one name in one directory, a golden file is the one whose file name it carries", async () => {
+    const dir = appRepo({ "examples/app-copy.yaml": XR.replace("shop:1.0", "shop:9.9") });
+    write(dir, "examples/app.golden.yaml", await rendered(dir));
+    const { code, json } = await runJson(dir);
+    expect(json.tests.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([["examples/app.golden.yaml", "passed"]]);
+    expect(json.tests[0].source).toContain("(examples/app.yaml)");
+    expect(code).toBe(0);
+  });
+
   it("fails with a readable difference: every field that differs, objects on one side only, at the golden file's line", async () => {
     const dir = appRepo();
     write(dir, "examples/app.golden.yaml", await rendered(dir));
