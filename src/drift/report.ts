@@ -62,11 +62,14 @@ function item(kind: DriftKind, source: string, object?: string, detail?: string)
 /** Today's render against the committed snapshot, source by source and object by object. */
 export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, SnapshotSource>, masker: SecretMasker): DriftItem[] {
   const items: DriftItem[] = [];
-  const now = new Map(current.map((s) => [s.file, s]));
-  for (const file of [...new Set([...now.keys(), ...snapshot.keys()])].sort()) {
-    const [before, after] = [snapshot.get(file), now.get(file)];
+  // Sources are matched by title (kind, name and file), not by snapshot file name, which changes
+  // when a second source of the same name appears.
+  const [now, then] = [byTitle(current), byTitle([...snapshot.values()])];
+  for (const title of [...new Set([...now.keys(), ...then.keys()])].sort()) {
+    const [before, after] = [then.get(title), now.get(title)];
+    const file = (after ?? before)!.file;
     if (!after) {
-      items.push(item("source-removed", before!.title, undefined, `${file} is in the snapshot, but nothing renders it any more`));
+      items.push(item("source-removed", before!.title, undefined, `${before!.file} is in the snapshot, but nothing renders it any more`));
       continue;
     }
     if (!before) {
@@ -86,6 +89,17 @@ export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, S
     }
   }
   return items;
+}
+
+/** Snapshot sources by title; a title twice (two sources of one name in one file) gets `#2`, in order. */
+function byTitle(sources: SnapshotSource[]): Map<string, SnapshotSource> {
+  const out = new Map<string, SnapshotSource>();
+  for (const s of sources) {
+    let key = s.title;
+    for (let n = 2; out.has(key); n++) key = `${s.title}#${n}`;
+    out.set(key, s);
+  }
+  return out;
 }
 
 /** Marks the items a previous report already had as persisting. */

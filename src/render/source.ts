@@ -102,11 +102,18 @@ export function streamFileName(m: Manifest): string {
   return `${[m.kind, m.namespace, m.name ?? "unnamed"].filter(Boolean).join("-")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_");
 }
 
-/** One file name per source, in order; a name taken by an earlier source gets `-2`, `-3`, ... */
+/**
+ * One file name per source. Sources of one kind, namespace and name (examples side by side) are
+ * told apart by their file (`webapp-shop-storefront--crossplane_xr-copy.yaml`), so a name does not
+ * move to another source when a file is added; the same file twice gets `-2`, `-3`, ...
+ */
 export function streamFileNames(sources: Manifest[]): string[] {
+  const plain = sources.map(streamFileName);
+  const count = new Map<string, number>();
+  for (const name of plain) count.set(name, (count.get(name) ?? 0) + 1);
   const used = new Map<string, number>();
-  return sources.map((m) => {
-    const name = streamFileName(m);
+  return sources.map((m, i) => {
+    const name = count.get(plain[i]!)! > 1 ? plain[i]!.replace(/\.yaml$/, `--${m.file.replace(/\.(ya?ml|json)$/i, "")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_")) : plain[i]!;
     const n = (used.get(name) ?? 0) + 1;
     used.set(name, n);
     return n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`);

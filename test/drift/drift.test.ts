@@ -18,6 +18,19 @@ function examplesRepo(): GitRepo {
 const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 
 describe("drift against a committed snapshot", () => {
+  it("a second source of the same kind and name is an added source; the first is still compared with its own snapshot", async () => {
+    const { dir, commit } = examplesRepo();
+    await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
+    commit("snapshot");
+    const xr = fs.readFileSync(path.join(dir, "crossplane/xr.yaml"), "utf8");
+    fs.writeFileSync(path.join(dir, "crossplane/a-xr.yaml"), xr.replace("storefront:1.4.2", "storefront:2.0.0"));
+    const report = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--format", "json")).stdout) as DriftReport;
+    expect(report.items.map((i) => `${i.kind} ${i.object ?? i.source}`)).toEqual(["source-added WebApp storefront (crossplane/a-xr.yaml)"]);
+    const update = await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
+    expect(update.stderr).toContain("wrote webapp-shop-storefront--crossplane_a-xr.yaml");
+    expect(update.stderr).toContain("wrote webapp-shop-storefront--crossplane_xr.yaml");
+  });
+
   it("a source that does not render is drift unknown, never \"none\"; the snapshot update says it wrote errors, not objects", async () => {
     const { dir } = examplesRepo();
     const functions = path.join(dir, "crossplane/functions.yaml");
