@@ -118,7 +118,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   const masker = maskerFor(result.manifests, sources, result.config.secretFields);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
-  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
   finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;

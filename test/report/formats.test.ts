@@ -69,10 +69,15 @@ describe("the validate command", () => {
     expect(result.partialFingerprints["compositionCi/v1"]).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it("writes JUnit XML with one case per file", async () => {
-    const r = await cli(["validate", "--format", "junit", "--no-cache"], tempRepo(BAD));
+  it("writes JUnit XML with one case per file, failed exactly when the run fails on one of its findings", async () => {
+    const dir = tempRepo(BAD);
+    const r = await cli(["validate", "--format", "junit", "--no-cache"], dir);
     expect(r.stdout).toContain('<testcase classname="composition-ci" name="bad.yaml">');
-    expect(r.stdout).toContain('failures="3"');
+    expect(r.stdout).toContain('<testsuite name="validate" tests="2" failures="1" errors="0">');
+    expect(r.stdout).toContain("<system-out>warning: warn.yaml:2:1 no schema for a.example.org/v1 Thing");
+    const failuresAt = async (failOn: string) => (await cli(["validate", "--format", "junit", "--fail-on", failOn], dir)).stdout.match(/<testsuite name="validate" tests="2" failures="(\d+)"/)![1];
+    expect(await failuresAt("warning")).toBe("2");
+    expect(await failuresAt("never")).toBe("0");
   });
 
   it("is deterministic: the same input gives byte-identical output", async () => {

@@ -1,4 +1,4 @@
-import type { Finding, Summary } from "../finding.js";
+import type { FailOn, Finding, Summary } from "../finding.js";
 import { formatJson } from "./json.js";
 import { formatJunit } from "./junit.js";
 import { formatSarif } from "./sarif.js";
@@ -11,6 +11,8 @@ export interface Report {
   findings: Finding[];
   summary: Summary;
   toolVersion: string;
+  /** The severity the run fails on (JUnit marks those cases failed; default error). */
+  failOn?: FailOn;
   /** The packages whose CRDs validated the run (JSON only). */
   packages?: { reference: string; digest: string; crds: number; via?: string }[];
 }
