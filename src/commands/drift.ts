@@ -162,7 +162,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
       throw err;
     }
   }
-  markPrevious(items, readPrevious(options.previous));
+  markPrevious(items, readPrevious(options.previous), (detail) => masker.redact(detail));
   const report: DriftReport = {
     version: 1,
     tool: { name: "composition-ci", version: TOOL_VERSION },

@@ -29,8 +29,8 @@ export interface DriftItem {
   object?: string;
   /** A unified diff, or the differing fields, or the errors. */
   detail?: string;
-  /** Against the previous run's report: `new`, or `persisting`. */
-  state: "new" | "persisting";
+  /** Against the previous run's report: `new`, `persisting` (the same detail), or `changed` (the same item, another detail). */
+  state: "new" | "persisting" | "changed";
 }
 
 export interface DriftReport {
@@ -102,10 +102,11 @@ function byTitle(sources: SnapshotSource[]): Map<string, SnapshotSource> {
   return out;
 }
 
-/** Marks the items a previous report already had as persisting. */
-export function markPrevious(items: DriftItem[], previous: DriftReport | undefined): void {
-  const seen = new Set(previous?.items.map((i) => i.id) ?? []);
-  for (const i of items) i.state = seen.has(i.id) ? "persisting" : "new";
+/** Marks the items a previous report already had: persisting when their detail is the same, changed when not. */
+export function markPrevious(items: DriftItem[], previous: DriftReport | undefined, asWritten: (detail: string) => string = (d) => d): void {
+  // The previous report is as it was written (secrets redacted): today's details are compared as they will be.
+  const seen = new Map((previous?.items ?? []).map((i) => [i.id, i.detail ?? ""] as const));
+  for (const i of items) i.state = !seen.has(i.id) ? "new" : seen.get(i.id) === asWritten(i.detail ?? "") ? "persisting" : "changed";
 }
 
 export function driftFingerprint(items: DriftItem[]): string {

@@ -76,6 +76,10 @@ describe("drift against a committed snapshot", () => {
     const again = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--previous", "previous.json", "--format", "json")).stdout) as DriftReport;
     expect(again.items.map((i) => i.state)).toEqual(["persisting", "persisting"]);
     expect(again.fingerprint).toBe(report.fingerprint);
+    // The same item, drifted further: changed, not persisting.
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("                  - port: 81\n", "                  - port: 82\n"));
+    const moved = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--previous", "previous.json", "--format", "json")).stdout) as DriftReport;
+    expect(moved.items.map((i) => i.state)).toEqual(["persisting", "changed"]);
 
     git("checkout", "-q", "--", ".");
     fs.rmSync(path.join(dir, "crossplane/xr-2.yaml"));

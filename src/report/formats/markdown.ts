@@ -77,7 +77,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
     for (const i of report.items) bySource.set(i.source, [...(bySource.get(i.source) ?? []), i]);
     for (const [source, items] of bySource) {
       const lines = items.map((i) => {
-        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` ${code(i.object)}` : ""}`;
+        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` ${code(i.object)}` : ""}${i.state === "changed" ? " (changed since the previous report)" : ""}`;
         if (level === 2 || !i.detail) return head;
         const detail = level === 1 ? trim(i.detail) : i.detail;
         return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
