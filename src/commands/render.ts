@@ -72,7 +72,7 @@ Options (the same names and short forms as crossplane render):
   --max-nested-depth N          with --all: render composed XRs with their own Compositions this
                                 deep, their objects after the XR's (default 5; 0: not at all)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
-  --root DIR                    repository root (default: .)
+  --root DIR                    repository root; --all's [paths] are relative to it (default: .)
 `;
 
 const OPTIONS = {
@@ -209,7 +209,7 @@ async function renderAll(
   config: Config,
   options: CommandRuntimeOptions,
 ): Promise<number> {
-  const read = readManifests(paths.map((p) => path.resolve(io.cwd, p)), root, config.ignore, { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) });
+  const read = readManifests(paths.map((p) => path.resolve(root, p)), root, config.ignore, { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) });
   const manifests = read.manifests;
   const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
   const sources = await renderEverything(manifests, {

@@ -32,7 +32,7 @@ Options:
   --cache-dir DIR                  compiled validators and downloaded schemas
   --no-cache                       compile every schema afresh, write nothing
   --offline                        package schemas only from the cache (no registry request)
-  --root DIR                       repository root; finding paths are relative to it (default: .)
+  --root DIR                       repository root; [paths] and the paths in findings are relative to it (default: .)
   --debug                          print the stack of an internal error with its finding
 `;
 

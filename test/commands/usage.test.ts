@@ -18,3 +18,13 @@ describe("render --all refuses what only one XR's render reads", () => {
     expect(stderr).toBe("composition-ci: --observed-resources, --context-values, --xrd, --include-context apply to the render of one XR, not to --all (each source there renders from what the repository holds)\n");
   });
 });
+
+describe("positional paths are relative to --root in every command", () => {
+  it("render --all, like validate, reads its paths below --root", async () => {
+    const dir = tempRepo({ "repo/crossplane/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
+    expect((await runCli(["validate", "crossplane", "--root", "repo"], dir)).code).toBe(0);
+    const render = await runCli(["render", "--all", "crossplane", "--root", "repo"], dir);
+    expect(render.code).toBe(0);
+    expect(render.stderr).toContain("rendered 0 of 0 sources");
+  });
+});
