@@ -235,6 +235,9 @@ async function renderAll(
   const shown = findings.filter((f) => f.severity !== "info" || f.rule === "render/not-rendered" || f.rule === "render/oam-waiting");
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
   io.stderr(renderSummary(sources));
+  if (sources.length === 0 && manifests.length > 0) {
+    io.stderr(`note: none of the ${manifests.length} object${manifests.length === 1 ? "" : "s"} below ${paths.join(", ")} is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too\n`);
+  }
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }
 

@@ -26,5 +26,6 @@ describe("positional paths are relative to --root in every command", () => {
     const render = await runCli(["render", "--all", "crossplane", "--root", "repo"], dir);
     expect(render.code).toBe(0);
     expect(render.stderr).toContain("rendered 0 of 0 sources");
+    expect(render.stderr).toContain("note: none of the 1 object below crossplane is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too");
   });
 });
