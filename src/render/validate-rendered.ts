@@ -1,5 +1,5 @@
 import { Manifest, SourceFile, type KubeObject } from "../manifest/manifest.js";
-import { pointerToFieldPath } from "../manifest/pointer.js";
+import { pointerToFieldPath, valueAtPointer } from "../manifest/pointer.js";
 import type { Finding } from "../report/finding.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";
@@ -36,11 +36,11 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
       for (const v of engine.validate(manifest, entry)) {
         if (known.has(`${v.rule}|${v.pointer}|${v.message}`)) continue;
         // The base's own mistakes are reported at the base by validation (pt rules); not again per XR.
-        if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAt(template.base, v.pointer), valueAt(o, v.pointer))) continue;
+        if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAtPointer(template.base, v.pointer), valueAtPointer(o, v.pointer))) continue;
         const field = pointerToFieldPath(v.pointer) || "(root)";
         const rendering = template ? `, rendering ${s.source.kind} ${s.source.name ?? ""} from ${s.source.file}` : "";
         const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}${rendering}) at ${field}: ${v.message}`;
-        const at = template && (valueAt(template.base, v.pointer) !== undefined ? `${template.pointer}${v.pointer}` : template.pointer);
+        const at = template && (valueAtPointer(template.base, v.pointer) !== undefined ? `${template.pointer}${v.pointer}` : template.pointer);
         const finding = template ? findingAt(template.composition, at!, "render/schema", v.severity ?? "error", message) : findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
         finding.path = field;
         findings.push(finding);
@@ -72,15 +72,6 @@ function templateOf(s: RenderedSource, o: JsonObject): { composition: Manifest; 
     if (i >= 0 && list[i]!.base) return { composition, pointer: `${at}/${i}/base`, base: list[i]!.base };
   }
   return undefined;
-}
-
-function valueAt(value: unknown, pointer: string): unknown {
-  let current = value;
-  for (const token of pointer.split("/").slice(1)) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[token.replace(/~1/g, "/").replace(/~0/g, "~")];
-  }
-  return current;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -1,3 +1,4 @@
+import { valueAtSegments } from "../manifest/pointer.js";
 import { structuredPatch } from "diff";
 import * as YAML from "yaml";
 import type { Manifest } from "../manifest/manifest.js";
@@ -161,7 +162,7 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     const change: ObjectChange = { key, kind, name, status };
     if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides);
     if (status === "changed") {
-      const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAt(before, path)) !== JSON.stringify(valueAt(after, path))).map((path) => path.join("."));
+      const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAtSegments(before, path)) !== JSON.stringify(valueAtSegments(after, path))).map((path) => path.join("."));
       if (replacedBy.length) change.replacedBy = replacedBy;
     }
     return change;
@@ -175,12 +176,6 @@ const REPLACING_FIELDS: string[][] = [
   ["metadata", "annotations", "crossplane.io/external-name"],
   ...["region", "location", "zone", "availabilityZone"].map((f) => ["spec", "forProvider", f]),
 ];
-
-function valueAt(o: unknown, path: string[]): unknown {
-  let v = o;
-  for (const p of path) v = v && typeof v === "object" ? (v as Record<string, unknown>)[p] : undefined;
-  return v;
-}
 
 /** YAML with sorted keys: the same object always prints the same. */
 export function toYaml(o: unknown): string {

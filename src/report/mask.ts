@@ -1,3 +1,4 @@
+import { valueAtSegments } from "../manifest/pointer.js";
 import crypto from "node:crypto";
 import type { Finding } from "./finding.js";
 
@@ -258,16 +259,7 @@ export function isSecretField(object: unknown, segments: string[]): boolean {
   const context = rootContext(object);
   if (context === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
   const last = segments[segments.length - 1];
-  return context !== "references" && last !== undefined && isSecretFieldName(last) && isSecretValue(valueAt(object, segments));
-}
-
-function valueAt(object: unknown, segments: string[]): unknown {
-  let value = object;
-  for (const segment of segments) {
-    if (!value || typeof value !== "object") return undefined;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return value;
+  return context !== "references" && last !== undefined && isSecretFieldName(last) && isSecretValue(valueAtSegments(object, segments));
 }
 
 function rootContext(object: unknown): Context {

@@ -1,5 +1,5 @@
 import type { ErrorObject } from "ajv";
-import { pointerSegments, pointerToFieldPath, toPointer } from "../manifest/pointer.js";
+import { pointerSegments, pointerToFieldPath, toPointer, valueAtPointer } from "../manifest/pointer.js";
 import { isSecretField, maskValue } from "../report/mask.js";
 import { FORMAT_HINTS } from "./formats.js";
 import { propertyOf } from "./schemas/types.js";
@@ -49,23 +49,23 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
       return { rule: "schema/required", pointer: at, message: `missing required field \`${missing}\`` };
     }
     case "type": {
-      const value = valueAt(data, at);
+      const value = valueAtPointer(data, at);
       return { rule: "schema/type", pointer: at, message: `\`${field}\` must be ${article(String(p.type))}, not ${typeName(value)} (${preview(value)})` };
     }
     case "enum": {
       const values = (p.allowedValues as unknown[]).filter((v) => v !== null);
       const allowed = values.slice(0, 20).map((v) => JSON.stringify(v).slice(0, 80));
       if (values.length > 20) allowed.push(`… and ${values.length - 20} more`);
-      const value = valueAt(data, at);
+      const value = valueAtPointer(data, at);
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` is ${preview(value)}; allowed: ${allowed.join(", ")}` };
     }
     case "const":
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` must be ${JSON.stringify(p.allowedValue)}` };
     case "pattern":
-      return { rule: "schema/pattern", pointer: at, message: `\`${field}\` is ${preview(valueAt(data, at))}, which does not match the pattern ${JSON.stringify(p.pattern)}` };
+      return { rule: "schema/pattern", pointer: at, message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, which does not match the pattern ${JSON.stringify(p.pattern)}` };
     case "format": {
       const fmt = String(p.format);
-      return { rule: "schema/format", pointer: at, message: `\`${field}\` is ${preview(valueAt(data, at))}, not ${FORMAT_HINTS[fmt] ?? `a valid ${fmt}`}` };
+      return { rule: "schema/format", pointer: at, message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, not ${FORMAT_HINTS[fmt] ?? `a valid ${fmt}`}` };
     }
     case "uniqueItems":
       return { rule: "schema/duplicate", pointer: at, message: `\`${field}\` has duplicate items (at indexes ${p.j} and ${p.i}); items must be unique` };
@@ -142,15 +142,6 @@ function levenshtein(a: string, b: string): number {
 
 function list(names: string[]): string {
   return names.length > 12 ? `${names.slice(0, 12).join(", ")}, …` : names.join(", ");
-}
-
-function valueAt(data: unknown, pointer: string): unknown {
-  let node = data;
-  for (const seg of pointerSegments(pointer)) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[seg];
-  }
-  return node;
 }
 
 function typeName(value: unknown): string {
