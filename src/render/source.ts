@@ -31,8 +31,9 @@ export interface RenderedSource {
    */
   notRendered?: NotRendered[];
   /**
-   * Nested XRs (their keys, `XNetwork/network`) that failed to render: the source rendered, but
-   * their objects are missing from it, so what it makes is not all known (reports count it failed).
+   * Nested XRs (their keys, `XNetwork/network`) that could not be rendered (no Composition, several
+   * that could be chosen, a failing render): the source rendered, but their objects are missing
+   * from it, so what it makes is not all known (reports count it failed; the findings say why).
    */
   partial?: string[];
   /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
