@@ -20,6 +20,7 @@ import type { ValidateResult } from "../validate/run.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { checkTests } from "../testing/index.js";
+import { writeOwnedFiles } from "./output-dir.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
@@ -146,8 +147,8 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
 function writeCheckOutputs(cwd: string, dir: string, sources: RenderedSource[], report: FinishedReport): string {
   const rendered = sources.filter((s) => s.ok);
   const names = streamFileNames(rendered.map((s) => s.source));
-  fs.mkdirSync(path.join(dir, "rendered"), { recursive: true });
-  rendered.forEach((s, i) => fs.writeFileSync(path.join(dir, "rendered", names[i]!), yamlStream(s.documents.map((d) => report.masker.maskObject(d)))));
+  // Streams an earlier run wrote for sources that no longer render are removed, nothing else.
+  writeOwnedFiles(path.join(dir, "rendered"), new Map(rendered.map((s, i) => [names[i]!, yamlStream(s.documents.map((d) => report.masker.maskObject(d)))])));
   const data = { findings: report.findings, summary: report.summary, toolVersion: TOOL_VERSION };
   fs.writeFileSync(path.join(dir, "report.json"), formatReport("json", data));
   fs.writeFileSync(path.join(dir, "report.sarif"), formatReport("sarif", data));

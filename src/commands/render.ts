@@ -23,6 +23,7 @@ import { RepoIndex } from "../validate/repo-index.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
+import { writeOwnedFiles } from "./output-dir.js";
 import { commandPackageSettings, nestedDepthOption, parseCommandArgs, targetsOrUsage } from "./options.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
@@ -220,14 +221,18 @@ async function renderAll(
     maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
   });
   const outDir = values["output-dir"] && path.resolve(io.cwd, values["output-dir"]);
-  if (outDir) fs.mkdirSync(outDir, { recursive: true });
   const fileNames = streamFileNames(sources.map((s) => s.source));
+  const written = new Map<string, string>();
   for (const [i, s] of sources.entries()) {
     findings.push(...s.findings);
     if (!s.ok) continue;
     const stream = yamlStream(s.documents);
-    if (outDir) fs.writeFileSync(path.join(outDir, fileNames[i]!), stream);
+    if (outDir) written.set(fileNames[i]!, stream);
     else io.stdout(`# ${sourceTitle(s.source)} via ${s.via}\n${stream}`);
+  }
+  if (outDir) {
+    const { removed } = writeOwnedFiles(outDir, written);
+    if (removed.length) io.stderr(`removed ${removed.length} stream${removed.length === 1 ? "" : "s"} an earlier run wrote for sources that no longer render: ${removed.join(", ")}\n`);
   }
   findings.push(...notRenderedFindings(sources));
   findings.sort(compareFindings);

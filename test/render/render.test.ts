@@ -594,7 +594,7 @@ describe("check --output-dir", () => {
     const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(ptStep(secret)), "functions.yaml": FUNCTIONS, "xr.yaml": xr("web") });
     const { code, stderr } = await cli(["check", ".", "--no-cache", "--output-dir", "out"], dir);
     expect(code).toBe(0);
-    const files = fs.readdirSync(path.join(dir, "out", "rendered"));
+    const files = fs.readdirSync(path.join(dir, "out", "rendered")).filter((f) => !f.startsWith("."));
     expect(files).toHaveLength(1);
     const stream = fs.readFileSync(path.join(dir, "out", "rendered", files[0]!), "utf8");
     const docs = YAML.parseAllDocuments(stream).map((d) => d.toJS());
@@ -605,6 +605,19 @@ describe("check --output-dir", () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, "out", "report.sarif"), "utf8")).version).toBe("2.1.0");
     expect(stderr).toContain("wrote out/rendered/ (1 YAML stream");
     expect(stderr).toMatch(/next: .*out\/rendered\//);
+  });
+
+  it("a later run removes the streams it wrote for sources that are gone, and nothing it did not write", async () => {
+    const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(ptStep(BUCKET_RESOURCE)), "functions.yaml": FUNCTIONS, "a.yaml": xr("a"), "b.yaml": xr("b") });
+    const streams = () => fs.readdirSync(path.join(dir, "out")).filter((f) => !f.startsWith(".")).sort();
+    await cli(["render", "--all", ".", "--output-dir", "out"], dir);
+    expect(streams()).toHaveLength(2);
+    fs.writeFileSync(path.join(dir, "out", "notes.yaml"), "mine\n");
+    fs.rmSync(path.join(dir, "b.yaml"));
+    const again = await cli(["render", "--all", ".", "--output-dir", "out"], dir);
+    expect(streams()).toHaveLength(2);
+    expect(streams()).toContain("notes.yaml");
+    expect(again.stderr).toMatch(/removed 1 stream an earlier run wrote for sources that no longer render: .*-b\.yaml/);
   });
 });
 
