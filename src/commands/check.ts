@@ -145,10 +145,11 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
 
 /** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */
 function writeCheckOutputs(cwd: string, dir: string, sources: RenderedSource[], report: FinishedReport): string {
+  // Names over every source, as render --all gives them: a name does not change when a sibling fails.
+  const names = streamFileNames(sources.map((s) => s.source));
   const rendered = sources.filter((s) => s.ok);
-  const names = streamFileNames(rendered.map((s) => s.source));
   // Streams an earlier run wrote for sources that no longer render are removed, nothing else.
-  writeOwnedFiles(path.join(dir, "rendered"), new Map(rendered.map((s, i) => [names[i]!, yamlStream(s.documents.map((d) => report.masker.maskObject(d)))])));
+  writeOwnedFiles(path.join(dir, "rendered"), new Map(sources.flatMap((s, i) => (s.ok ? [[names[i]!, yamlStream(s.documents.map((d) => report.masker.maskObject(d)))] as const] : []))));
   const data = { findings: report.findings, summary: report.summary, toolVersion: TOOL_VERSION };
   fs.writeFileSync(path.join(dir, "report.json"), formatReport("json", data));
   fs.writeFileSync(path.join(dir, "report.sarif"), formatReport("sarif", data));

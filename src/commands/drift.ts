@@ -110,7 +110,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     const u = result.update;
     io.stderr(`snapshot ${values.snapshot}: ${u.written.length} written, ${u.removed.length} removed, ${u.unchanged.length} unchanged\n`);
     const { notRendered, failed } = result.report.states;
-    if (notRendered + failed) io.stderr(`  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors, not objects, so their drift cannot be seen until they render\n`);
+    if (notRendered + failed) io.stderr(`  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors instead of what they make, so their drift is unknown until they render\n`);
     for (const f of u.written) io.stderr(`  wrote ${f}\n`);
     for (const f of u.removed) io.stderr(`  removed ${f}\n`);
   }

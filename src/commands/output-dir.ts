@@ -5,9 +5,10 @@ import path from "node:path";
 export const WRITTEN_LIST = ".composition-ci-written";
 
 /**
- * Writes `files` (name → content) into `dir`, and removes the files it wrote there last time that
- * this run does not write again (a source that is gone leaves no stale stream behind). Only files
- * named in its own list are ever removed: whatever else is in the directory is not touched.
+ * Writes `files` (name → YAML stream) into `dir`, and removes the streams it wrote there last time
+ * that this run does not write again (a source that is gone leaves no stale stream behind). Only
+ * regular files named in its own list and holding a YAML stream are ever removed, and a symbolic
+ * link in the directory is replaced, never written through: nothing outside it is touched.
  */
 export function writeOwnedFiles(dir: string, files: Map<string, string>): { removed: string[] } {
   fs.mkdirSync(dir, { recursive: true });
@@ -15,21 +16,28 @@ export function writeOwnedFiles(dir: string, files: Map<string, string>): { remo
   for (const name of previouslyWritten(dir)) {
     if (files.has(name)) continue;
     const file = path.join(dir, name);
-    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile()) {
+    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isFile() && fs.readFileSync(file, "utf8").startsWith("---")) {
       fs.rmSync(file);
       removed.push(name);
     }
   }
-  for (const [name, content] of files) fs.writeFileSync(path.join(dir, name), content);
-  fs.writeFileSync(path.join(dir, WRITTEN_LIST), [...files.keys()].sort().join("\n") + "\n");
+  for (const [name, content] of files) writeNotThroughLink(path.join(dir, name), content);
+  writeNotThroughLink(path.join(dir, WRITTEN_LIST), [...files.keys()].sort().join("\n") + "\n");
   return { removed };
+}
+
+function writeNotThroughLink(file: string, content: string): void {
+  if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(file);
+  fs.writeFileSync(file, content);
 }
 
 /** The names in the directory's list: plain file names only (a hand-edited list cannot reach elsewhere). */
 function previouslyWritten(dir: string): string[] {
+  const list = path.join(dir, WRITTEN_LIST);
+  if (!fs.lstatSync(list, { throwIfNoEntry: false })?.isFile()) return [];
   let text: string;
   try {
-    text = fs.readFileSync(path.join(dir, WRITTEN_LIST), "utf8");
+    text = fs.readFileSync(list, "utf8");
   } catch {
     return [];
   }

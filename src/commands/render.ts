@@ -53,7 +53,7 @@ Options (the same names and short forms as crossplane render):
   --function-credentials PATH   Secrets that steps reference as credentials
   -s, --required-schemas PATH   a directory of OpenAPI v3 JSON documents (kubectl get --raw
                                 /openapi/v3/...), or CRDs and XRDs, whose schemas answer functions'
-                                schema requirements (with --all, the repository's schemas answer)
+                                schema requirements (--all uses the repository's schemas instead)
   -a, --function-annotations KEY=VALUE
                                 set an annotation on every Function, e.g.
                                 render.crossplane.io/runtime=Development (repeatable)
@@ -212,7 +212,8 @@ async function renderAll(
 ): Promise<number> {
   const read = readManifests(paths.map((p) => path.resolve(root, p)), root, config.ignore, { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) });
   const manifests = read.manifests;
-  const findings: Finding[] = read.findings.filter((x) => x.severity === "error");
+  // Errors, and files too large to read: nothing in those renders, which must not pass in silence.
+  const findings: Finding[] = read.findings.filter((x) => x.severity === "error" || x.rule === "file/too-large");
   const sources = await renderEverything(manifests, {
     ...options,
     schemaFor: schemaLookup(manifests, true),
@@ -232,7 +233,7 @@ async function renderAll(
   }
   if (outDir) {
     const { removed } = writeOwnedFiles(outDir, written);
-    if (removed.length) io.stderr(`removed ${removed.length} stream${removed.length === 1 ? "" : "s"} an earlier run wrote for sources that no longer render: ${removed.join(", ")}\n`);
+    if (removed.length) io.stderr(`removed ${removed.length} stream${removed.length === 1 ? "" : "s"} an earlier run wrote into ${values["output-dir"]} that this run did not render: ${removed.join(", ")}\n`);
   }
   findings.push(...notRenderedFindings(sources));
   findings.sort(compareFindings);

@@ -62,11 +62,8 @@ function item(kind: DriftKind, source: string, object?: string, detail?: string)
 /** Today's render against the committed snapshot, source by source and object by object. */
 export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, SnapshotSource>, masker: SecretMasker): DriftItem[] {
   const items: DriftItem[] = [];
-  // Sources are matched by title (kind, name and file), not by snapshot file name, which changes
-  // when a second source of the same name appears.
-  const [now, then] = [byTitle(current), byTitle([...snapshot.values()])];
-  for (const title of [...new Set([...now.keys(), ...then.keys()])].sort()) {
-    const [before, after] = [then.get(title), now.get(title)];
+  const pairs = pairSources(current, [...snapshot.values()]);
+  for (const [before, after] of pairs) {
     const file = (after ?? before)!.file;
     if (!after) {
       items.push(item("source-removed", before!.title, undefined, `${before!.file} is in the snapshot, but nothing renders it any more`));
@@ -91,15 +88,30 @@ export function snapshotDrift(current: SnapshotSource[], snapshot: Map<string, S
   return items;
 }
 
-/** Snapshot sources by title; a title twice (two sources of one name in one file) gets `#2`, in order. */
-function byTitle(sources: SnapshotSource[]): Map<string, SnapshotSource> {
-  const out = new Map<string, SnapshotSource>();
-  for (const s of sources) {
-    let key = s.title;
-    for (let n = 2; out.has(key); n++) key = `${s.title}#${n}`;
-    out.set(key, s);
+/**
+ * Today's sources paired with the snapshot's: by snapshot file name first (it carries kind,
+ * namespace and name, and the file when those repeat), then what is left by title (kind, name and
+ * file: a file name that changed because a second source of the name appeared), in file-name order.
+ */
+function pairSources(current: SnapshotSource[], snapshot: SnapshotSource[]): [SnapshotSource | undefined, SnapshotSource | undefined][] {
+  const then = new Map(snapshot.map((s) => [s.file, s]));
+  const pairs: [SnapshotSource | undefined, SnapshotSource | undefined][] = [];
+  const unmatched: SnapshotSource[] = [];
+  for (const s of current) {
+    const before = then.get(s.file);
+    if (before) {
+      pairs.push([before, s]);
+      then.delete(s.file);
+    } else unmatched.push(s);
   }
-  return out;
+  const left = [...then.values()];
+  for (const s of unmatched) {
+    const i = left.findIndex((b) => b.title === s.title);
+    pairs.push([i >= 0 ? left.splice(i, 1)[0] : undefined, s]);
+  }
+  for (const b of left) pairs.push([b, undefined]);
+  const name = ([b, a]: [SnapshotSource | undefined, SnapshotSource | undefined]) => (a ?? b)!.file;
+  return pairs.sort((x, y) => (name(x) < name(y) ? -1 : name(x) > name(y) ? 1 : 0));
 }
 
 /** Marks the items a previous report already had: persisting when their detail is the same, changed when not. */

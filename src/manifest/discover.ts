@@ -57,8 +57,10 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
       if (configIgnored(rel)) continue;
       const kind = entry.isSymbolicLink() ? links.follow(abs) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
-      if (kind === "outside-dir" || (kind === "outside-file" && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()))) {
-        options.notes?.push(outsideNote(rel));
+      if (kind === "outside-dir" || kind === "outside-file") {
+        // Said only of what would have been read: not of an ignored or always-skipped entry.
+        const wouldRead = kind === "outside-dir" ? !ALWAYS_SKIPPED_DIRS.has(entry.name) && !ignored(abs, true) : MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) && !ignored(abs, false);
+        if (wouldRead) options.notes?.push(outsideNote(rel));
       } else if (kind === "dir") {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || ignored(abs, true)) continue;
         walk(abs, rel, layers);

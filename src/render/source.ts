@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Manifest } from "../manifest/manifest.js";
 import type { Finding } from "../report/finding.js";
 import { COMPOSITION_RESOURCE_NAME } from "./crossplane/pipeline.js";
@@ -117,6 +118,12 @@ export function streamFileNames(sources: Manifest[]): string[] {
     const name = count.get(plain[i]!)! > 1 ? plain[i]!.replace(/\.yaml$/, `--${m.file.replace(/\.(ya?ml|json)$/i, "")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_")) : plain[i]!;
     const n = (used.get(name) ?? 0) + 1;
     used.set(name, n);
-    return n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`);
+    return capped(n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`));
   });
+}
+
+/** A file name file systems take (255 bytes): a longer one keeps its start and a hash of the rest. */
+function capped(name: string): string {
+  if (name.length <= 200) return name;
+  return `${name.slice(0, 180)}-${createHash("sha256").update(name).digest("hex").slice(0, 12)}.yaml`;
 }

@@ -120,19 +120,26 @@ function notRenderedAt(change: SourceChange, side: RenderedSource, at: "head" | 
  * the failed XRs' objects are unknown at head (Crossplane keeps what they composed), not removed.
  */
 function failedAtHead(change: SourceChange, base: RenderedSource | undefined, head: RenderedSource, masker: SecretMasker): SourceChange {
-  if (base && sourceState(base) !== "rendered") {
+  const bothRenderedButNested = base?.ok && head.ok && !base.notRendered?.length;
+  if (base && sourceState(base) !== "rendered" && !bothRenderedButNested) {
     change.status = "still-failing";
+    return change;
+  }
+  const failedNested = head.ok ? (head.partial ?? []) : [];
+  if (failedNested.length) {
+    // The nested XR itself is its parent's object, known; what it composes (on either side's failed ones) is not.
+    const unknownBelow = [...failedNested, ...(base?.partial ?? [])];
+    const unknown = (key: string) => unknownBelow.some((p) => key.startsWith(`${p} > `));
+    change.objects = diffObjects(base?.ok ? base : undefined, head, masker).filter((o) => !unknown(o.key));
+    change.failedNested = failedNested;
+  }
+  // Failing at base too, only in nested XRs: what changed in the rest is the change; else still failing.
+  if (base && sourceState(base) !== "rendered") {
+    change.status = change.objects.some((o) => o.status !== "unchanged") ? "changed" : "still-failing";
     return change;
   }
   change.status = "failed";
   if (!base) change.isNew = true;
-  const failedNested = head.ok ? (head.partial ?? []) : [];
-  if (failedNested.length) {
-    // The nested XR itself is its parent's object, known; what it composes is not.
-    const unknown = (key: string) => failedNested.some((p) => key.startsWith(`${p} > `));
-    change.objects = diffObjects(base, head, masker).filter((o) => !unknown(o.key));
-    change.failedNested = failedNested;
-  }
   return change;
 }
 

@@ -112,7 +112,12 @@ export function foundGolden(file: string, documents: unknown[], examples: Map<st
   }
   const dir = path.posix.dirname(file);
   const shared = (m: Manifest) => commonPrefix(path.posix.dirname(m.file).split("/"), dir.split("/"));
-  const named = (m: Manifest) => commonPrefix([...path.posix.basename(m.file)], [...path.posix.basename(file)]);
+  // `xr.golden.yaml`, `xr-expected.yaml`: the example's name, then a separator, starts the golden file's.
+  const goldenName = path.posix.basename(file);
+  const named = (m: Manifest) => {
+    const stem = path.posix.basename(m.file).replace(/\.(ya?ml|json)$/i, "");
+    return goldenName.startsWith(stem) && ".-_".includes(goldenName[stem.length] ?? "#") ? stem.length : 0;
+  };
   const best = [...candidates].sort((a, b) => shared(b) - shared(a) || named(b) - named(a) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))[0]!;
   return { file, source: best };
 }

@@ -18,6 +18,15 @@ function examplesRepo(): GitRepo {
 const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 
 describe("drift against a committed snapshot", () => {
+  it("two sources of one name in one file, in two namespaces: no drift right after the snapshot", async () => {
+    const { dir } = examplesRepo();
+    const xr = fs.readFileSync(path.join(dir, "crossplane/xr.yaml"), "utf8");
+    fs.writeFileSync(path.join(dir, "crossplane/xr.yaml"), `${xr.replace("namespace: shop", "namespace: zzz")}---\n${xr.replace("namespace: shop", "namespace: aaa").replace("replicas: 3", "replicas: 5")}`);
+    await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
+    const report = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--format", "json")).stdout) as DriftReport;
+    expect(report.items).toEqual([]);
+  });
+
   it("a second source of the same kind and name is an added source; the first is still compared with its own snapshot", async () => {
     const { dir, commit } = examplesRepo();
     await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
@@ -42,7 +51,7 @@ describe("drift against a committed snapshot", () => {
     expect(report.items).toEqual([]);
     expect(report.states).toEqual({ rendered: 1, notRendered: 1, failed: 0 });
     const md = (await cli(dir, "drift", "--snapshot", "rendered")).stdout;
-    expect(md).toContain("### ⚠️ composition-ci drift: none among the 1 rendered source; 1 unknown (not rendered)");
+    expect(md).toContain("### ⚠️ composition-ci drift: none among the 1 rendered source; 1 unknown (did not render)");
     expect(md).toContain("1 of 2 sources rendered, 1 not rendered (a function composition-ci cannot run here): their drift is unknown");
   });
 

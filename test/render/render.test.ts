@@ -617,7 +617,20 @@ describe("check --output-dir", () => {
     const again = await cli(["render", "--all", ".", "--output-dir", "out"], dir);
     expect(streams()).toHaveLength(2);
     expect(streams()).toContain("notes.yaml");
-    expect(again.stderr).toMatch(/removed 1 stream an earlier run wrote for sources that no longer render: .*-b\.yaml/);
+    expect(again.stderr).toMatch(/removed 1 stream an earlier run wrote into out that this run did not render: .*-b\.yaml/);
+  });
+
+  it("never writes through a symbolic link in the directory, nor removes what its list names unless it is a stream it wrote", async () => {
+    const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(ptStep(BUCKET_RESOURCE)), "functions.yaml": FUNCTIONS, "a.yaml": xr("a") });
+    const outside = tempRepo({ "victim.txt": "keep me\n" });
+    fs.mkdirSync(path.join(dir, "out"));
+    fs.writeFileSync(path.join(dir, "out", "notes.yaml"), "mine\n");
+    fs.symlinkSync(path.join(outside, "victim.txt"), path.join(dir, "out", ".composition-ci-written"));
+    await cli(["render", "--all", ".", "--output-dir", "out"], dir);
+    expect(fs.readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("keep me\n");
+    fs.writeFileSync(path.join(dir, "out", ".composition-ci-written"), "notes.yaml\n");
+    await cli(["render", "--all", ".", "--output-dir", "out"], dir);
+    expect(fs.readFileSync(path.join(dir, "out", "notes.yaml"), "utf8")).toBe("mine\n");
   });
 });
 

@@ -110,7 +110,20 @@ describe("every source has one honest state", () => {
     expect(formatDiffMarkdown(failed, { maxChars: 65_000 })).toContain("`ConfigMap/b` of XNet `a` is **removed**");
   });
 
-  it("a source that fails at head and could not be rendered at base is failed, as the footer counts it", () => {
+  it("a nested XR failing at base and at head: the rest of the source is still compared", () => {
+    const object = (resource: string, data: JsonObject = {}) => cm(resource, data, resource);
+    const side = (objects: JsonObject[]) => {
+      const s = source("a", objects);
+      s.partial = ["XNetwork/n"];
+      return s;
+    };
+    const changed = report([side([object("a", { v: "1" }), object("b")])], [side([object("a", { v: "2" })])]).changes[0]!;
+    expect(changed.status).toBe("changed");
+    expect(changed.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/a:changed", "ConfigMap/b:removed"]);
+    expect(report([side([object("a")])], [side([object("a")])]).changes[0]!.status).toBe("still-failing");
+  });
+
+  it("a source that fails at head and could not be rendered at base is still-failing, as the footer counts it failed", () => {
     const r = report([source("a", [], { notRendered: true })], [source("a", [], { ok: false })]);
     expect(r.changes[0]!.status).toBe("still-failing");
   });

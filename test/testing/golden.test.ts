@@ -47,6 +47,9 @@ describe("golden files", () => {
     expect(json.tests.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([["examples/app.golden.yaml", "passed"]]);
     expect(json.tests[0].source).toContain("(examples/app.yaml)");
     expect(code).toBe(0);
+    fs.renameSync(path.join(dir, "examples/app.golden.yaml"), path.join(dir, "examples/app-expected.yaml"));
+    const renamed = await runJson(dir);
+    expect(renamed.json.tests[0].source).toContain("(examples/app.yaml)");
   });
 
   it("fails with a readable difference: every field that differs, objects on one side only, at the golden file's line", async () => {

@@ -59,7 +59,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
   const title = report.items.length
     ? `### ⚠️ composition-ci drift: ${report.items.length} item${report.items.length === 1 ? "" : "s"} (${fresh} new)`
     : unknown
-      ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (not rendered)`
+      ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (did not render)`
       : "### ✅ composition-ci drift: none";
   const against = [report.baselines.snapshot && `the snapshot in \`${report.baselines.snapshot}\``, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
   const states = [notRendered ? `${notRendered} not rendered (a function composition-ci cannot run here)` : "", failed ? `${failed} failed (their findings say why)` : ""].filter(Boolean);
