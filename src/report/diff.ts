@@ -115,26 +115,21 @@ function notRenderedAt(change: SourceChange, side: RenderedSource, at: "head" | 
 }
 
 /**
- * A source that fails at head: `still-failing` when it failed at base too (what it makes is
- * unknown on both sides), else `failed`. When only nested XRs failed, the rest is still compared:
- * the failed XRs' objects are unknown at head (Crossplane keeps what they composed), not removed.
+ * A source that fails at head: `failed`, or `still-failing` when it failed at base too (what it
+ * makes is unknown on both sides). When only nested XRs failed, the rest is still compared (the
+ * source is then `changed` if the rest changed though it failed at base too): the failed XRs'
+ * objects are unknown at head (Crossplane keeps what they composed), not removed.
  */
 function failedAtHead(change: SourceChange, base: RenderedSource | undefined, head: RenderedSource, masker: SecretMasker): SourceChange {
-  const bothRenderedButNested = base?.ok && head.ok && !base.notRendered?.length;
-  if (base && sourceState(base) !== "rendered" && !bothRenderedButNested) {
-    change.status = "still-failing";
-    return change;
+  const baseRendered = base !== undefined && sourceState(base) === "rendered";
+  // Only nested XRs failed (head.ok), on a base that rendered too (fully or but for nested XRs): the rest is compared.
+  if (head.ok && (!base || base.ok) && !base?.notRendered?.length) {
+    // The nested XR itself is its parent's object, known; what a failed one composes (on either side) is not.
+    const unknownBelow = [...(head.partial ?? []), ...(base?.partial ?? [])];
+    change.objects = diffObjects(base, head, masker).filter((o) => !unknownBelow.some((p) => o.key.startsWith(`${p} > `)));
+    change.failedNested = head.partial;
   }
-  const failedNested = head.ok ? (head.partial ?? []) : [];
-  if (failedNested.length) {
-    // The nested XR itself is its parent's object, known; what it composes (on either side's failed ones) is not.
-    const unknownBelow = [...failedNested, ...(base?.partial ?? [])];
-    const unknown = (key: string) => unknownBelow.some((p) => key.startsWith(`${p} > `));
-    change.objects = diffObjects(base?.ok ? base : undefined, head, masker).filter((o) => !unknown(o.key));
-    change.failedNested = failedNested;
-  }
-  // Failing at base too, only in nested XRs: what changed in the rest is the change; else still failing.
-  if (base && sourceState(base) !== "rendered") {
+  if (base && !baseRendered) {
     change.status = change.objects.some((o) => o.status !== "unchanged") ? "changed" : "still-failing";
     return change;
   }
