@@ -10,7 +10,7 @@ import type { Manifest } from "./manifest.js";
 export class PackageLayout {
   private readonly roots: Set<string>;
   private readonly packageOfDir = new Map<string, string | undefined>();
-  private readonly places = new WeakMap<readonly unknown[], { dir: string; pkg: string | undefined }[]>();
+  private readonly ancestors = new WeakMap<readonly unknown[], Map<string | undefined, Map<string, unknown[]>>>();
   private readonly nearestAllCache = new WeakMap<readonly unknown[], Map<string, readonly unknown[]>>();
 
   constructor(roots: Iterable<string>) {
@@ -36,19 +36,6 @@ export class PackageLayout {
     return this.nearestAll(candidates, fileOf, from)[0];
   }
 
-  /** Each candidate's directory and package, worked out once per candidate list (asked from every directory). */
-  private placesOf<T>(candidates: readonly T[], fileOf: (c: T) => string): { dir: string; pkg: string | undefined }[] {
-    let places = this.places.get(candidates);
-    if (!places) {
-      places = candidates.map((c) => {
-        const dir = parentDir(fileOf(c));
-        return { dir, pkg: this.packageOfDirectory(dir) };
-      });
-      this.places.set(candidates, places);
-    }
-    return places;
-  }
-
   /**
    * The candidates in `from`'s own package (files outside every package are one; all of them when
    * none is there), and of those the ones sharing the most leading directories with `from` (all of
@@ -61,19 +48,37 @@ export class PackageLayout {
     if (!byDir) this.nearestAllCache.set(candidates, (byDir = new Map()));
     let found = byDir.get(fromDir) as readonly T[] | undefined;
     if (!found) {
-      const places = this.placesOf(candidates, fileOf);
-      const own = this.packageOfDirectory(fromDir);
-      let indexes = candidates.map((_, i) => i);
-      if (this.roots.size > 0) {
-        const mine = indexes.filter((i) => places[i]!.pkg === own);
-        if (mine.length) indexes = mine;
-      }
-      const depths = indexes.map((i) => sharedDepth(fromDir, places[i]!.dir));
-      const best = Math.max(...depths);
-      found = indexes.filter((_, k) => depths[k] === best).map((i) => candidates[i]!);
+      const within = this.ancestorsOf(candidates, fileOf, this.packageOfDirectory(fromDir));
+      found = (deepestAncestorIn(within, fromDir) ?? candidates) as readonly T[];
       byDir.set(fromDir, found);
     }
     return found;
+  }
+
+  /**
+   * The candidates that may answer from one package (those in it; all when none is), grouped by
+   * every directory that holds them, however deep: the nearest of them to a directory are the ones
+   * in its deepest ancestor that holds any (they share the most leading directories with it).
+   */
+  private ancestorsOf<T>(candidates: readonly T[], fileOf: (c: T) => string, pkg: string | undefined): Map<string, T[]> {
+    let byPackage = this.ancestors.get(candidates);
+    if (!byPackage) this.ancestors.set(candidates, (byPackage = new Map()));
+    let within = byPackage.get(pkg) as Map<string, T[]> | undefined;
+    if (within) return within;
+    const dirs = candidates.map((c) => parentDir(fileOf(c)));
+    const inPackage = this.roots.size > 0 ? candidates.filter((_, i) => this.packageOfDirectory(dirs[i]!) === pkg) : [];
+    const eligible = inPackage.length ? new Set(inPackage) : undefined;
+    within = new Map();
+    candidates.forEach((c, i) => {
+      if (eligible && !eligible.has(c)) return;
+      for (let dir: string | undefined = dirs[i]!; dir !== undefined; dir = dir === "" ? undefined : parentDir(dir)) {
+        const list = within!.get(dir);
+        if (list) list.push(c);
+        else within!.set(dir, [c]);
+      }
+    });
+    byPackage.set(pkg, within);
+    return within;
   }
 
   private packageOfDirectory(dir: string): string | undefined {
@@ -96,14 +101,11 @@ export function parentDir(file: string): string {
   return slash < 0 ? "" : file.slice(0, slash);
 }
 
-/** How many leading directories two directory paths share (compared in place, no splitting). */
-function sharedDepth(a: string, b: string): number {
-  if (a === "" || b === "") return 0;
-  let depth = 0;
-  let i = 0;
-  for (; i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i); i++) if (a.charCodeAt(i) === 47) depth++;
-  // A whole last component in common: the paths end together or continue with a separator.
-  const endA = i === a.length || a.charCodeAt(i) === 47;
-  const endB = i === b.length || b.charCodeAt(i) === 47;
-  return endA && endB ? depth + 1 : depth;
+/** The entry of `dir`'s deepest ancestor (itself included, the root "" last) that the map has. */
+function deepestAncestorIn<V>(byDir: Map<string, V>, dir: string): V | undefined {
+  for (let d: string | undefined = dir; d !== undefined; d = d === "" ? undefined : parentDir(d)) {
+    const found = byDir.get(d);
+    if (found) return found;
+  }
+  return undefined;
 }
