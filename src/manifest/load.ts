@@ -7,6 +7,7 @@ import type { Finding } from "../report/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
 import { indentQuotedContinuations } from "./lenient.js";
 import { glimpseObjects, type UnreadObject } from "./glimpse.js";
+import { yaml11ScalarsOfDocuments, yaml11ScalarsOfEvents, type Yaml11Scalar } from "./yaml11.js";
 import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
 
 export interface LoadLimits {
@@ -154,6 +155,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   }
   const source = new SourceFile(file, text);
   source.plain = parsed.plain === true;
+  if (parsed.yaml11?.length) source.yaml11 = parsed.yaml11;
   if (isTemplated(text, parsed.errors)) {
     const unread = glimpseObjects(text, file, "a template");
     return { ...skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
@@ -198,6 +200,8 @@ interface Parsed {
   errors: Finding[];
   /** js-yaml read it, with no anchor or alias: positions can come from its events. */
   plain?: boolean;
+  /** Plain scalars YAML 1.1 reads as booleans (yaml11.ts). */
+  yaml11?: Yaml11Scalar[];
 }
 
 /**
@@ -212,7 +216,7 @@ function parseFast(text: string): Parsed | undefined {
     const events = jsyaml.parseEvents(text, {});
     if (hasAnchors(events)) return undefined;
     const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
-    return { documents, errors: [], plain: true };
+    return { documents, errors: [], plain: true, yaml11: yaml11ScalarsOfEvents(events, text) };
   } catch {
     return undefined;
   }
@@ -250,7 +254,7 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
       documents.push(BROKEN);
     }
   }
-  return { documents, errors };
+  return { documents, errors, yaml11: yaml11ScalarsOfDocuments(docs) };
 }
 
 function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter, doc: YAML.Document.Parsed): Finding {

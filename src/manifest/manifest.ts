@@ -1,5 +1,6 @@
 import * as jsyaml from "js-yaml";
 import { packEvents, positionLocator, type PackedEvents, type Position, type PositionLocator } from "./positions.js";
+import type { Yaml11Scalar } from "./yaml11.js";
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
@@ -12,6 +13,8 @@ export class SourceFile {
   private index?: PositionLocator;
   /** js-yaml read the file, and it has no anchor or alias: its positions come from js-yaml's events. */
   plain = false;
+  /** Plain scalars YAML 1.1 reads as booleans and YAML 1.2 as strings (yaml11.ts); most files have none. */
+  yaml11: readonly Yaml11Scalar[] = [];
   private packed?: PackedEvents;
 
   constructor(
@@ -71,6 +74,14 @@ export class Manifest {
 
   get version(): string {
     return versionOf(this.apiVersion);
+  }
+
+  /** The object's plain scalars that YAML 1.1 reads as booleans, with pointers inside the object. */
+  yaml11Scalars(): Yaml11Scalar[] {
+    const prefix = this.pointerPrefix;
+    return this.source.yaml11
+      .filter((s) => s.docIndex === this.docIndex && (prefix === "" || s.pointer.startsWith(`${prefix}/`)))
+      .map((s) => ({ ...s, pointer: s.pointer.slice(prefix.length) }));
   }
 
   /** Line and column (1-based) of the field at `pointer` (JSON pointer inside the object). */

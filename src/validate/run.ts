@@ -25,6 +25,7 @@ import { gvkLabel, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
 import { missingSchemaMessage } from "./missing-schema.js";
+import { yaml11Findings } from "./yaml11.js";
 
 export interface ValidateOptions {
   /**
@@ -195,10 +196,15 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {
-    if (missing.policy === "ignore" || isToolObject(m)) return [];
-    return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing))];
+    if (isToolObject(m)) return [];
+    const ambiguous = yaml11Findings(m, [], undefined).findings;
+    if (missing.policy === "ignore") return ambiguous;
+    return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];
   }
-  const findings = engine.validateObject(withoutStatus(m.object), entry).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  const violations = engine.validateObject(withoutStatus(m.object), entry);
+  const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object), entry));
+  const findings = violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  findings.push(...ambiguity.findings);
   const absent = missingSpec(m, entry);
   if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
   if (!hasName(m) && !isToolObject(m)) findings.push(findingAt(m, isPlainObject(m.object.metadata) ? "/metadata" : "", "schema/required", "error", "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName"));

@@ -55,7 +55,7 @@ spec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transfo
 
 const xr = (field: string, extra = "") => `apiVersion: example.org/v1
 kind: XNet
-metadata: {name: n, namespace: default}
+metadata: {name: net, namespace: default}
 spec:
   ${field}: eu
 ${extra}`;
@@ -158,7 +158,7 @@ spec:
       "functions.yaml": functions,
       "xrd.yaml": legacyXrd,
       "c.yaml": composition("one", "region").replace("apiVersion: example.org/v1, kind: XNet", "apiVersion: example.org/v2, kind: XNet"),
-      "claim.yaml": "apiVersion: example.org/v1\nkind: Net\nmetadata: {name: n, namespace: default}\nspec: {}\n",
+      "claim.yaml": "apiVersion: example.org/v1\nkind: Net\nmetadata: {name: net, namespace: default}\nspec: {}\n",
     });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
   });

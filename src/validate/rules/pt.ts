@@ -8,6 +8,7 @@ import { schemaAtPath, schemaValueType } from "../schema-path.js";
 import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+import { withoutYaml11Readings } from "../yaml11.js";
 
 /**
  * pt/*: function-patch-and-transform inputs (and `mode: Resources` Compositions) checked
@@ -117,7 +118,8 @@ function checkBase(scope: Scope, base: Record<string, unknown>, at: string, ctx:
   if (!apiVersion || !kind) return;
   const entry = ctx.registry.get(gvkOf(apiVersion, kind), scope.composition.file);
   if (!entry) return;
-  for (const v of ctx.engine.validateObject(base, entry)) {
+  const violations = ctx.engine.validateObject(base, entry);
+  for (const v of withoutYaml11Readings(scope.composition, at, base, violations, (o) => ctx.engine.validateObject(o, entry))) {
     if (!BASE_CHECKED_RULES.has(v.rule)) continue;
     scope.sink.add(scope.composition, `${at}${v.pointer}`, v.rule, v.severity ?? "error", `composed ${kind} base: ${v.message}`);
   }

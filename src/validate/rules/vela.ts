@@ -1,5 +1,6 @@
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
+import { withoutYaml11Readings } from "../yaml11.js";
 import { isKubernetesCoreKind } from "../schemas/kubernetes.js";
 import type { SchemaEntry } from "../schemas/registry.js";
 import type { OpenAPISchema } from "../schemas/types.js";
@@ -170,7 +171,8 @@ class ParameterSchemas {
   check(on: Manifest, definition: string, properties: unknown, at: string, label: string): void {
     const entry = this.entry(definition);
     if (!entry) return;
-    for (const v of this.ctx.engine.validateObject(properties ?? {}, entry)) {
+    const violations = this.ctx.engine.validateObject(properties ?? {}, entry);
+    for (const v of withoutYaml11Readings(on, at, properties, violations, (o) => this.ctx.engine.validateObject(o, entry))) {
       this.sink.add(on, at + v.pointer, "vela/properties", v.severity ?? "error", `properties of ${label} (${definition}): ${v.message}`);
     }
   }

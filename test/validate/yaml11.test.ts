@@ -1,0 +1,96 @@
+import * as jsyaml from "js-yaml";
+import * as YAML from "yaml";
+import { describe, expect, it } from "vitest";
+import { yaml11ScalarsOfDocuments, yaml11ScalarsOfEvents } from "../../src/manifest/yaml11.js";
+import { ptComposition } from "../fixtures/compositions.js";
+import { xrd } from "../fixtures/nested-xrs.js";
+import { runCli, tempRepo } from "../helpers.js";
+
+type Finding = { rule: string; severity: string; file?: string; line?: number; column?: number; message: string };
+
+async function validate(files: Record<string, string>): Promise<Finding[]> {
+  const { stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], tempRepo(files));
+  return (JSON.parse(stdout) as { findings: Finding[] }).findings;
+}
+
+const at = (findings: Finding[], rule = "yaml/ambiguous-boolean") => findings.filter((f) => f.rule === rule).map((f) => `${f.line}:${f.column}`);
+
+describe("plain yes/no/on/off: a string to YAML 1.2, a boolean to YAML 1.1", () => {
+  it("notes every such plain scalar with its JSON pointer, keys and flow collections included, and nothing quoted or tagged", () => {
+    const text = [
+      "a: yes",
+      "b: 'no'",
+      "c: !!str on",
+      "d: [on, Off, true, x]",
+      "e:",
+      "  - {f: N, g: n0}",
+      "  - NO: 1",
+      "h/i~j: y",
+      "---",
+      "k: OFF",
+    ].join("\n");
+    const expected = [
+      { docIndex: 0, pointer: "/a", text: "yes", key: false },
+      { docIndex: 0, pointer: "/d/0", text: "on", key: false },
+      { docIndex: 0, pointer: "/d/1", text: "Off", key: false },
+      { docIndex: 0, pointer: "/e/0/f", text: "N", key: false },
+      { docIndex: 0, pointer: "/e/1/NO", text: "NO", key: true },
+      { docIndex: 0, pointer: "/h~1i~0j", text: "y", key: false },
+      { docIndex: 1, pointer: "/k", text: "OFF", key: false },
+    ];
+    expect(yaml11ScalarsOfEvents(jsyaml.parseEvents(text, {}), text)).toEqual(expected);
+    expect(yaml11ScalarsOfDocuments(YAML.parseAllDocuments(text) as YAML.Document.Parsed[])).toEqual(expected);
+  });
+
+  it("a string field: kubectl would send a boolean the API server refuses (warning at the value)", async () => {
+    const findings = await validate({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  labels: {enabled: on}\ndata:\n  debug: yes\n  quoted: 'yes'\n  real: 'true'\n" });
+    expect(findings.map((f) => `${f.severity} ${f.rule} ${f.line}:${f.column}`)).toEqual(["warning yaml/ambiguous-boolean 5:12", "warning yaml/ambiguous-boolean 7:3"]);
+    expect(findings[1]!.message).toMatch(/`yes` is the boolean true to kubectl.*which this field refuses.*`data.debug` must be a string.*quote it \("yes"\)/);
+  });
+
+  it("a boolean field: one warning that says to write true, instead of a type error kubectl users never see", async () => {
+    const deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  paused: yes\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n";
+    const findings = await validate({ "d.yaml": deployment });
+    expect(findings.map((f) => `${f.severity} ${f.rule} ${f.line}`)).toEqual(["warning yaml/ambiguous-boolean 5"]);
+    expect(findings[0]!.message).toMatch(/the string "yes" to kustomize and Flux.*refuses.*write true/);
+    // Written as true, nothing; written as a word YAML 1.1 does not read as a boolean, still the type error.
+    expect(await validate({ "d.yaml": deployment.replace("paused: yes", "paused: true") })).toEqual([]);
+    expect((await validate({ "d.yaml": deployment.replace("paused: yes", "paused: sure") })).map((f) => f.rule)).toEqual(["schema/type"]);
+  });
+
+  it("where no schema says which is meant: a warning to quote it or write the boolean; a key too", async () => {
+    const findings = await validate({ "x.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  flag: on\n  on: 1\nstatus: {ready: no}\n" });
+    expect(findings.map((f) => `${f.rule} ${f.line}`)).toEqual(["schema/missing 2", "yaml/ambiguous-boolean 5", "yaml/ambiguous-boolean 6"]);
+    expect(findings[1]!.message).toMatch(/quote it \("on"\) for the string, or write true/);
+    expect(findings[2]!.message).toMatch(/the key `on` is "on" to kustomize and Flux \(YAML 1.2\) and "true" to kubectl/);
+  });
+
+  it("files read by the other parser (anchors) and items of a List are placed too", async () => {
+    const list = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: a}\n    data: {x: off}\n";
+    const anchored = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, labels: &l {team: x}}\ndata:\n  z: n\n";
+    const findings = await validate({ "list.yaml": list, "anchored.yaml": anchored });
+    expect(findings.map((f) => `${f.file} ${f.rule} ${f.line}:${f.column}`)).toEqual(["anchored.yaml yaml/ambiguous-boolean 5:3", "list.yaml yaml/ambiguous-boolean 7:12"]);
+  });
+
+  it("a composed resource's base: the ambiguity once, not also a base type error kubectl users would not get", async () => {
+    const crd = [
+      "apiVersion: apiextensions.k8s.io/v1",
+      "kind: CustomResourceDefinition",
+      "metadata: {name: buckets.s.example.org}",
+      "spec:",
+      "  group: s.example.org",
+      "  names: {kind: Bucket, plural: buckets}",
+      "  scope: Cluster",
+      "  versions:",
+      "    - name: v1",
+      "      served: true",
+      "      storage: true",
+      "      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {public: {type: boolean}, replicas: {type: integer}}}}}}",
+      "",
+    ].join("\n");
+    const resources = "          - name: b\n            base:\n              apiVersion: s.example.org/v1\n              kind: Bucket\n              spec:\n                public: yes\n                replicas: many\n";
+    const findings = await validate({ "composition.yaml": ptComposition("c", "XThing", resources), "xrd.yaml": xrd("XThing", "xthings"), "crd.yaml": crd });
+    const mine = findings.filter((f) => f.file === "composition.yaml" && f.rule !== "composition/function-missing");
+    expect(mine.map((f) => `${f.rule} ${f.line}`)).toEqual(["yaml/ambiguous-boolean 19", "schema/type 20"]);
+  });
+});
