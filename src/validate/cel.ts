@@ -1,9 +1,9 @@
 import { celEnv, isCelError, isCelList, parse, plan, type CelEnv, type CelFunc, type CelResult, type CelValue } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
 import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
 import { compileRe2 } from "./re2.js";
 import { kubernetesCel } from "./cel-kubernetes.js";
+import { celStrings } from "./cel-strings.js";
 import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 import { fieldOf, isPlainObject } from "./structural.js";
 
@@ -48,7 +48,7 @@ const compiledTransitionRules = new WeakMap<object, Compiled[]>();
 
 function celEnvironment(): CelEnv {
   env ??= celEnv({
-    funcs: [...strings, ...kubernetesCel].map(budgeted),
+    funcs: [...celStrings(MAX_STEPS), ...kubernetesCel].map(budgeted),
     re2: { compile: (pattern: string) => ({ test: (text: string) => compileRe2(pattern).matcher(text).find() }) },
   });
   return env;

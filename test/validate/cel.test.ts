@@ -202,6 +202,17 @@ describe("CEL has a cost budget: a manifest cannot stall validation", () => {
     expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("over the cost budget: the evaluation spent over 1000000 units") });
   });
 
+  it("replace is one pass: every 'a' of a 200,000-character string, within the budget, is replaced at once", () => {
+    const s = schema([{ rule: "self.name.replace('a', 'b').startsWith('bbb') && !self.name.replace('a', 'b').contains('a')", message: "not replaced" }]);
+    expect(within(2000, () => celViolations(s, { spec: { name: "a".repeat(200_000) } }))).toEqual([]);
+  });
+
+  it("replace is Go's strings.Replace, as cel-go calls it: all or the first n, an empty pattern before each code point", () => {
+    const rules = ["'abc'.replace('', 'x') == 'xaxbxcx'", "'aaaa'.replace('a', 'b', 2) == 'bbaa'", "'aaa'.replace('aa', 'b') == 'ba'", "'ab'.replace('a', 'c', 0) == 'ab'", "'ab'.replace('a', 'c', -1) == 'cb'"];
+    const s = schema(rules.map((rule) => ({ rule })));
+    expect(celViolations(s, { spec: { name: "x" } })).toEqual([]);
+  });
+
   it("one loop over a split string within the budget still runs", () => {
     const s = schema([{ rule: "self.name.split('').all(c, c == 'a')", message: "only a" }]);
     expect(celViolations(s, { spec: { name: "aaab" } })).toEqual([{ pointer: "/spec", rule: "schema/cel", message: "only a" }]);
