@@ -131,3 +131,5 @@ function emitEmpty(w: Writer, open: string, close: string): void {
   w.indicator(open, true, true, false);
   w.indicator(close, false, false, false);
 }
+
+export { goNumber } from "./resolve.js";

@@ -38,17 +38,31 @@ const SIGNED_BINARY = /^0b([-+]?)([01]+)$/;
  * that "0b" followed by a signed binary number is an int too.
  */
 function isNumber(s: string): boolean {
+  return goNumber(s) !== undefined;
+}
+
+/**
+ * The number go-yaml (v2 and v3 alike) reads from a plain scalar that starts with a digit or a
+ * sign, or undefined when it reads a string: `0644` is octal (420), `1_000` is 1000, `0b11` and
+ * `-0x1F` are numbers, where YAML 1.2's core schema reads 644 and three strings. kubectl, Helm,
+ * Argo CD, kustomize and `crossplane render` all read manifests through go-yaml.
+ */
+export function goNumber(s: string): number | undefined {
   const plain = s.includes("_") ? s.replaceAll("_", "") : s;
   const int = GO_INT.exec(plain);
   if (int) {
     const [, sign, hex, oct, bin, zeroOct, dec] = int;
-    if (fitsGoInt(sign, magnitude(hex, 16) ?? magnitude(oct, 8) ?? magnitude(bin, 2) ?? magnitude(zeroOct, 8) ?? BigInt(dec))) {
-      return true;
-    }
+    const n = magnitude(hex, 16) ?? magnitude(oct, 8) ?? magnitude(bin, 2) ?? magnitude(zeroOct, 8) ?? BigInt(dec!);
+    if (fitsGoInt(sign!, n)) return Number(sign === "-" ? -n : n);
   }
-  if (YAML_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
+  if (YAML_FLOAT.test(plain)) {
+    const f = Number(plain);
+    if (Number.isFinite(f)) return f;
+  }
   const bin = SIGNED_BINARY.exec(plain);
-  return bin !== null && bin[1] !== "" && fitsGoInt(bin[1], magnitude(bin[2], 2)!);
+  if (bin === null || bin[1] === "") return undefined;
+  const n = magnitude(bin[2], 2)!;
+  return fitsGoInt(bin[1]!, n) ? Number(bin[1] === "-" ? -n : n) : undefined;
 }
 
 function magnitude(digits: string | undefined, base: 2 | 8 | 16): bigint | undefined {

@@ -7,6 +7,7 @@ import type { Finding } from "../report/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
 import { indentQuotedContinuations } from "./lenient.js";
 import { glimpseObjects, type UnreadObject } from "./glimpse.js";
+import { MANIFEST_SCHEMA, withGoNumbers } from "./go-numbers.js";
 import { yaml11ScalarsOfDocuments, yaml11ScalarsOfEvents, type Yaml11Scalar } from "./yaml11.js";
 import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
 
@@ -215,7 +216,7 @@ function parseFast(text: string): Parsed | undefined {
   try {
     const events = jsyaml.parseEvents(text, {});
     if (hasAnchors(events)) return undefined;
-    const documents = jsyaml.constructFromEvents(events, { source: text, schema: jsyaml.CORE_SCHEMA });
+    const documents = jsyaml.constructFromEvents(events, { source: text, schema: MANIFEST_SCHEMA });
     return { documents, errors: [], plain: true, yaml11: yaml11ScalarsOfEvents(events, text) };
   } catch {
     return undefined;
@@ -225,7 +226,7 @@ function parseFast(text: string): Parsed | undefined {
 function parseCareful(text: string, limits: LoadLimits): Parsed {
   const lineCounter = new YAML.LineCounter();
   // merge: `<<` keys merge their mapping in, as go-yaml (kubectl, the API machinery) reads them.
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true });
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true, customTags: withGoNumbers });
   const documents: ParsedDocument[] = [];
   const errors: Finding[] = [];
   for (const doc of docs) {
