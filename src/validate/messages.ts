@@ -39,7 +39,7 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
     case "additionalProperties": {
       const name = String(p.additionalProperty);
       const pointer = `${at}/${escape(name)}`;
-      const known = knownFields(schema, at);
+      const known = Array.isArray(p.known) ? (p.known as string[]) : knownFields(schema, at);
       const guess = closest(name, known);
       const hint = guess ? `; did you mean \`${display(`${at}/${escape(guess)}`)}\`?` : known.length ? ` (allowed here: ${list(known)})` : "";
       return { rule: "schema/unknown-field", pointer, message: `unknown field \`${display(pointer)}\`${hint}` };

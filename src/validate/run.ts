@@ -21,7 +21,7 @@ import { SchemaLocations } from "./schemas/locations.js";
 import { SchemaRegistry, type SchemaEntry } from "./schemas/registry.js";
 import { loadPackageSchemas, type UsedPackage } from "../packages/schemas.js";
 import type { PackageSettings } from "../render/runner/package.js";
-import { gvkLabel, type Gvk } from "./schemas/types.js";
+import { gvkLabel, gvkOf, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
 import { missingSchemaMessage } from "./missing-schema.js";
@@ -120,7 +120,8 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? []), ...fromPackages.findings];
   if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity !== "info")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
-  const locationFailures = await registry.prepare(distinctGvks(scanned.manifests));
+  // The composed resources' bases too: the pt rules check each against its kind's schema.
+  const locationFailures = await registry.prepare([...distinctGvks(scanned.manifests), ...composedBaseGvks(scanned.manifests)]);
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
   for (const note of registry.notes) {
     if (note.manifest) findings.push(findingAt(note.manifest, "/metadata/name", "schema/duplicate-definition", note.severity, note.message));
@@ -261,6 +262,26 @@ function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding
     }
   }
   return out;
+}
+
+/** The kinds of the composed resources' bases of Compositions (P&T inputs, and `mode: Resources`). */
+function composedBaseGvks(manifests: Manifest[]): Gvk[] {
+  const seen = new Map<string, Gvk>();
+  const add = (resources: unknown) => {
+    if (!Array.isArray(resources)) return;
+    for (const r of resources) {
+      const base = isPlainObject(r) ? r.base : undefined;
+      if (!isPlainObject(base) || typeof base.apiVersion !== "string" || typeof base.kind !== "string") continue;
+      seen.set(`${base.apiVersion}/${base.kind}`, gvkOf(base.apiVersion, base.kind));
+    }
+  };
+  for (const m of manifests) {
+    if (m.kind !== "Composition" || m.group !== "apiextensions.crossplane.io" || !isPlainObject(m.object.spec)) continue;
+    const spec = m.object.spec;
+    add(spec.resources);
+    if (Array.isArray(spec.pipeline)) for (const step of spec.pipeline) if (isPlainObject(step) && isPlainObject(step.input)) add(step.input.resources);
+  }
+  return [...seen.values()];
 }
 
 function distinctGvks(manifests: Manifest[]): Gvk[] {

@@ -1,10 +1,11 @@
 import type { ErrorObject } from "ajv";
+import { unknownCoreFields } from "./kubernetes-fields.js";
 
 /**
  * Kubernetes core kinds, validated by the ajv validators the `kubernetes-models` package compiles
  * from the Kubernetes OpenAPI document (types, required fields, enums). That document does not
- * close objects, so unknown fields of core kinds are not reported here; `--engine kubeconform`
- * (strict) covers them. Each model loads only when a manifest of its kind is seen.
+ * close objects: unknown fields come from the table of each type's fields (kubernetes-fields.ts).
+ * Each model loads only when a manifest of its kind is seen.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ModelClass = new (data: any) => { validate(): void };
@@ -80,19 +81,21 @@ export async function kubernetesValidator(apiVersion: string, kind: string): Pro
   let validator = loaded.get(key);
   if (!validator) {
     const Model = await load();
-    validator = (object) => {
-      try {
-        new Model(object).validate();
-        return [];
-      } catch (err) {
-        const errors = (err as { errors?: ErrorObject[] }).errors;
-        if (!errors) throw err;
-        return errors;
-      }
-    };
+    validator = (object) => [...modelErrors(Model, object), ...unknownCoreFields(key, object)];
     loaded.set(key, validator);
   }
   return validator;
+}
+
+function modelErrors(Model: ModelClass, object: unknown): ErrorObject[] {
+  try {
+    new Model(object).validate();
+    return [];
+  } catch (err) {
+    const errors = (err as { errors?: ErrorObject[] }).errors;
+    if (!errors) throw err;
+    return errors;
+  }
 }
 
 export const KUBERNETES_CORE_KINDS = Object.keys(MODELS);

@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ErrorObject } from "ajv";
+import { toPointer } from "../../manifest/pointer.js";
+import { isPlainObject } from "../structural.js";
+
+/**
+ * The fields of Kubernetes core kinds (schemas/kubernetes-fields.json, written by
+ * scripts/kubernetes-fields.ts from the `kubernetes-models` declarations): a field's type is 0 for a
+ * scalar, 1 for anything (RawExtension, free-form JSON), the name of an object type, `[type]` for a
+ * list, `{"*": type}` for a map.
+ */
+export type FieldType = 0 | 1 | string | [FieldType] | { "*": FieldType };
+
+export interface FieldTable {
+  source: string;
+  kinds: Record<string, string>;
+  types: Record<string, Record<string, FieldType>>;
+}
+
+let table: FieldTable | undefined;
+
+function fieldTable(): FieldTable {
+  if (table) return table;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = path.join(dir, "schemas", "kubernetes-fields.json");
+    if (fs.existsSync(file)) return (table = JSON.parse(fs.readFileSync(file, "utf8")) as FieldTable);
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("schemas/kubernetes-fields.json is missing from the package");
+    dir = parent;
+  }
+}
+
+/**
+ * The fields of an object of a core kind (`apps/v1/Deployment`) that its kind does not have, as
+ * ajv's additionalProperties errors with the fields allowed there (the API server refuses them
+ * under strict field validation and server-side apply). Types are the model validators' business:
+ * a value of another shape is not walked.
+ */
+export function unknownCoreFields(kind: string, object: unknown): ErrorObject[] {
+  const { kinds, types } = fieldTable();
+  const root = kinds[kind];
+  if (!root) return [];
+  const errors: ErrorObject[] = [];
+  const path: (string | number)[] = [];
+  const walk = (type: FieldType, value: unknown): void => {
+    if (type === 0 || type === 1) return;
+    if (Array.isArray(type)) {
+      if (Array.isArray(value)) value.forEach((item, i) => visit(type[0], item, i));
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    if (typeof type === "object") {
+      for (const [k, v] of Object.entries(value)) visit(type["*"], v, k);
+      return;
+    }
+    const fields = types[type]!;
+    for (const [k, v] of Object.entries(value)) {
+      if (Object.hasOwn(fields, k)) visit(fields[k]!, v, k);
+      else errors.push({ keyword: "additionalProperties", instancePath: toPointer(path), schemaPath: "#/additionalProperties", params: { additionalProperty: k, known: Object.keys(fields).sort() } });
+    }
+  };
+  const visit = (type: FieldType, value: unknown, segment: string | number) => {
+    path.push(segment);
+    walk(type, value);
+    path.pop();
+  };
+  walk(root, object);
+  return errors;
+}

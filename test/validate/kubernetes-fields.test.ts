@@ -1,0 +1,59 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { kubernetesFieldTable } from "../../scripts/kubernetes-fields.js";
+import { ptComposition } from "../fixtures/compositions.js";
+import { runCli, tempRepo } from "../helpers.js";
+
+type Finding = { rule: string; severity: string; file?: string; line?: number; column?: number; message: string };
+
+async function validate(files: Record<string, string>): Promise<Finding[]> {
+  const { stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], tempRepo(files));
+  return (JSON.parse(stdout) as { findings: Finding[] }).findings;
+}
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, lables: {a: b}}
+spec:
+  replica: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: nginx
+          resources: {limits: {cpu: 1}, requets: {}}
+          env: [{name: A, valu: b}]
+      nodeSelector: {any-key: x}
+status: {whatever: 1}
+`;
+
+describe("unknown fields of Kubernetes core kinds", () => {
+  it("schemas/kubernetes-fields.json is what scripts/kubernetes-fields.ts writes from the installed kubernetes-models", () => {
+    const committed = fs.readFileSync(path.join(import.meta.dirname, "../../schemas/kubernetes-fields.json"), "utf8");
+    expect(committed).toBe(`${JSON.stringify(kubernetesFieldTable())}\n`);
+  });
+
+  it("are errors at their line with the field meant, in objects, lists and maps of objects; maps' keys and status are free", async () => {
+    const findings = await validate({ "d.yaml": DEPLOYMENT });
+    expect(findings.map((f) => `${f.rule} ${f.line}:${f.column} ${f.message}`)).toEqual([
+      "schema/unknown-field 3:23 unknown field `metadata.lables`; did you mean `metadata.labels`?",
+      "schema/unknown-field 5:3 unknown field `spec.replica`; did you mean `spec.replicas`?",
+      "schema/unknown-field 13:41 unknown field `spec.template.spec.containers[0].resources.requets`; did you mean `spec.template.spec.containers[0].resources.requests`?",
+      "schema/unknown-field 14:27 unknown field `spec.template.spec.containers[0].env[0].valu`; did you mean `spec.template.spec.containers[0].env[0].value`?",
+    ]);
+  });
+
+  it("free-form parts (a CRD's schema, RawExtension) are not walked", async () => {
+    const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  names: {kind: Thing, plural: things}\n  scope: Cluster\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, default: {anything: 1}}}}}\n";
+    expect((await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field")).toEqual([]);
+  });
+
+  it("a composed Deployment's base is checked at its own line, though no Deployment is in the repository", async () => {
+    const resources = "          - name: d\n            base:\n              apiVersion: apps/v1\n              kind: Deployment\n              spec:\n                replica: 3\n";
+    const findings = await validate({ "composition.yaml": ptComposition("c", "XApp", resources) });
+    expect(findings.filter((f) => f.rule === "schema/unknown-field").map((f) => `${f.line} ${f.message}`)).toEqual(["19 composed Deployment base: unknown field `spec.replica`; did you mean `spec.replicas`?"]);
+  });
+});
