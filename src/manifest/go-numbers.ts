@@ -19,12 +19,18 @@ const goNumbers = jsyaml.defineScalarTag("tag:yaml.org,2002:int", {
 /** js-yaml's core schema with go-yaml's numbers (`.5`, `.inf` and `.nan` stay the core schema's floats). */
 export const MANIFEST_SCHEMA = jsyaml.CORE_SCHEMA.withTags(goNumbers);
 
+/** A plain key as the object built with MANIFEST_SCHEMA names it (`0644` is "420", `~` is "null"). */
+export function plainKeyName(raw: string): string {
+  return String(MANIFEST_SCHEMA.resolveImplicitScalarTag(raw).value);
+}
+
 /** The same for the `yaml` library (files with anchors or errors): a tag tried before the core schema's. */
 const goNumberTag: YAML.ScalarTag = {
   tag: "tag:yaml.org,2002:int",
   default: true,
   identify: (value) => typeof value === "number",
-  test: /^[-+]?\.?[0-9][0-9_a-fA-FxXoObB.eE+-]*$/,
+  // Starts as go-yaml's number cases do; `.5` and `.inf` are left to the core schema, as in MANIFEST_SCHEMA.
+  test: /^[-+]?[0-9_][0-9_a-fA-FxXoObB.eE+-]*$/,
   resolve: (source) => goNumber(source) ?? source,
 };
 

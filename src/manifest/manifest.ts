@@ -15,7 +15,24 @@ export class SourceFile {
   plain = false;
   /** Plain scalars YAML 1.1 reads as booleans and YAML 1.2 as strings (yaml11.ts); most files have none. */
   yaml11: readonly Yaml11Scalar[] = [];
+  private yaml11Groups?: Map<string, Yaml11Scalar[]>;
   private packed?: PackedEvents;
+
+  /** Those of one document, or of one item of a `kind: List` document (`/items/3`), with pointers inside it. */
+  yaml11Of(docIndex: number, prefix: string): readonly Yaml11Scalar[] {
+    if (this.yaml11.length === 0) return [];
+    if (!this.yaml11Groups) {
+      const groups = new Map<string, Yaml11Scalar[]>();
+      const add = (key: string, s: Yaml11Scalar) => (groups.get(key) ?? groups.set(key, []).get(key)!).push(s);
+      for (const s of this.yaml11) {
+        add(String(s.docIndex), s);
+        const item = /^\/items\/\d+(?=\/)/.exec(s.pointer);
+        if (item) add(`${s.docIndex}${item[0]}`, { ...s, pointer: s.pointer.slice(item[0].length) });
+      }
+      this.yaml11Groups = groups;
+    }
+    return this.yaml11Groups.get(`${docIndex}${prefix}`) ?? [];
+  }
 
   constructor(
     /** Repository-relative path with forward slashes, as findings print it. */
@@ -77,11 +94,8 @@ export class Manifest {
   }
 
   /** The object's plain scalars that YAML 1.1 reads as booleans, with pointers inside the object. */
-  yaml11Scalars(): Yaml11Scalar[] {
-    const prefix = this.pointerPrefix;
-    return this.source.yaml11
-      .filter((s) => s.docIndex === this.docIndex && (prefix === "" || s.pointer.startsWith(`${prefix}/`)))
-      .map((s) => ({ ...s, pointer: s.pointer.slice(prefix.length) }));
+  yaml11Scalars(): readonly Yaml11Scalar[] {
+    return this.source.yaml11Of(this.docIndex, this.pointerPrefix);
   }
 
   /** Line and column (1-based) of the field at `pointer` (JSON pointer inside the object). */

@@ -1,5 +1,6 @@
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
+import { plainKeyName, withGoNumbers } from "./go-numbers.js";
 import { pointerSegments } from "./pointer.js";
 
 export interface Position {
@@ -28,7 +29,7 @@ export class PositionIndex implements PositionLocator {
   private readonly docs: YAML.Document.Parsed[];
 
   constructor(text: string) {
-    this.docs = YAML.parseAllDocuments(text, { lineCounter: this.lineCounter, uniqueKeys: false }) as YAML.Document.Parsed[];
+    this.docs = YAML.parseAllDocuments(text, { lineCounter: this.lineCounter, uniqueKeys: false, customTags: withGoNumbers }) as YAML.Document.Parsed[];
   }
 
   locate(docIndex: number, pointer: string): Position {
@@ -229,7 +230,7 @@ export class EventPositionIndex implements PositionLocator {
     return this.count;
   }
 
-  /** A key as the object built from the file names it (plain null and booleans as JS prints them). */
+  /** A key as the object built from the file names it (plain null, booleans and numbers as JS prints them). */
   private keyText(i: number): string | undefined {
     if (this.type(i) !== SCALAR) return undefined;
     const e = this.events;
@@ -248,11 +249,7 @@ export class EventPositionIndex implements PositionLocator {
       indent: e[at + 5]!,
       fast: false,
     });
-    if (style !== jsyaml.SCALAR_STYLE_PLAIN) return raw;
-    if (/^(~|null|Null|NULL)?$/.test(raw)) return "null";
-    if (/^(true|True|TRUE)$/.test(raw)) return "true";
-    if (/^(false|False|FALSE)$/.test(raw)) return "false";
-    return raw;
+    return style === jsyaml.SCALAR_STYLE_PLAIN ? plainKeyName(raw) : raw;
   }
 
   /** Where the tree's range of a node starts; undefined where events place it differently. */

@@ -1,5 +1,6 @@
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
+import { plainKeyName } from "./go-numbers.js";
 
 /**
  * Plain scalars that YAML 1.1 reads as booleans and YAML 1.2 as strings: `yes`, `no`, `on`, `off`,
@@ -106,14 +107,10 @@ function withPointers(events: jsyaml.Event[], text: string): Yaml11Scalar[] {
   return found;
 }
 
-/** A key as the built object names it: plain null-like and boolean keys as JavaScript prints them. */
+/** A key as the built object names it. */
 function keyOf(e: jsyaml.ScalarEvent, text: string): string {
   const raw = jsyaml.getScalarValue(text, e);
-  if (e.style !== PLAIN) return raw;
-  if (/^(~|null|Null|NULL)?$/.test(raw)) return "null";
-  if (/^(true|True|TRUE)$/.test(raw)) return "true";
-  if (/^(false|False|FALSE)$/.test(raw)) return "false";
-  return raw;
+  return e.style === PLAIN ? plainKeyName(raw) : raw;
 }
 
 /** The scalars of documents read by the `yaml` library (files with anchors, merge keys or errors). */
@@ -140,12 +137,9 @@ function segmentsOf(chain: readonly unknown[]): string[] | undefined {
     const child = chain[i + 1];
     if (YAML.isSeq(parent)) segments.push(String(parent.items.indexOf(child as never)));
     else if (YAML.isPair(parent)) {
-      if (!YAML.isScalar(parent.key)) return undefined;
-      const name = parent.key.value === null ? "null" : String(parent.key.value);
-      if (name === "<<") return undefined;
-      if (parent.key !== child) segments.push(name);
-      else if (i !== chain.length - 2) return undefined;
-      else segments.push(name);
+      // A merge key (`<<`, a Symbol once read with merges on): its values land elsewhere, or nowhere.
+      if (!YAML.isScalar(parent.key) || typeof parent.key.value === "symbol" || parent.key.value === "<<") return undefined;
+      segments.push(parent.key.value === null ? "null" : String(parent.key.value));
     }
   }
   return segments;

@@ -25,7 +25,7 @@ import { gvkLabel, gvkOf, type Gvk } from "./schemas/types.js";
 import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
 import { missingSchemaMessage } from "./missing-schema.js";
-import { yaml11Findings } from "./yaml11.js";
+import { Yaml11Ledger, yaml11Findings } from "./yaml11.js";
 
 export interface ValidateOptions {
   /**
@@ -132,20 +132,22 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const policy = options.missingSchemas ?? config.missingSchemas ?? "warning";
   const schemaEngine = reuse ? reuse.engine(validatorDir) : new SchemaEngine(new ValidatorCompiler(validatorDir));
   const missing = { policy, packagesUnavailable: fromPackages.findings.some((f) => f.rule === "package/unavailable") };
+  const yaml11 = new Yaml11Ledger();
   const coreForKubeconform: Manifest[] = [];
   schemaEngine.remember(() => {
     for (const m of scanned.manifests) {
       const core = isKubernetesCoreKind(m.apiVersion, m.kind);
       if (core && engine !== "builtin") coreForKubeconform.push(m);
-      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, missing)));
+      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, missing, yaml11)));
     }
   });
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
   findings.push(...index.failures);
-  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
+  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, yaml11, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
   if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));
+  findings.push(...yaml11.remaining()); // what no embedded object's schema decided
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -193,17 +195,17 @@ function nothingFound(paths: string[], files: number, ignore: string[]): Finding
   return { rule: "file/no-manifests", severity: "warning", message: `nothing to check: ${why}` };
 }
 
-function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }): Finding[] {
+function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }, yaml11: Yaml11Ledger): Finding[] {
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {
     if (isToolObject(m)) return [];
-    const ambiguous = yaml11Findings(m, [], undefined).findings;
+    const ambiguous = yaml11Findings(m, [], undefined, yaml11).findings;
     if (missing.policy === "ignore") return ambiguous;
     return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];
   }
   const violations = engine.validateObject(withoutStatus(m.object), entry);
-  const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object), entry));
+  const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
   const findings = violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
   findings.push(...ambiguity.findings);
   const absent = missingSpec(m, entry);

@@ -10,60 +10,123 @@ export const AMBIGUOUS_BOOLEAN = "yaml/ambiguous-boolean";
 const YAML12 = "kustomize and Flux (YAML 1.2)";
 const YAML11 = "kubectl, Helm, Argo CD and `crossplane render` (YAML 1.1)";
 
+type Validate = (object: Record<string, unknown>) => Violation[];
+
 /**
  * What the plain `yes`, `no`, `on`, `off`, `y`, `n` of a manifest mean to the two readings of YAML
  * (manifest/yaml11.ts): the object is checked once more with each read as YAML 1.1 reads it, and
  * the schema's answer at that place says which tools would send what the API server refuses. A
- * finding of the YAML 1.2 check that only the other reading avoids is replaced (`superseded`), so
- * that one finding says what both mean.
+ * violation of the YAML 1.2 check that only the other reading avoids is replaced (`superseded`),
+ * so that one finding says what both mean. Where the schema takes either (a free-form field, no
+ * schema), the finding is held in the ledger: a check of an object embedded there (a composed
+ * resource's base, a function's input) may still decide it.
  */
-export function yaml11Findings(m: Manifest, violations: Violation[], validate: ((object: Manifest["object"]) => Violation[]) | undefined): { findings: Finding[]; superseded: Set<Violation> } {
+export function yaml11Findings(m: Manifest, violations: Violation[], validate: Validate | undefined, ledger: Yaml11Ledger): { findings: Finding[]; superseded: Set<Violation> } {
   // `status` is what controllers write: the API server drops what a manifest says there.
   const scalars = m.yaml11Scalars().filter((s) => s.pointer !== "/status" && !s.pointer.startsWith("/status/"));
   const superseded = new Set<Violation>();
-  if (scalars.length === 0) return { findings: [], superseded };
+  const findings: Finding[] = [];
+  if (scalars.length === 0) return { findings, superseded };
   const as11 = validate?.(readAsYaml11(m.object, scalars));
-  const findings = scalars.map((s) => {
-    const word = `\`${s.text}\``;
-    const bool = String(yaml11Boolean(s.text));
-    if (as11 && !s.key) {
-      const refused12 = violations.filter((v) => v.pointer === s.pointer);
-      const refused11 = as11.filter((v) => v.pointer === s.pointer);
-      if (refused11.length && !refused12.length) {
-        return findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", `${word} is the boolean ${bool} to ${YAML11}, which this field refuses (${refused11[0]!.message}); it is the string "${s.text}" only to ${YAML12}: quote it ("${s.text}")`);
-      }
-      if (refused12.length && !refused11.length) {
-        refused12.forEach((v) => superseded.add(v));
-        return findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", `${word} is the string "${s.text}" to ${YAML12}, which this field refuses (${refused12[0]!.message}); it is the boolean ${bool} only to ${YAML11}: write ${bool}`);
-      }
-      if (refused12.length) return undefined; // refused either way: the schema finding says so
-    }
-    if (s.key) return findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", `the key ${word} is "${s.text}" to ${YAML12} and "${bool}" to ${YAML11}: quote it ("${s.text}")`);
-    return findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", `${word} is the string "${s.text}" to ${YAML12} and the boolean ${bool} to ${YAML11}: quote it ("${s.text}") for the string, or write ${bool}`);
-  });
-  return { findings: findings.filter((f): f is Finding => f !== undefined), superseded };
+  for (const s of scalars) {
+    const decision = as11 && !s.key ? decide(s, violations, as11, yaml11Pointer(s.pointer, scalars)) : undefined;
+    decision?.superseded.forEach((v) => superseded.add(v));
+    if (decision?.message) findings.push(findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", decision.message));
+    else if (!decision) ledger.hold(m, s.pointer, findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", undecidedMessage(s)));
+  }
+  return { findings, superseded };
 }
 
 /**
- * The violations of an object embedded at `at` in a manifest (a composed resource's base, a
- * function's input) less those at a noted scalar that the YAML 1.1 reading would not have: such a
- * scalar already has its yaml/ambiguous-boolean finding on the manifest, and kubectl would send a
- * value the schema takes.
+ * The same for an object embedded at `at` in a manifest, checked against its own kind's schema:
+ * its violations less those only the YAML 1.2 reading has, and the findings its schema decides
+ * (each replacing the manifest's undecided one in the ledger).
  */
-export function withoutYaml11Readings(m: Manifest, at: string, object: unknown, violations: Violation[], validate: (object: Record<string, unknown>) => Violation[]): Violation[] {
-  if (violations.length === 0 || !isPlainObject(object)) return violations;
+export function embeddedYaml11(m: Manifest, at: string, object: unknown, violations: Violation[], validate: Validate, ledger: Yaml11Ledger | undefined): { violations: Violation[]; findings: { pointer: string; message: string }[] } {
   const inside = m.yaml11Scalars().filter((s) => !s.key && s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
-  const at11 = new Set(inside.map((s) => s.pointer));
-  if (!violations.some((v) => at11.has(v.pointer))) return violations;
-  const refused11 = new Set(validate(readAsYaml11(object, inside)).map((v) => v.pointer));
-  return violations.filter((v) => !at11.has(v.pointer) || refused11.has(v.pointer));
+  if (inside.length === 0 || !isPlainObject(object)) return { violations, findings: [] };
+  const keys = m.yaml11Scalars().filter((s) => s.key && s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
+  const as11 = validate(readAsYaml11(object, [...inside, ...keys]));
+  const superseded = new Set<Violation>();
+  const findings: { pointer: string; message: string }[] = [];
+  for (const s of inside) {
+    const decision = decide(s, violations, as11, yaml11Pointer(s.pointer, keys));
+    if (!decision) continue;
+    ledger?.settle(m, at + s.pointer);
+    decision.superseded.forEach((v) => superseded.add(v));
+    if (decision.message) findings.push({ pointer: s.pointer, message: decision.message });
+  }
+  return { violations: violations.filter((v) => !superseded.has(v)), findings };
+}
+
+/**
+ * What the schema says of one scalar under each reading: undefined when it takes both; otherwise
+ * the message (none when it refuses both: the schema's own finding says so) and the YAML 1.2
+ * violations it replaces.
+ */
+function decide(s: Yaml11Scalar, violations: Violation[], as11: Violation[], pointer11: string): { message?: string; superseded: Violation[] } | undefined {
+  const refused12 = violations.filter((v) => v.pointer === s.pointer);
+  const refused11 = as11.filter((v) => v.pointer === pointer11);
+  if (!refused12.length && !refused11.length) return undefined;
+  const word = `\`${s.text}\``;
+  const bool = String(yaml11Boolean(s.text));
+  if (refused11.length && !refused12.length) {
+    return { message: `${word} is the boolean ${bool} to ${YAML11}, which this field refuses (${refused11[0]!.message}); it is the string "${s.text}" only to ${YAML12}: quote it ("${s.text}")`, superseded: [] };
+  }
+  if (refused12.length && !refused11.length) {
+    return { message: `${word} is the string "${s.text}" to ${YAML12}, which this field refuses (${refused12[0]!.message}); it is the boolean ${bool} only to ${YAML11}: write ${bool}`, superseded: refused12 };
+  }
+  return { superseded: [] };
+}
+
+function undecidedMessage(s: Yaml11Scalar): string {
+  const word = `\`${s.text}\``;
+  const bool = String(yaml11Boolean(s.text));
+  if (s.key) return `the key ${word} is "${s.text}" to ${YAML12} and "${bool}" to ${YAML11}: quote it ("${s.text}")`;
+  return `${word} is the string "${s.text}" to ${YAML12} and the boolean ${bool} to ${YAML11}: quote it ("${s.text}") for the string, or write ${bool}`;
+}
+
+/**
+ * The findings a manifest's own schema left undecided (the field takes either reading), until the
+ * check of an object embedded there decides them; what is left is reported after the rules.
+ */
+export class Yaml11Ledger {
+  private readonly open = new Map<Manifest, Map<string, Finding>>();
+
+  hold(m: Manifest, pointer: string, finding: Finding): void {
+    let held = this.open.get(m);
+    if (!held) this.open.set(m, (held = new Map()));
+    held.set(pointer, finding);
+  }
+
+  settle(m: Manifest, pointer: string): void {
+    this.open.get(m)?.delete(pointer);
+  }
+
+  remaining(): Finding[] {
+    return [...this.open.values()].flatMap((held) => [...held.values()]);
+  }
+}
+
+/** Where a scalar is in the YAML 1.1 reading: below a key that reading renames, the key's new name. */
+function yaml11Pointer(pointer: string, scalars: readonly Yaml11Scalar[]): string {
+  const renamed = new Map(scalars.filter((s) => s.key).map((s) => [s.pointer, String(yaml11Boolean(s.text))]));
+  if (renamed.size === 0) return pointer;
+  const parts = pointer.split("/").slice(1);
+  let original = "";
+  return parts
+    .map((part) => {
+      original += `/${part}`;
+      return `/${renamed.get(original) ?? part}`;
+    })
+    .join("");
 }
 
 /** A copy of the object as YAML 1.1 builds it: each noted value a boolean, each noted key its boolean's name. */
-export function readAsYaml11<T extends Record<string, unknown>>(object: T, scalars: Yaml11Scalar[]): T {
+export function readAsYaml11<T extends Record<string, unknown>>(object: T, scalars: readonly Yaml11Scalar[]): T {
   const copy = structuredClone(object);
-  // Deepest first: renaming a key must not move a value still to be replaced below it.
-  const ordered = [...scalars].sort((a, b) => segments(b.pointer).length - segments(a.pointer).length);
+  // Deepest first, and a key's own value before the key: renaming a key must not move a value still to be replaced.
+  const ordered = [...scalars].sort((a, b) => segments(b.pointer).length - segments(a.pointer).length || Number(a.key) - Number(b.key));
   for (const s of ordered) {
     const path = segments(s.pointer);
     const last = path.pop();

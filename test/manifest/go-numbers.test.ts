@@ -42,6 +42,15 @@ describe("numbers are read as go-yaml reads them", () => {
     expect(valuesOf(text.replace("metadata: {name: c}", "metadata: {name: c, labels: &l {a: b}}"))).toEqual(expected);
   });
 
+  it("a key that is a number is named and placed as the object names it (both parsers)", async () => {
+    const text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: x\n  1_000: 5\n  0644: 6\n";
+    for (const file of [text, text.replace("{name: c}", "{name: c, labels: &l {a: b}}")]) {
+      const { stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], tempRepo({ "cm.yaml": file }));
+      const findings = (JSON.parse(stdout) as { findings: { rule: string; line: number; path: string }[] }).findings;
+      expect(findings.map((f) => `${f.rule} ${f.line} ${f.path}`)).toEqual(["schema/type 6 data[1000]", "schema/type 7 data[420]"]);
+    }
+  });
+
   it("a composed Secret volume's defaultMode: 0644 renders as 420, as crossplane render prints it", async () => {
     const resources = [
       "          - name: pod",

@@ -72,25 +72,42 @@ describe("plain yes/no/on/off: a string to YAML 1.2, a boolean to YAML 1.1", () 
     expect(findings.map((f) => `${f.file} ${f.rule} ${f.line}:${f.column}`)).toEqual(["anchored.yaml yaml/ambiguous-boolean 5:3", "list.yaml yaml/ambiguous-boolean 7:12"]);
   });
 
-  it("a composed resource's base: the ambiguity once, not also a base type error kubectl users would not get", async () => {
-    const crd = [
-      "apiVersion: apiextensions.k8s.io/v1",
-      "kind: CustomResourceDefinition",
-      "metadata: {name: buckets.s.example.org}",
-      "spec:",
-      "  group: s.example.org",
-      "  names: {kind: Bucket, plural: buckets}",
-      "  scope: Cluster",
-      "  versions:",
-      "    - name: v1",
-      "      served: true",
-      "      storage: true",
-      "      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {public: {type: boolean}, replicas: {type: integer}}}}}}",
-      "",
-    ].join("\n");
-    const resources = "          - name: b\n            base:\n              apiVersion: s.example.org/v1\n              kind: Bucket\n              spec:\n                public: yes\n                replicas: many\n";
-    const findings = await validate({ "composition.yaml": ptComposition("c", "XThing", resources), "xrd.yaml": xrd("XThing", "xthings"), "crd.yaml": crd });
+  const BUCKET_CRD = [
+    "apiVersion: apiextensions.k8s.io/v1",
+    "kind: CustomResourceDefinition",
+    "metadata: {name: buckets.s.example.org}",
+    "spec:",
+    "  group: s.example.org",
+    "  names: {kind: Bucket, plural: buckets}",
+    "  scope: Cluster",
+    "  versions:",
+    "    - name: v1",
+    "      served: true",
+    "      storage: true",
+    "      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {public: {type: boolean}, replicas: {type: integer}, name: {type: string}, tags: {type: object, additionalProperties: {type: string}}}}}}}",
+    "",
+  ].join("\n");
+
+  it("a composed resource's base: its own schema decides, once, in place of the Composition's undecided warning", async () => {
+    const resources = "          - name: b\n            base:\n              apiVersion: s.example.org/v1\n              kind: Bucket\n              spec:\n                public: yes\n                replicas: yes\n                name: yes\n                tags: {a: on}\n";
+    const findings = await validate({ "composition.yaml": ptComposition("c", "XThing", resources), "xrd.yaml": xrd("XThing", "xthings"), "crd.yaml": BUCKET_CRD });
     const mine = findings.filter((f) => f.file === "composition.yaml" && f.rule !== "composition/function-missing");
-    expect(mine.map((f) => `${f.rule} ${f.line}`)).toEqual(["yaml/ambiguous-boolean 19", "schema/type 20"]);
+    expect(mine.map((f) => `${f.rule} ${f.line}`)).toEqual(["yaml/ambiguous-boolean 19", "schema/type 20", "yaml/ambiguous-boolean 21", "yaml/ambiguous-boolean 22"]);
+    expect(mine[0]!.message).toMatch(/^composed Bucket base: `yes` is the string "yes" to kustomize.*write true$/);
+    expect(mine[2]!.message).toMatch(/^composed Bucket base: `yes` is the boolean true to kubectl.*quote it \("yes"\)$/);
+    expect(mine[3]!.message).toMatch(/^composed Bucket base: `on` is the boolean true to kubectl.*refuses/);
+  });
+
+  it("a key that is itself yes/no/on/off: its value is judged where the YAML 1.1 reading puts it", async () => {
+    const findings = await validate({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {on: yes, x: yes}\n" });
+    const messages = findings.map((f) => f.message);
+    expect(messages).toHaveLength(3);
+    expect(messages.filter((m) => /which this field refuses.*quote it \("yes"\)$/.test(m))).toHaveLength(2);
+    expect(messages.filter((m) => /^the key `on`/.test(m))).toHaveLength(1);
+  });
+
+  it("a merge key's values are not placed at a pointer that does not exist", async () => {
+    const findings = await validate({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  <<: {enabled: yes}\n" });
+    expect(findings.filter((f) => /Symbol/.test(f.message) || /Symbol/.test(JSON.stringify(f)))).toEqual([]);
   });
 });

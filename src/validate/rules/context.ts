@@ -1,3 +1,4 @@
+import type { Yaml11Ledger } from "../yaml11.js";
 import type { Config } from "../../config/config.js";
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding, Severity } from "../../report/finding.js";
@@ -15,6 +16,8 @@ export interface RuleContext {
   config: Config;
   /** Reads a file below the repository root (config-named schema files). */
   readFile?: (relativePath: string) => string;
+  /** The yes/no/on/off findings the manifests' own schemas left undecided (validate/yaml11.ts). */
+  yaml11?: Yaml11Ledger;
 }
 
 /** A family of rules: `composition/*`, `pt/*`, ... */

@@ -4,7 +4,7 @@ import type { Finding } from "../../report/finding.js";
 import { gvkOf } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
-import { withoutYaml11Readings } from "../yaml11.js";
+import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
 
 /** function/*: Function packages are pinned, and each step's input fits its function. */
 
@@ -72,8 +72,9 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
   }
   const entry = ctx.registry.get(gvkOf(apiVersion, kind), composition.file);
   if (!entry?.schema) return;
-  const violations = ctx.engine.validateObject(input, entry);
-  for (const v of withoutYaml11Readings(composition, at, input, violations, (o) => ctx.engine.validateObject(o, entry))) {
+  const read = embeddedYaml11(composition, at, input, ctx.engine.validateObject(input, entry), (o) => ctx.engine.validateObject(o, entry), ctx.yaml11);
+  for (const f of read.findings) sink.add(composition, at + f.pointer, AMBIGUOUS_BOOLEAN, "warning", `${label}: ${f.message}`);
+  for (const v of read.violations) {
     sink.add(composition, at + v.pointer, "function/input-invalid", v.severity ?? "error", `${label} (${apiVersion} ${kind}): ${v.message}`);
   }
 }

@@ -8,7 +8,7 @@ import { schemaAtPath, schemaValueType } from "../schema-path.js";
 import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
-import { withoutYaml11Readings } from "../yaml11.js";
+import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
 
 /**
  * pt/*: function-patch-and-transform inputs (and `mode: Resources` Compositions) checked
@@ -118,8 +118,9 @@ function checkBase(scope: Scope, base: Record<string, unknown>, at: string, ctx:
   if (!apiVersion || !kind) return;
   const entry = ctx.registry.get(gvkOf(apiVersion, kind), scope.composition.file);
   if (!entry) return;
-  const violations = ctx.engine.validateObject(base, entry);
-  for (const v of withoutYaml11Readings(scope.composition, at, base, violations, (o) => ctx.engine.validateObject(o, entry))) {
+  const read = embeddedYaml11(scope.composition, at, base, ctx.engine.validateObject(base, entry), (o) => ctx.engine.validateObject(o, entry), ctx.yaml11);
+  for (const f of read.findings) scope.sink.add(scope.composition, `${at}${f.pointer}`, AMBIGUOUS_BOOLEAN, "warning", `composed ${kind} base: ${f.message}`);
+  for (const v of read.violations) {
     if (!BASE_CHECKED_RULES.has(v.rule)) continue;
     scope.sink.add(scope.composition, `${at}${v.pointer}`, v.rule, v.severity ?? "error", `composed ${kind} base: ${v.message}`);
   }

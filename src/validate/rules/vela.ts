@@ -1,6 +1,6 @@
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
-import { withoutYaml11Readings } from "../yaml11.js";
+import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
 import { isKubernetesCoreKind } from "../schemas/kubernetes.js";
 import type { SchemaEntry } from "../schemas/registry.js";
 import type { OpenAPISchema } from "../schemas/types.js";
@@ -171,8 +171,9 @@ class ParameterSchemas {
   check(on: Manifest, definition: string, properties: unknown, at: string, label: string): void {
     const entry = this.entry(definition);
     if (!entry) return;
-    const violations = this.ctx.engine.validateObject(properties ?? {}, entry);
-    for (const v of withoutYaml11Readings(on, at, properties, violations, (o) => this.ctx.engine.validateObject(o, entry))) {
+    const read = embeddedYaml11(on, at, properties, this.ctx.engine.validateObject(properties ?? {}, entry), (o) => this.ctx.engine.validateObject(o, entry), this.ctx.yaml11);
+    for (const f of read.findings) this.sink.add(on, at + f.pointer, AMBIGUOUS_BOOLEAN, "warning", `properties of ${label} (${definition}): ${f.message}`);
+    for (const v of read.violations) {
       this.sink.add(on, at + v.pointer, "vela/properties", v.severity ?? "error", `properties of ${label} (${definition}): ${v.message}`);
     }
   }
