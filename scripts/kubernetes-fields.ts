@@ -25,7 +25,8 @@ export function kubernetesFieldTable(): FieldTable {
   const keyOf = (file: string) => path.relative(path.dirname(models), file).replace(/\\/g, "/").replace(/\.d\.ts$/, "").replace(/^node_modules\//, "");
 
   /** The declaration file a module specifier names, from the file that imports it. */
-  const resolveImport = (from: string, specifier: string): string => {
+  const resolveImport = (from: string, imported: string): string => {
+    const specifier = imported.replace(/\.js$/, "");
     if (specifier.startsWith(".")) return path.resolve(path.dirname(from), `${specifier}.d.ts`);
     const local = createRequire(from);
     const pkg = specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
