@@ -3,6 +3,7 @@ import { yaml11Boolean, type Yaml11Scalar } from "../manifest/yaml11.js";
 import type { Finding } from "../report/finding.js";
 import { findingAt } from "./findings.js";
 import type { Violation } from "./messages.js";
+import { isSecretField } from "../report/mask.js";
 import { isPlainObject } from "./structural.js";
 
 export const AMBIGUOUS_BOOLEAN = "yaml/ambiguous-boolean";
@@ -29,10 +30,11 @@ export function yaml11Findings(m: Manifest, violations: Violation[], validate: V
   if (scalars.length === 0) return { findings, superseded };
   const as11 = validate?.(readAsYaml11(m.object, scalars));
   for (const s of scalars) {
-    const decision = as11 && !s.key ? decide(s, violations, as11, yaml11Pointer(s.pointer, scalars)) : undefined;
+    const words = wordsFor(s, m.object);
+    const decision = as11 && !s.key ? decide(s, violations, as11, yaml11Pointer(s.pointer, scalars), words) : undefined;
     decision?.superseded.forEach((v) => superseded.add(v));
     if (decision?.message) findings.push(findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", decision.message));
-    else if (!decision) ledger.hold(m, s.pointer, findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", undecidedMessage(s)));
+    else if (!decision) ledger.hold(m, s.pointer, findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", undecidedMessage(s, words)));
   }
   return { findings, superseded };
 }
@@ -50,7 +52,7 @@ export function embeddedYaml11(m: Manifest, at: string, object: unknown, violati
   const superseded = new Set<Violation>();
   const findings: { pointer: string; message: string }[] = [];
   for (const s of inside) {
-    const decision = decide(s, violations, as11, yaml11Pointer(s.pointer, keys));
+    const decision = decide(s, violations, as11, yaml11Pointer(s.pointer, keys), wordsFor(s, object));
     if (!decision) continue;
     ledger?.settle(m, at + s.pointer);
     decision.superseded.forEach((v) => superseded.add(v));
@@ -59,31 +61,48 @@ export function embeddedYaml11(m: Manifest, at: string, object: unknown, violati
   return { violations: violations.filter((v) => !superseded.has(v)), findings };
 }
 
+/** How a message names the scalar and its two readings: a secret's value is never written, not even which boolean it reads as. */
+interface Words {
+  secret: boolean;
+  word: string;
+  asString: string;
+  asBoolean: string;
+  quote: string;
+  writeBoolean: string;
+}
+
+function wordsFor(s: Yaml11Scalar, root: unknown): Words {
+  const bool = String(yaml11Boolean(s.text));
+  if (!s.key && isSecretField(root, segments(s.pointer))) {
+    return { secret: true, word: "this secret value", asString: "a string", asBoolean: "a boolean", quote: "quote it", writeBoolean: "write the boolean meant" };
+  }
+  return { secret: false, word: `\`${s.text}\``, asString: `the string "${s.text}"`, asBoolean: `the boolean ${bool}`, quote: `quote it ("${s.text}")`, writeBoolean: `write ${bool}` };
+}
+
 /**
  * What the schema says of one scalar under each reading: undefined when it takes both; otherwise
  * the message (none when it refuses both: the schema's own finding says so) and the YAML 1.2
  * violations it replaces.
  */
-function decide(s: Yaml11Scalar, violations: Violation[], as11: Violation[], pointer11: string): { message?: string; superseded: Violation[] } | undefined {
+function decide(s: Yaml11Scalar, violations: Violation[], as11: Violation[], pointer11: string, w: Words): { message?: string; superseded: Violation[] } | undefined {
   const refused12 = violations.filter((v) => v.pointer === s.pointer);
   const refused11 = as11.filter((v) => v.pointer === pointer11);
   if (!refused12.length && !refused11.length) return undefined;
-  const word = `\`${s.text}\``;
-  const bool = String(yaml11Boolean(s.text));
+  // The schema's own words, except for a secret (they would show what the value reads as).
+  const why = (v: Violation) => (w.secret ? "" : ` (${v.message})`);
   if (refused11.length && !refused12.length) {
-    return { message: `${word} is the boolean ${bool} to ${YAML11}, which this field refuses (${refused11[0]!.message}); it is the string "${s.text}" only to ${YAML12}: quote it ("${s.text}")`, superseded: [] };
+    return { message: `${w.word} is ${w.asBoolean} to ${YAML11}, which this field refuses${why(refused11[0]!)}; it is ${w.asString} only to ${YAML12}: ${w.quote}`, superseded: [] };
   }
   if (refused12.length && !refused11.length) {
-    return { message: `${word} is the string "${s.text}" to ${YAML12}, which this field refuses (${refused12[0]!.message}); it is the boolean ${bool} only to ${YAML11}: write ${bool}`, superseded: refused12 };
+    return { message: `${w.word} is ${w.asString} to ${YAML12}, which this field refuses${why(refused12[0]!)}; it is ${w.asBoolean} only to ${YAML11}: ${w.writeBoolean}`, superseded: refused12 };
   }
   return { superseded: [] };
 }
 
-function undecidedMessage(s: Yaml11Scalar): string {
-  const word = `\`${s.text}\``;
+function undecidedMessage(s: Yaml11Scalar, w: Words): string {
   const bool = String(yaml11Boolean(s.text));
-  if (s.key) return `the key ${word} is "${s.text}" to ${YAML12} and "${bool}" to ${YAML11}: quote it ("${s.text}")`;
-  return `${word} is the string "${s.text}" to ${YAML12} and the boolean ${bool} to ${YAML11}: quote it ("${s.text}") for the string, or write ${bool}`;
+  if (s.key) return `the key \`${s.text}\` is "${s.text}" to ${YAML12} and "${bool}" to ${YAML11}: quote it ("${s.text}")`;
+  return `${w.word} is ${w.asString} to ${YAML12} and ${w.asBoolean} to ${YAML11}: ${w.quote} for the string, or ${w.writeBoolean}`;
 }
 
 /**

@@ -106,6 +106,16 @@ describe("plain yes/no/on/off: a string to YAML 1.2, a boolean to YAML 1.1", () 
     expect(messages.filter((m) => /^the key `on`/.test(m))).toHaveLength(1);
   });
 
+  it("a secret's value is never written, in any reading (its word, its boolean, the schema's message)", async () => {
+    const findings = await validate({ "s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  password: on\n---\napiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {apiToken: off}\n" });
+    const mine = findings.filter((f) => f.rule === "yaml/ambiguous-boolean");
+    expect(mine.map((f) => f.line)).toEqual([5, 10]);
+    for (const f of mine) {
+      expect(f.message).toMatch(/^this secret value is a (boolean|string) /);
+      expect(f.message).not.toMatch(/`on`|`off`|"on"|"off"|\btrue\b|\bfalse\b|masked/);
+    }
+  });
+
   it("a merge key's values are not placed at a pointer that does not exist", async () => {
     const findings = await validate({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  <<: {enabled: yes}\n" });
     expect(findings.filter((f) => /Symbol/.test(f.message) || /Symbol/.test(JSON.stringify(f)))).toEqual([]);
