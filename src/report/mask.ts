@@ -171,8 +171,8 @@ export class SecretMasker {
   /** Visits every value, remembering secret ones; with `copy`, also returns the masked copy. */
   private walk(value: unknown, context: Context, copy: boolean): unknown {
     if (Array.isArray(value)) {
-      const inner = context === "references" ? context : undefined;
-      return copy ? value.map((v) => this.walk(v, inner, true)) : value.forEach((v) => this.walk(v, inner, false));
+      const inner = (v: unknown) => (context === "references" ? context : rootContext(v));
+      return copy ? value.map((v) => this.walk(v, inner(v), true)) : value.forEach((v) => this.walk(v, inner(v), false));
     }
     if (typeof value === "string") return copy ? this.redact(value) : undefined;
     if (!value || typeof value !== "object") return value;
@@ -183,7 +183,8 @@ export class SecretMasker {
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
       else if (context === "references") result = this.walk(v, "references", copy);
       else if (isSecretValue(v) && this.isSecretField(key)) result = this.secret(String(v), copy, !mayNameAKey(key, String(v)));
-      else result = this.walk(v, undefined, copy);
+      // An object inside may be a Secret itself (a provider-kubernetes Object's manifest, a List's item).
+      else result = this.walk(v, rootContext(v), copy);
       if (out) out[key] = result;
     }
     return copy ? out : undefined;
@@ -256,10 +257,16 @@ function looksRandom(value: string): boolean {
  * references), so a message about that field shows its mask, never its value, and nothing else.
  */
 export function isSecretField(object: unknown, segments: string[]): boolean {
-  const context = rootContext(object);
-  if (context === "secret-root" && segments.length === 2 && (segments[0] === "data" || segments[0] === "stringData")) return true;
+  // The contexts the masker's walk meets on the way down: a Secret at any depth, or references.
+  let node = object;
+  for (let i = 0; i < segments.length; i++) {
+    const context = rootContext(node);
+    if (context === "references") return false;
+    if (context === "secret-root" && i === segments.length - 2 && (segments[i] === "data" || segments[i] === "stringData")) return true;
+    node = valueAtSegments(node, [segments[i]!]);
+  }
   const last = segments[segments.length - 1];
-  return context !== "references" && last !== undefined && isSecretFieldName(last) && isSecretValue(valueAtSegments(object, segments));
+  return last !== undefined && isSecretFieldName(last) && isSecretValue(node);
 }
 
 function rootContext(object: unknown): Context {

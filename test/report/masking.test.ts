@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
+import { isSecretField, isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
 import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
@@ -152,6 +152,22 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     masker.learn(es);
     expect(masker.values()).toEqual([]);
     expect(masker.maskObject(es)).toEqual(es);
+  });
+
+  it("a Secret inside another object (a provider-kubernetes Object's manifest, a List's items) is a Secret too", () => {
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "app" }, stringData: { answer: "wrapped-secret-value" }, data: { other: b64("listed-secret-value") } };
+    const object = { apiVersion: "kubernetes.crossplane.io/v1alpha2", kind: "Object", metadata: { name: "o" }, spec: { forProvider: { manifest: secret } } };
+    const list = { apiVersion: "v1", kind: "List", items: [secret] };
+    for (const o of [object, list]) {
+      const masker = new SecretMasker();
+      masker.learn(o);
+      const text = JSON.stringify(masker.maskObject(o));
+      for (const value of ["wrapped-secret-value", b64("listed-secret-value"), "listed-secret-value"]) expect(text).not.toContain(value);
+      expect(masker.redact("it is wrapped-secret-value")).not.toContain("wrapped-secret-value");
+      expect(text).toContain('"name":"app"');
+    }
+    expect(isSecretField(object, ["spec", "forProvider", "manifest", "stringData", "answer"])).toBe(true);
+    expect(isSecretField(object, ["spec", "forProvider", "manifest", "metadata", "name"])).toBe(false);
   });
 
   it("the log masks are only secret values and their encodings, never ordinary words", () => {
