@@ -98,8 +98,8 @@ export function kubernetesFieldTable(): FieldTable {
     if (typeof key !== "string") throw new Error(`${kind}: not an object type`);
     kinds[kind] = key;
   }
-  // What a manifest says in `status` is dropped before validation: the kinds' status types are not needed.
-  for (const key of Object.values(kinds)) delete types[key]!.status;
+  // `status` is what controllers write: the API server takes and drops it on create, whatever it holds.
+  for (const key of Object.values(kinds)) if (types[key]!.status !== undefined) types[key]!.status = 1;
   const reachable = new Set<string>();
   const visit = (t: FieldType) => {
     if (typeof t === "string") {

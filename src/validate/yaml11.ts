@@ -54,9 +54,10 @@ export function embeddedYaml11(m: Manifest, at: string, object: unknown, violati
   for (const s of inside) {
     const decision = decide(s, violations, as11, yaml11Pointer(s.pointer, keys), wordsFor(s, object));
     if (!decision) continue;
-    ledger?.settle(m, at + s.pointer);
     decision.superseded.forEach((v) => superseded.add(v));
-    if (decision.message) findings.push({ pointer: s.pointer, message: decision.message });
+    // A base is checked as part of its function's input and as itself: the first check to decide says so.
+    const first = ledger?.decide(m, at + s.pointer) ?? true;
+    if (decision.message && first) findings.push({ pointer: s.pointer, message: decision.message });
   }
   return { violations: violations.filter((v) => !superseded.has(v)), findings };
 }
@@ -118,8 +119,16 @@ export class Yaml11Ledger {
     held.set(pointer, finding);
   }
 
-  settle(m: Manifest, pointer: string): void {
+  private readonly decided = new Map<Manifest, Set<string>>();
+
+  /** An embedded object's schema decided the scalar at `pointer`: whether it is the first to. */
+  decide(m: Manifest, pointer: string): boolean {
     this.open.get(m)?.delete(pointer);
+    let done = this.decided.get(m);
+    if (!done) this.decided.set(m, (done = new Set()));
+    if (done.has(pointer)) return false;
+    done.add(pointer);
+    return true;
   }
 
   remaining(): Finding[] {

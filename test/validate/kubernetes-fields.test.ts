@@ -52,7 +52,7 @@ describe("unknown fields of Kubernetes core kinds", () => {
   });
 
   it("a composed Deployment's base is checked at its own line, though no Deployment is in the repository", async () => {
-    const resources = "          - name: d\n            base:\n              apiVersion: apps/v1\n              kind: Deployment\n              spec:\n                replica: 3\n";
+    const resources = "          - name: d\n            base:\n              apiVersion: apps/v1\n              kind: Deployment\n              spec:\n                replica: 3\n              status: {replicas: 0}\n";
     const findings = await validate({ "composition.yaml": ptComposition("c", "XApp", resources) });
     expect(findings.filter((f) => f.rule === "schema/unknown-field").map((f) => `${f.line} ${f.message}`)).toEqual(["19 composed Deployment base: unknown field `spec.replica`; did you mean `spec.replicas`?"]);
   });

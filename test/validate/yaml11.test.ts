@@ -98,6 +98,13 @@ describe("plain yes/no/on/off: a string to YAML 1.2, a boolean to YAML 1.1", () 
     expect(mine[3]!.message).toMatch(/^composed Bucket base: `on` is the boolean true to kubectl.*refuses/);
   });
 
+  it("a base's metadata, which the function input's schema types too, gets one warning: its own kind's", async () => {
+    const resources = "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, metadata: {labels: {a: on}}}\n";
+    const findings = await validate({ "composition.yaml": ptComposition("c", "XThing", resources), "xrd.yaml": xrd("XThing", "xthings") });
+    const mine = findings.filter((f) => f.rule === "yaml/ambiguous-boolean");
+    expect(mine.map((f) => `${f.line} ${f.message.slice(0, 30)}`)).toEqual(["15 composed ConfigMap base: `on` "]);
+  });
+
   it("a key that is itself yes/no/on/off: its value is judged where the YAML 1.1 reading puts it", async () => {
     const findings = await validate({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {on: yes, x: yes}\n" });
     const messages = findings.map((f) => f.message);

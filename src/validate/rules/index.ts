@@ -10,7 +10,8 @@ import { xrdRules } from "./xrd.js";
 
 export type { RuleContext } from "./context.js";
 
-const FAMILIES: RuleFamily[] = [compositionRules, functionRules, ptRules, xrdRules, xrRules, oamRules, velaRules];
+// pt before function: a base is decided by its own kind's schema before the function input's (validate/yaml11.ts).
+const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules];
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
 const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
