@@ -79,8 +79,17 @@ export function kubernetesFieldTable(): FieldTable {
     if (ts.isTypeReferenceNode(node)) {
       const name = node.typeName.getText(sf);
       if (name === "Array" && node.typeArguments?.length === 1) return [describe(node.typeArguments[0]!, sf)];
+      if (declaredIn(sf) === name) return keyOf(sf.fileName); // JSONSchemaProps refers to itself
       const imported = importOf(sf, name);
-      return imported ? describeFile(resolveImport(sf.fileName, imported)) : 1;
+      if (!imported) return 1;
+      const file = resolveImport(sf.fileName, imported);
+      // Go types with their own JSON forms, declared as empty interfaces: a schema, or a list of schemas (or of strings), or a boolean.
+      const either = /JSONSchemaPropsOr(Array|Bool|StringArray)$/.exec(name);
+      if (either) {
+        const schema = describeFile(path.join(path.dirname(file), "JSONSchemaProps.d.ts"));
+        return either[1] === "Bool" ? schema : { "|": [schema, either[1] === "Array" ? [schema] : [0]] };
+      }
+      return describeFile(file);
     }
     if (ts.isIndexedAccessTypeNode(node) || ts.isLiteralTypeNode(node)) return 0;
     switch (node.kind) {
@@ -107,11 +116,17 @@ export function kubernetesFieldTable(): FieldTable {
       reachable.add(t);
       Object.values(types[t]!).forEach(visit);
     } else if (Array.isArray(t)) visit(t[0]!);
+    else if (typeof t === "object" && "|" in t) t["|"].forEach(visit);
     else if (typeof t === "object") visit(t["*"]);
   };
   Object.values(kinds).forEach(visit);
   const kept = Object.fromEntries(Object.keys(types).filter((k) => reachable.has(k)).sort().map((k) => [k, types[k]!]));
   return { source: `kubernetes-models ${JSON.parse(fs.readFileSync(path.join(models, "package.json"), "utf8")).version}`, kinds, types: kept };
+}
+
+/** The name of the interface a declaration file declares. */
+function declaredIn(sf: ts.SourceFile): string | undefined {
+  return sf.statements.find(ts.isInterfaceDeclaration)?.name.text;
 }
 
 function importOf(sf: ts.SourceFile, name: string): string | undefined {

@@ -46,7 +46,67 @@ describe("unknown fields of Kubernetes core kinds", () => {
     ]);
   });
 
-  it("free-form parts (a CRD's schema, RawExtension) are not walked", async () => {
+  it("a CRD's schema keywords are fields too: a misspelt one, however deep (items, properties, allOf), is an unknown field", async () => {
+    const crd = [
+      "apiVersion: apiextensions.k8s.io/v1",
+      "kind: CustomResourceDefinition",
+      "metadata: {name: things.example.org}",
+      "spec:",
+      "  group: example.org",
+      "  names: {kind: Thing, plural: things}",
+      "  scope: Cluster",
+      "  versions:",
+      "    - name: v1",
+      "      served: true",
+      "      storage: true",
+      "      schema:",
+      "        openAPIV3Schema:",
+      "          type: object",
+      "          properties:",
+      "            spec:",
+      "              type: object",
+      "              requried: [size]",
+      "              properties:",
+      "                size: {type: integer, minimun: 1}",
+      "                list: {type: array, items: {type: string, enun: [a]}}",
+      "                free: {type: object, x-kubernetes-preserve-unknown-fields: true, default: {anything: 1}}",
+      "                both: {allOf: [{type: string, maxLenght: 3}]}",
+      "",
+    ].join("\n");
+    const findings = (await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field");
+    expect(findings.map((f) => `${f.line} ${f.message.replace(/.*did you mean `(.*)`\?/, "$1").split(".").pop()}`)).toEqual(["18 required", "20 minimum", "21 enum", "23 maxLength"]);
+  });
+
+  it("an XRD's schema keywords: a misspelt one is a warning (Crossplane drops it when it makes the CRD)", async () => {
+    const xrd = [
+      "apiVersion: apiextensions.crossplane.io/v2",
+      "kind: CompositeResourceDefinition",
+      "metadata: {name: xapps.example.org}",
+      "spec:",
+      "  group: example.org",
+      "  names: {kind: XApp, plural: xapps}",
+      "  versions:",
+      "    - name: v1",
+      "      served: true",
+      "      referenceable: true",
+      "      schema:",
+      "        openAPIV3Schema:",
+      "          type: object",
+      "          properties:",
+      "            spec:",
+      "              type: object",
+      "              requried: [size]",
+      "              properties:",
+      "                size: {type: integer, minimum: 1, description: fine}",
+      "",
+    ].join("\n");
+    const findings = await validate({ "xrd.yaml": xrd });
+    expect(findings.map((f) => `${f.severity} ${f.rule} ${f.line} ${f.message}`)).toEqual([
+      "warning xrd/schema-keyword 17 `requried` is no schema keyword: Crossplane drops it when it makes the XR's CRD, so nothing enforces it; did you mean `required`?",
+    ]);
+  });
+
+  it("free-form parts (a default, an example, RawExtension) are not walked", async () => {
     const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  names: {kind: Thing, plural: things}\n  scope: Cluster\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, default: {anything: 1}}}}}\n";
     expect((await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field")).toEqual([]);
   });

@@ -1,5 +1,8 @@
 import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../report/finding.js";
+import { toPointer } from "../../manifest/pointer.js";
+import { closest } from "../messages.js";
+import { SCHEMA_PROPS, unknownFieldsOf } from "../schemas/kubernetes-fields.js";
 import { asArray, asObject, asString, FindingSink, type RuleContext } from "./context.js";
 
 /** xrd/*: a CompositeResourceDefinition is consistent in itself and with the repository. */
@@ -14,6 +17,7 @@ export function xrdRules(ctx: RuleContext): Finding[] {
       checkClaimNames(xrd, spec, sink);
       checkReferenceable(xrd, spec, sink);
       checkCompositionRefs(xrd, spec, ctx, sink);
+      checkSchemaKeywords(xrd, spec, sink);
     });
   }
   return sink.findings;
@@ -76,4 +80,22 @@ function checkCompositionRefs(xrd: Manifest, spec: Record<string, unknown>, ctx:
       sink.add(xrd, at, "xrd/composition-ref", "error", `${key} names Composition "${name}" (${composition.file}), which is for ${String(ref.apiVersion)} ${String(ref.kind)}, not ${kind ?? "?"}`);
     }
   }
+}
+
+/**
+ * Keys of a version's schema that are no schema keyword (`requried`, `minimun`): Crossplane reads
+ * the schema into a CRD's JSONSchemaProps, which drops what it does not know, so nothing enforces
+ * them and nothing says so.
+ */
+function checkSchemaKeywords(xrd: Manifest, spec: Record<string, unknown>, sink: FindingSink): void {
+  asArray(spec.versions).forEach((version, i) => {
+    const schema = asObject(asObject(asObject(version)?.schema)?.openAPIV3Schema);
+    if (!schema) return;
+    for (const e of unknownFieldsOf(SCHEMA_PROPS, schema)) {
+      const { additionalProperty: name, known } = e.params as { additionalProperty: string; known: string[] };
+      const guess = closest(name, known);
+      const at = `/spec/versions/${i}/schema/openAPIV3Schema${e.instancePath}${toPointer([name])}`;
+      sink.add(xrd, at, "xrd/schema-keyword", "warning", `\`${name}\` is no schema keyword: Crossplane drops it when it makes the XR's CRD, so nothing enforces it${guess ? `; did you mean \`${guess}\`?` : ""}`);
+    }
+  });
 }

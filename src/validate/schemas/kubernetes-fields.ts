@@ -9,9 +9,10 @@ import { isPlainObject } from "../structural.js";
  * The fields of Kubernetes core kinds (schemas/kubernetes-fields.json, written by
  * scripts/kubernetes-fields.ts from the `kubernetes-models` declarations): a field's type is 0 for a
  * scalar, 1 for anything (RawExtension, free-form JSON), the name of an object type, `[type]` for a
- * list, `{"*": type}` for a map.
+ * list, `{"*": type}` for a map, `{"|": [types]}` for either, by the value's shape (a schema's
+ * `items`: one schema or a list of them).
  */
-export type FieldType = 0 | 1 | string | [FieldType] | { "*": FieldType };
+export type FieldType = 0 | 1 | string | [FieldType] | { "*": FieldType } | { "|": FieldType[] };
 
 export interface FieldTable {
   source: string;
@@ -40,15 +41,27 @@ function fieldTable(): FieldTable {
  * a value of another shape is not walked.
  */
 export function unknownCoreFields(kind: string, object: unknown): ErrorObject[] {
-  const { kinds, types } = fieldTable();
-  const root = kinds[kind];
-  if (!root) return [];
+  const root = fieldTable().kinds[kind];
+  return root ? unknownFieldsOf(root, object) : [];
+}
+
+/** The type key of a CRD's schema node (JSONSchemaProps), whose fields are the schema keywords. */
+export const SCHEMA_PROPS = "kubernetes-models/apiextensions.k8s.io/v1/JSONSchemaProps";
+
+/** The same for a value of one type of the table (an XRD's openAPIV3Schema is a JSONSchemaProps). */
+export function unknownFieldsOf(root: string, object: unknown): ErrorObject[] {
+  const { types } = fieldTable();
   const errors: ErrorObject[] = [];
   const path: (string | number)[] = [];
   const walk = (type: FieldType, value: unknown): void => {
     if (type === 0 || type === 1) return;
     if (Array.isArray(type)) {
       if (Array.isArray(value)) value.forEach((item, i) => visit(type[0], item, i));
+      return;
+    }
+    if (typeof type === "object" && "|" in type) {
+      const member = type["|"].find((t) => (Array.isArray(value) ? Array.isArray(t) : typeof t === "string" || (typeof t === "object" && !Array.isArray(t))));
+      if (member !== undefined) walk(member, value);
       return;
     }
     if (!isPlainObject(value)) return;
