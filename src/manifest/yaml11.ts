@@ -1,6 +1,7 @@
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
 import { plainKeyName } from "./go-numbers.js";
+import { toPointer } from "./pointer.js";
 
 /**
  * Plain scalars that YAML 1.1 reads as booleans and YAML 1.2 as strings: `yes`, `no`, `on`, `off`,
@@ -83,17 +84,17 @@ function withPointers(events: jsyaml.Event[], text: string): Yaml11Scalar[] {
       const asKey = t !== undefined && t.mapping && t.key === undefined;
       const segment = asKey ? undefined : nextSegment();
       path.push(segment ?? "");
-      stack.push({ mapping: e.type === MAPPING, index: 0, opaque: asKey || (t !== undefined && t.opaque) || (t !== undefined && segment === undefined) });
+      stack.push({ mapping: e.type === MAPPING, index: 0, opaque: asKey || t?.opaque === true });
     } else if (e.type === SCALAR) {
       const t = top();
       if (t?.mapping && t.key === undefined) {
         const key = keyOf(e, text);
-        if (!t.opaque && isCandidate(e, text)) found.push({ docIndex, pointer: pointerOf([...path.slice(1), key]), text: key, key: true });
+        if (!t.opaque && isCandidate(e, text)) found.push({ docIndex, pointer: toPointer([...path.slice(1), key]), text: key, key: true });
         t.key = key;
         continue;
       }
       const segment = nextSegment();
-      if (segment !== undefined && isCandidate(e, text)) found.push({ docIndex, pointer: pointerOf([...path.slice(1), segment]), text: text.slice(e.valueStart, e.valueEnd), key: false });
+      if (segment !== undefined && isCandidate(e, text)) found.push({ docIndex, pointer: toPointer([...path.slice(1), segment]), text: text.slice(e.valueStart, e.valueEnd), key: false });
       consumed();
     } else if (e.type === POP) {
       if (stack.length === 0) continue; // the document's end
@@ -122,7 +123,7 @@ export function yaml11ScalarsOfDocuments(docs: YAML.Document.Parsed[]): Yaml11Sc
         if (node.type !== "PLAIN" || node.tag !== undefined || typeof node.source !== "string" || !YAML11_BOOLEANS.has(node.source)) return;
         const segments = segmentsOf([...ancestors, node]);
         if (segments === undefined) return;
-        found.push({ docIndex, pointer: pointerOf(segments), text: node.source, key: key === "key" });
+        found.push({ docIndex, pointer: toPointer(segments), text: node.source, key: key === "key" });
       },
     });
   });
@@ -143,8 +144,4 @@ function segmentsOf(chain: readonly unknown[]): string[] | undefined {
     }
   }
   return segments;
-}
-
-function pointerOf(segments: string[]): string {
-  return segments.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 }

@@ -16,6 +16,7 @@ import { isPlainObject } from "./structural.js";
 import { explainV1Forms } from "./crossplane-v1.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
+import { ptInputs } from "./rules/pt.js";
 import { isCrd } from "./schemas/crd.js";
 import { SchemaLocations } from "./schemas/locations.js";
 import { SchemaRegistry, type SchemaEntry } from "./schemas/registry.js";
@@ -266,22 +267,17 @@ function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding
   return out;
 }
 
-/** The kinds of the composed resources' bases of Compositions (P&T inputs, and `mode: Resources`). */
+/** The kinds of the composed resources' bases of Compositions (their P&T inputs, as the pt rules read them). */
 function composedBaseGvks(manifests: Manifest[]): Gvk[] {
   const seen = new Map<string, Gvk>();
-  const add = (resources: unknown) => {
-    if (!Array.isArray(resources)) return;
-    for (const r of resources) {
-      const base = isPlainObject(r) ? r.base : undefined;
-      if (!isPlainObject(base) || typeof base.apiVersion !== "string" || typeof base.kind !== "string") continue;
-      seen.set(`${base.apiVersion}/${base.kind}`, gvkOf(base.apiVersion, base.kind));
-    }
-  };
   for (const m of manifests) {
-    if (m.kind !== "Composition" || m.group !== "apiextensions.crossplane.io" || !isPlainObject(m.object.spec)) continue;
-    const spec = m.object.spec;
-    add(spec.resources);
-    if (Array.isArray(spec.pipeline)) for (const step of spec.pipeline) if (isPlainObject(step) && isPlainObject(step.input)) add(step.input.resources);
+    if (m.kind !== "Composition" || m.group !== "apiextensions.crossplane.io") continue;
+    for (const { input } of ptInputs(m)) {
+      for (const r of Array.isArray(input.resources) ? input.resources : []) {
+        const base = isPlainObject(r) ? r.base : undefined;
+        if (isPlainObject(base) && typeof base.apiVersion === "string" && typeof base.kind === "string") seen.set(`${base.apiVersion}/${base.kind}`, gvkOf(base.apiVersion, base.kind));
+      }
+    }
   }
   return [...seen.values()];
 }

@@ -3,6 +3,7 @@ import { yaml11Boolean, type Yaml11Scalar } from "../manifest/yaml11.js";
 import type { Finding } from "../report/finding.js";
 import { findingAt } from "./findings.js";
 import type { Violation } from "./messages.js";
+import { pointerSegments, valueAtSegments } from "../manifest/pointer.js";
 import { isSecretField } from "../report/mask.js";
 import { isPlainObject } from "./structural.js";
 
@@ -29,9 +30,10 @@ export function yaml11Findings(m: Manifest, violations: Violation[], validate: V
   const findings: Finding[] = [];
   if (scalars.length === 0) return { findings, superseded };
   const as11 = validate?.(readAsYaml11(m.object, scalars));
+  const renamed = renamedKeys(scalars);
   for (const s of scalars) {
     const words = wordsFor(s, m.object);
-    const decision = as11 && !s.key ? decide(s, violations, as11, yaml11Pointer(s.pointer, scalars), words) : undefined;
+    const decision = as11 && !s.key ? decide(s, violations, as11, yaml11Pointer(s.pointer, renamed), words) : undefined;
     decision?.superseded.forEach((v) => superseded.add(v));
     if (decision?.message) findings.push(findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", decision.message));
     else if (!decision) ledger.hold(m, s.pointer, findingAt(m, s.pointer, AMBIGUOUS_BOOLEAN, "warning", undecidedMessage(s, words)));
@@ -45,14 +47,14 @@ export function yaml11Findings(m: Manifest, violations: Violation[], validate: V
  * (each replacing the manifest's undecided one in the ledger).
  */
 export function embeddedYaml11(m: Manifest, at: string, object: unknown, violations: Violation[], validate: Validate, ledger: Yaml11Ledger | undefined): { violations: Violation[]; findings: { pointer: string; message: string }[] } {
-  const inside = m.yaml11Scalars().filter((s) => !s.key && s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
-  if (inside.length === 0 || !isPlainObject(object)) return { violations, findings: [] };
-  const keys = m.yaml11Scalars().filter((s) => s.key && s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
-  const as11 = validate(readAsYaml11(object, [...inside, ...keys]));
+  const below = m.yaml11Scalars().filter((s) => s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
+  if (!below.some((s) => !s.key) || !isPlainObject(object)) return { violations, findings: [] };
+  const as11 = validate(readAsYaml11(object, below));
+  const renamed = renamedKeys(below);
   const superseded = new Set<Violation>();
   const findings: { pointer: string; message: string }[] = [];
-  for (const s of inside) {
-    const decision = decide(s, violations, as11, yaml11Pointer(s.pointer, keys), wordsFor(s, object));
+  for (const s of below) {
+    const decision = s.key ? undefined : decide(s, violations, as11, yaml11Pointer(s.pointer, renamed), wordsFor(s, object));
     if (!decision) continue;
     decision.superseded.forEach((v) => superseded.add(v));
     // A base is checked as part of its function's input and as itself: the first check to decide says so.
@@ -74,7 +76,7 @@ interface Words {
 
 function wordsFor(s: Yaml11Scalar, root: unknown): Words {
   const bool = String(yaml11Boolean(s.text));
-  if (!s.key && isSecretField(root, segments(s.pointer))) {
+  if (!s.key && isSecretField(root, pointerSegments(s.pointer))) {
     return { secret: true, word: "this secret value", asString: "a string", asBoolean: "a boolean", quote: "quote it", writeBoolean: "write the boolean meant" };
   }
   return { secret: false, word: `\`${s.text}\``, asString: `the string "${s.text}"`, asBoolean: `the boolean ${bool}`, quote: `quote it ("${s.text}")`, writeBoolean: `write ${bool}` };
@@ -136,9 +138,13 @@ export class Yaml11Ledger {
   }
 }
 
+/** The keys the YAML 1.1 reading renames: their pointer, and the name that reading gives them. */
+function renamedKeys(scalars: readonly Yaml11Scalar[]): Map<string, string> {
+  return new Map(scalars.filter((s) => s.key).map((s) => [s.pointer, String(yaml11Boolean(s.text))]));
+}
+
 /** Where a scalar is in the YAML 1.1 reading: below a key that reading renames, the key's new name. */
-function yaml11Pointer(pointer: string, scalars: readonly Yaml11Scalar[]): string {
-  const renamed = new Map(scalars.filter((s) => s.key).map((s) => [s.pointer, String(yaml11Boolean(s.text))]));
+function yaml11Pointer(pointer: string, renamed: Map<string, string>): string {
   if (renamed.size === 0) return pointer;
   const parts = pointer.split("/").slice(1);
   let original = "";
@@ -154,12 +160,10 @@ function yaml11Pointer(pointer: string, scalars: readonly Yaml11Scalar[]): strin
 export function readAsYaml11<T extends Record<string, unknown>>(object: T, scalars: readonly Yaml11Scalar[]): T {
   const copy = structuredClone(object);
   // Deepest first, and a key's own value before the key: renaming a key must not move a value still to be replaced.
-  const ordered = [...scalars].sort((a, b) => segments(b.pointer).length - segments(a.pointer).length || Number(a.key) - Number(b.key));
-  for (const s of ordered) {
-    const path = segments(s.pointer);
+  const ordered = scalars.map((s) => ({ s, path: pointerSegments(s.pointer) })).sort((a, b) => b.path.length - a.path.length || Number(a.s.key) - Number(b.s.key));
+  for (const { s, path } of ordered) {
     const last = path.pop();
-    let parent: unknown = copy;
-    for (const seg of path) parent = Array.isArray(parent) ? parent[Number(seg)] : isPlainObject(parent) ? parent[seg] : undefined;
+    const parent = valueAtSegments(copy, path);
     if (last === undefined) continue;
     const bool = yaml11Boolean(s.text)!;
     if (Array.isArray(parent)) parent[Number(last)] = bool;
@@ -175,6 +179,3 @@ export function readAsYaml11<T extends Record<string, unknown>>(object: T, scala
   return copy;
 }
 
-function segments(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-}

@@ -30,6 +30,19 @@ spec:
 status: {whatever: 1}
 `;
 
+/** A version's schema (at its indentation in a CRD or XRD) whose spec misspells `required`, with these properties. */
+const misspeltSpecSchema = (...properties: string[]) => [
+  "      schema:",
+  "        openAPIV3Schema:",
+  "          type: object",
+  "          properties:",
+  "            spec:",
+  "              type: object",
+  "              requried: [size]",
+  "              properties:",
+  ...properties.map((p) => `                ${p}`),
+];
+
 describe("unknown fields of Kubernetes core kinds", () => {
   it("schemas/kubernetes-fields.json is what scripts/kubernetes-fields.ts writes from the installed kubernetes-models", () => {
     const committed = fs.readFileSync(path.join(import.meta.dirname, "../../schemas/kubernetes-fields.json"), "utf8");
@@ -59,18 +72,12 @@ describe("unknown fields of Kubernetes core kinds", () => {
       "    - name: v1",
       "      served: true",
       "      storage: true",
-      "      schema:",
-      "        openAPIV3Schema:",
-      "          type: object",
-      "          properties:",
-      "            spec:",
-      "              type: object",
-      "              requried: [size]",
-      "              properties:",
-      "                size: {type: integer, minimun: 1}",
-      "                list: {type: array, items: {type: string, enun: [a]}}",
-      "                free: {type: object, x-kubernetes-preserve-unknown-fields: true, default: {anything: 1}}",
-      "                both: {allOf: [{type: string, maxLenght: 3}]}",
+      ...misspeltSpecSchema(
+        "size: {type: integer, minimun: 1}",
+        "list: {type: array, items: {type: string, enun: [a]}}",
+        "free: {type: object, x-kubernetes-preserve-unknown-fields: true, default: {anything: 1}}",
+        "both: {allOf: [{type: string, maxLenght: 3}]}",
+      ),
       "",
     ].join("\n");
     const findings = (await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field");
@@ -89,15 +96,7 @@ describe("unknown fields of Kubernetes core kinds", () => {
       "    - name: v1",
       "      served: true",
       "      referenceable: true",
-      "      schema:",
-      "        openAPIV3Schema:",
-      "          type: object",
-      "          properties:",
-      "            spec:",
-      "              type: object",
-      "              requried: [size]",
-      "              properties:",
-      "                size: {type: integer, minimum: 1, description: fine}",
+      ...misspeltSpecSchema("size: {type: integer, minimum: 1, description: fine}"),
       "",
     ].join("\n");
     const findings = await validate({ "xrd.yaml": xrd });

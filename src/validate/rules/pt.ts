@@ -37,22 +37,29 @@ function checkComposition(composition: Manifest, ctx: RuleContext, sink: Finding
   const spec = asObject(composition.object.spec) ?? {};
   const scope: Scope = { composition, sink, xr: xrTarget(spec, ctx, composition.file) };
   // The rules read the input as the function decodes it; one it cannot decode has a schema finding already.
-  const check = (raw: unknown, at: string) => {
-    const decoded = decodeResources(raw);
+  for (const { input, at } of ptInputs(composition)) {
+    const decoded = decodeResources(input);
     if ("input" in decoded) checkInput(scope, decoded.input, at, ctx);
-  };
+  }
+}
+
+/**
+ * A Composition's function-patch-and-transform inputs, undecoded, with their pointers: each
+ * pipeline step's Resources input, or, in `mode: Resources`, the Composition's own keys.
+ */
+export function ptInputs(composition: Manifest): { input: Record<string, unknown>; at: string }[] {
+  const spec = asObject(composition.object.spec) ?? {};
   if (isLegacyResourcesMode(composition.object)) {
     // Keys the Composition leaves out stay out: undefined is not a value the decoder accepts.
     const legacy = Object.fromEntries(Object.entries({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }).filter(([, v]) => v !== undefined));
-    check(legacy, "/spec");
-    return;
+    return [{ input: legacy, at: "/spec" }];
   }
+  const inputs: { input: Record<string, unknown>; at: string }[] = [];
   asArray(spec.pipeline).forEach((raw, i) => {
     const input = asObject(asObject(raw)?.input);
-    if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") {
-      check(input, ptr("spec", "pipeline", i, "input"));
-    }
+    if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") inputs.push({ input, at: ptr("spec", "pipeline", i, "input") });
   });
+  return inputs;
 }
 
 function xrTarget(spec: Record<string, unknown>, ctx: RuleContext, near: string): Target | undefined {

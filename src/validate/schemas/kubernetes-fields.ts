@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ErrorObject } from "ajv";
 import { toPointer } from "../../manifest/pointer.js";
 import { isPlainObject } from "../structural.js";
+import { schemasDir } from "./builtin.js";
 
 /**
  * The fields of Kubernetes core kinds (schemas/kubernetes-fields.json, written by
@@ -23,15 +23,7 @@ export interface FieldTable {
 let table: FieldTable | undefined;
 
 function fieldTable(): FieldTable {
-  if (table) return table;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = path.join(dir, "schemas", "kubernetes-fields.json");
-    if (fs.existsSync(file)) return (table = JSON.parse(fs.readFileSync(file, "utf8")) as FieldTable);
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("schemas/kubernetes-fields.json is missing from the package");
-    dir = parent;
-  }
+  return (table ??= JSON.parse(fs.readFileSync(path.join(schemasDir(), "kubernetes-fields.json"), "utf8")) as FieldTable);
 }
 
 /**
@@ -60,7 +52,7 @@ export function unknownFieldsOf(root: string, object: unknown): ErrorObject[] {
       return;
     }
     if (typeof type === "object" && "|" in type) {
-      const member = type["|"].find((t) => (Array.isArray(value) ? Array.isArray(t) : typeof t === "string" || (typeof t === "object" && !Array.isArray(t))));
+      const member = type["|"].find((t) => Array.isArray(t) === Array.isArray(value));
       if (member !== undefined) walk(member, value);
       return;
     }
