@@ -3,11 +3,26 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { describe, it } from "vitest";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const SHARED = path.resolve(REPO, "../shared");
+export const SHARED = path.resolve(REPO, process.env.COMPOSITION_CI_SHARED_DIR ?? "../shared");
 export const HAS_SHARED = fs.existsSync(path.join(SHARED, "corpus"));
+// CI here runs beside ../shared, so its absence there is a fault, not a skip; runners that never
+// have it (GitHub's) say so with COMPOSITION_CI_SHARED_OPTIONAL=1.
+if (!HAS_SHARED && process.env.CI === "true" && process.env.COMPOSITION_CI_SHARED_OPTIONAL !== "1") {
+  throw new Error(`${SHARED} is absent: the suites that read it cannot run (set COMPOSITION_CI_SHARED_OPTIONAL=1 where it is never present)`);
+}
 if (!HAS_SHARED) console.log(`skipping tests that read ../shared: ${SHARED} is absent`);
+
+/**
+ * A suite that reads ../shared: without it, one skipped test that says so, so the run shows what
+ * it left out (suites that make their tests from the data would otherwise vanish).
+ */
+export function describeShared(name: string, body: () => void): void {
+  if (HAS_SHARED) describe(name, body);
+  else describe.skip(name, () => it(`needs ${SHARED}`, () => {}));
+}
 
 /** A temporary directory with the given files (path → content). */
 export function tempRepo(files: Record<string, string | Buffer>): string {

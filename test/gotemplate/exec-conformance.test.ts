@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GoError, GoFunc, SLICE_STRING, T, Template, int, mapOf, sprintf, sprintln, typeOf, typed, type Value } from "../../src/gotemplate/index.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
 /** Go's text/template execution table (exec_test.go execTests), run on the JSON image of its data. */
 
@@ -63,7 +63,7 @@ const cases: Case[] = HAS_SHARED
   ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-template-engine/exec.json"), "utf8"))
   : [];
 
-describe.skipIf(!HAS_SHARED)("text/template execTests (../shared/conformance/go-template-engine/exec.json)", () => {
+describeShared("text/template execTests (../shared/conformance/go-template-engine/exec.json)", () => {
   for (const c of cases) {
     const title = `${c.index} ${c.name}`;
     if (c.goOnly && !GO_ONLY_RUN.has(c.index)) {

@@ -7,7 +7,7 @@ import { timeValue } from "../../src/gotemplate/timevalue.js";
 import { UTC } from "../../src/gotemplate/gotime.js";
 import { bcrypt, bcryptBase64Decode } from "../../src/gotemplate/crypto/bcrypt.js";
 import { sprigFuncs } from "../../src/gotemplate/sprig/index.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
 /** sprig v3.3.0's template tests, run through the engine with the function map function-go-templating registers. */
 
@@ -130,7 +130,7 @@ function run(c: Case): string {
   return new Template("test").funcs(funcs).parse(c.template).execute(c.vars);
 }
 
-describe.skipIf(!HAS_SHARED)("sprig v3.3.0 template tests (../shared/conformance/go-template-engine/sprig.json)", () => {
+describeShared("sprig v3.3.0 template tests (../shared/conformance/go-template-engine/sprig.json)", () => {
   for (const c of cases) {
     const test = c.name.split("/")[0];
     if (GO_VARS[c.name] !== undefined) c.vars = GO_VARS[c.name];

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HAS_SHARED, SHARED, runCli } from "../helpers.js";
+import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 import { REVIEWED_E2E_ERRORS, REVIEWED_ERRORS, type ReviewedError } from "./reviewed-errors.js";
 
 /**
@@ -14,7 +14,7 @@ const repos = HAS_SHARED ? fs.readdirSync(REAL).filter((d) => fs.statSync(path.j
 
 type Finding = { rule: string; severity: string; file?: string; line?: number };
 
-describe.skipIf(!HAS_SHARED)("real repositories", () => {
+describeShared("real repositories", () => {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-real-"));
 
   it("every repository of the corpus has reviewed findings here", () => {

@@ -3,14 +3,14 @@ import path from "node:path";
 import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import { runCelFilter } from "../../src/render/functions/cel-filter.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 import { responseJson } from "../gotemplate/protojson.js";
 
 /** function-cel-filter's TestRunFunction cases, whole responses compared. */
 
 const cases: any[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/cel-filter/fn.json"), "utf8")) : [];
 
-describe.skipIf(!HAS_SHARED)("function-cel-filter (../shared/conformance/cel-filter/fn.json)", () => {
+describeShared("function-cel-filter (../shared/conformance/cel-filter/fn.json)", () => {
   for (const c of cases) {
     it(c.name, () => {
       expect(responseJson(runCelFilter(RunFunctionRequest.fromJSON(c.request))), c.reason).toEqual(c.want.response);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import { runEnvironmentConfigs, sortRequiredByFieldPath } from "../../src/render/functions/environment-configs.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 
 /** function-environment-configs' TestRunFunction and TestSortRequiredByFieldPath cases. */
@@ -11,7 +11,7 @@ import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 const DIR = path.join(SHARED, "conformance/environment-configs");
 const load = (file: string): any[] => (HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(DIR, file), "utf8")) : []);
 
-describe.skipIf(!HAS_SHARED)("function-environment-configs (../shared/conformance/environment-configs)", () => {
+describeShared("function-environment-configs (../shared/conformance/environment-configs)", () => {
   describe("fn.json", () => {
     for (const c of load("fn.json")) {
       it(c.name, () => {

@@ -4,7 +4,7 @@ import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import { runExtraResources } from "../../src/render/functions/extra-resources.js";
 import { sortRequiredByFieldPath } from "../../src/render/functions/environment-configs.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 
 /** function-extra-resources' TestRunFunction and TestSortExtrasByFieldPath cases. */
@@ -12,7 +12,7 @@ import { responseJson, withoutMessages } from "../gotemplate/protojson.js";
 const DIR = path.join(SHARED, "conformance/extra-resources");
 const load = (file: string): any[] => (HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(DIR, file), "utf8")) : []);
 
-describe.skipIf(!HAS_SHARED)("function-extra-resources (../shared/conformance/extra-resources)", () => {
+describeShared("function-extra-resources (../shared/conformance/extra-resources)", () => {
   describe("fn.json", () => {
     for (const c of load("fn.json")) {
       it(c.name, () => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HAS_SHARED, REPO, SHARED, runCli } from "../helpers.js";
+import { HAS_SHARED, REPO, SHARED, runCli, describeShared } from "../helpers.js";
 import { withoutMessages } from "../gotemplate/protojson.js";
 
 /**
@@ -23,7 +23,7 @@ async function functionRun(name: string, request: unknown): Promise<{ code: numb
   return { code, response: JSON.parse(stdout) as Record<string, any> };
 }
 
-describe.skipIf(!HAS_SHARED)("composition-ci function run answers the upstream tables (../shared/conformance)", () => {
+describeShared("composition-ci function run answers the upstream tables (../shared/conformance)", () => {
   for (const [name, file] of SETS) {
     const cases: any[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance", file), "utf8")) : [];
     const runnable = cases.filter((c) => !c.config && !c.files);

@@ -4,7 +4,7 @@ import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import { memoryFileSystem } from "../../src/render/functions/go-templating/filesystem.js";
 import { runGoTemplating } from "../../src/render/functions/go-templating/function.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 import { responseJson } from "../gotemplate/protojson.js";
 
 /** function-go-templating's TestRunFunction cases, whole responses compared. */
@@ -23,7 +23,7 @@ const SKIPPED: Record<string, string> = {};
 
 const cases: Case[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-templating/fn.json"), "utf8")) : [];
 
-describe.skipIf(!HAS_SHARED)("function-go-templating TestRunFunction (../shared/conformance/go-templating/fn.json)", () => {
+describeShared("function-go-templating TestRunFunction (../shared/conformance/go-templating/fn.json)", () => {
   for (const c of cases) {
     if (SKIPPED[c.name]) {
       it.skip(`${c.name} (skipped: ${SKIPPED[c.name]})`, () => {});

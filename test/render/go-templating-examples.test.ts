@@ -5,7 +5,7 @@ import { loadPath } from "../../src/manifest/load.js";
 import { renderComposite, type Rendered } from "../../src/render/crossplane/render.js";
 import type { JsonObject } from "../../src/render/functions/response.js";
 import { BuiltinRuntime, builtinFor } from "../../src/render/runner/builtin.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
 /**
  * function-go-templating's examples (../shared/corpus/go-templating-examples), rendered with the
@@ -69,7 +69,7 @@ const ENVIRONMENT = {
   update: "environment",
 };
 
-describe.skipIf(!HAS_SHARED)("function-go-templating examples (../shared/corpus/go-templating-examples)", () => {
+describeShared("function-go-templating examples (../shared/corpus/go-templating-examples)", () => {
   it("inline: composed resources from a loop, status of the XR", async () => {
     const r = await render("inline");
     expectOk(r);

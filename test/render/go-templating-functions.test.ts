@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GoError, GoStruct, Template, callContext, isNilCollection, toPlain, type Value } from "../../src/gotemplate/index.js";
 import { templateFuncs } from "../../src/render/functions/go-templating/funcs.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
 /** function-go-templating's function_maps_test.go cases, called as the template calls them. */
 
@@ -40,7 +40,7 @@ function plain(v: Value, type?: string): unknown {
   return toPlain(v);
 }
 
-describe.skipIf(!HAS_SHARED)("function-go-templating function maps (../shared/conformance/go-templating/cases2.json)", () => {
+describeShared("function-go-templating function maps (../shared/conformance/go-templating/cases2.json)", () => {
   for (const c of cases) {
     it(c.name, () => {
       if (c.template !== undefined) {

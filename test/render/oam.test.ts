@@ -9,7 +9,7 @@ import { traitHash } from "../../src/render/oam/trait-name.js";
 import { renderEverything } from "../../src/render/repo.js";
 import type { RenderedSource } from "../../src/render/source.js";
 import { RepoIndex } from "../../src/validate/repo-index.js";
-import { HAS_SHARED, runCli, SHARED, tempRepo } from "../helpers.js";
+import { HAS_SHARED, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
 
 const EXAMPLES = path.join(SHARED, "corpus/oam-runtime-examples");
 
@@ -77,7 +77,7 @@ ${metadata}spec:
 ${components}`;
 }
 
-describe.skipIf(!HAS_SHARED)("OAM rendering of ../shared/corpus/oam-runtime-examples", () => {
+describeShared("OAM rendering of ../shared/corpus/oam-runtime-examples", () => {
   const examples = HAS_SHARED ? fs.readdirSync(EXAMPLES).filter((d) => fs.statSync(path.join(EXAMPLES, d)).isDirectory()) : [];
 
   it("renders every ApplicationConfiguration, or says why not", async () => {

@@ -23,7 +23,7 @@ import {
   resolveTransforms,
 } from "../../src/render/functions/patch-and-transform/transforms.js";
 import * as validate from "../../src/render/functions/patch-and-transform/validate.js";
-import { HAS_SHARED, SHARED } from "../helpers.js";
+import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
 /** Cases that cannot apply to this implementation, by name, with the reason. Aim: none. */
 const SKIPPED: Record<string, string> = {};
@@ -91,7 +91,7 @@ function run(c: Case, body: () => void) {
   else it(c.name, body);
 }
 
-describe.skipIf(!HAS_SHARED)("patch-and-transform conformance (../shared/conformance)", () => {
+describeShared("patch-and-transform conformance (../shared/conformance)", () => {
   describe("transforms.json", () => {
     for (const c of load("transforms.json")) {
       run(c, () => {

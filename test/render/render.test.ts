@@ -18,7 +18,7 @@ import { GrpcFunctionClient } from "../../src/render/runner/grpc.js";
 import { serveBuiltin } from "../../src/render/runner/serve.js";
 import { loadPath } from "../../src/manifest/load.js";
 import type { Manifest } from "../../src/manifest/manifest.js";
-import { HAS_SHARED, REPO, runCli, SHARED, tempRepo } from "../helpers.js";
+import { HAS_SHARED, REPO, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/functions");
 
@@ -226,7 +226,7 @@ describe("render with built-in functions", () => {
   });
 });
 
-describe.skipIf(!HAS_SHARED)("render the shared corpus examples", () => {
+describeShared("render the shared corpus examples", () => {
   const corpus = path.join(SHARED, "corpus");
 
   it("patch-and-transform-examples: the bucket's region is patched through the map", async () => {

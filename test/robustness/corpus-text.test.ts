@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HAS_SHARED, SHARED, runCli } from "../helpers.js";
+import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 
 /**
  * Text mutations of real files: the YAML of `../shared/corpus` (public repositories and upstream
@@ -51,7 +51,7 @@ function mutate(text: string, rnd: () => number): string {
   return t;
 }
 
-describe.skipIf(!HAS_SHARED)("check on mutated text of the corpus's files", () => {
+describeShared("check on mutated text of the corpus's files", () => {
   const files = HAS_SHARED ? corpusFiles() : [];
 
   for (let seed = 1; seed <= ROUNDS; seed++) {

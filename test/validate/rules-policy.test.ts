@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig } from "../../src/config/config.js";
 import { main } from "../../src/main.js";
 import { validateRepo } from "../../src/validate/run.js";
-import { HAS_SHARED, REPO, SHARED, runCli, tempRepo } from "../helpers.js";
+import { HAS_SHARED, REPO, SHARED, runCli, tempRepo, describeShared } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/rules");
 const fixture = (rel: string) => fs.readFileSync(path.join(FIXTURES, rel), "utf8");
@@ -117,7 +117,7 @@ describe("an XR that several Compositions could render", () => {
   });
 });
 
-describe.skipIf(!HAS_SHARED)("rules on the shared corpus", () => {
+describeShared("rules on the shared corpus", () => {
   /** Rule findings by rule id, with the files they are in (relative to the corpus directory). */
   async function ruleFindings(dir: string) {
     const root = path.join(SHARED, "corpus", dir);
