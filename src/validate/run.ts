@@ -14,6 +14,7 @@ import { PackageLayout } from "../manifest/packages.js";
 import { isToolObject } from "../manifest/roles.js";
 import { isPlainObject } from "./structural.js";
 import { explainV1Forms } from "./crossplane-v1.js";
+import { withoutPlaceholderPackage } from "./render-config.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { ptInputs } from "./rules/pt.js";
@@ -139,7 +140,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     for (const m of scanned.manifests) {
       const core = isKubernetesCoreKind(m.apiVersion, m.kind);
       if (core && engine !== "builtin") coreForKubeconform.push(m);
-      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...checkManifest(m, registry, schemaEngine, missing, yaml11)));
+      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11))));
     }
   });
   findings.push(...schemaProblems(registry, schemaEngine));

@@ -255,14 +255,16 @@ describeShared("render the shared corpus examples", () => {
     expect(YAML.parseAllDocuments(stdout).map((d) => d.toJS().kind)).toEqual(["XR", "Bucket", "BucketACL"]);
   });
 
-  it("auto-ready examples render their go-templating steps with the built-in; a Development function is not connected to unasked", async () => {
+  it("auto-ready examples render their go-templating steps with the built-in; a Development function that is a built-in renders built in, never connected to unasked", async () => {
     const basic = await cli(["render", "xr.yaml", "composition-k8s.yaml", "functions.yaml"], path.join(corpus, "auto-ready-examples/basic"));
     expect(basic.stderr).toBe("");
     expect(basic.code).toBe(0);
-    // This example develops function-auto-ready itself: its Function says runtime Development.
-    const dev = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], path.join(corpus, "auto-ready-examples/cel-healthcheck"));
-    expect(dev.code).toBe(1);
-    expect(dev.stderr).toContain('render/not-rendered: not rendered: step "automatically-detect-ready-composed-resources": function function-auto-ready is a Development function');
+    // This example develops function-auto-ready itself: its Function says runtime Development,
+    // with the default target (localhost:9443), where nothing listens here.
+    const dev = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-e", "extra-resources.yaml", "-o", "observed.yaml"], path.join(corpus, "auto-ready-examples/cel-healthcheck"));
+    expect(dev.stderr).not.toContain("render/not-rendered");
+    expect(dev.code).toBe(0);
+    expect(YAML.parseAllDocuments(dev.stdout).length).toBeGreaterThan(1);
   });
 });
 
@@ -400,9 +402,19 @@ status: { conditions: [{ type: Ready, status: "True" }] }
 `,
     });
     const args = ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--observed-resources", "observed.yaml"];
+    // Unasked, a Development function that is a built-in renders built in ...
+    const builtin = await cli(args, dir);
+    expect(builtin.stderr).toBe("");
+    expect(builtin.code).toBe(0);
+    // ... and one that is not is never connected to.
+    fs.writeFileSync(path.join(dir, "functions.yaml"), dev.replace(/package: [^ }]*function-auto-ready[^ }]*/, "package: example.com/acme/function-ready-check:v1"));
+    fs.writeFileSync(path.join(dir, "composition.yaml"), composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`).replace(/function-auto-ready/g, "function-ready-check"));
+    fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace(/name: function-auto-ready/, "name: function-ready-check"));
     const refused = await cli(args, dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is a Development function; composition-ci connects only to targets its caller names, not to one the repository names");
+    fs.writeFileSync(path.join(dir, "functions.yaml"), dev);
+    fs.writeFileSync(path.join(dir, "composition.yaml"), composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`));
     for (const flags of [["--allow-exec"], ["--development-target", `function-auto-ready=127.0.0.1:${devPort}`]]) {
       const { code, stdout, stderr } = await cli([...args, ...flags], dir);
       expect(stderr).toBe("");

@@ -22,8 +22,16 @@ const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-cel-filter": runCelFilter,
 };
 
+/**
+ * Upbound publishes its own builds of the crossplane-contrib functions under its organisation
+ * (`xpkg.upbound.io/upbound/function-patch-and-transform`): the same source, so the same built-in.
+ */
+const SAME_FUNCTION_PUBLISHERS = ["upbound/"];
+
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
-  return BUILTINS[packagePath(pkg)];
+  const path = packagePath(pkg);
+  const publisher = SAME_FUNCTION_PUBLISHERS.find((p) => path.startsWith(p));
+  return BUILTINS[publisher ? `crossplane-contrib/${path.slice(publisher.length)}` : path];
 }
 
 export function builtinNames(): string[] {

@@ -62,7 +62,7 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   if (configured) return configuredRuntime(name, configured, options);
   if (!fn) return runtimeWithoutManifest(name, options);
   const runtime = fn.annotations[RUNTIME_ANNOTATION];
-  if (runtime === "Development") return developmentRuntime(name, fn, options);
+  if (runtime === "Development") return developmentBuiltin(name, fn, options) ?? developmentRuntime(name, fn, options);
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
   if (builtin) return new BuiltinRuntime(builtin);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
@@ -86,6 +86,18 @@ function packageRuntime(fn: FunctionManifest, options: RuntimeOptions): Function
 
 function dockerFor(name: string, settings: DockerSettings, options: RuntimeOptions, why?: string): DockerRuntime {
   return new DockerRuntime(name, settings, options.startTimeoutMs ?? 60_000, why ? `${why}; ${CONFIGURE_FIX}` : CONFIGURE_FIX);
+}
+
+/**
+ * A Development Function whose package or name is a built-in (a function's own repository keeps
+ * `render.crossplane.io/runtime: Development` with a placeholder package for `crossplane render`)
+ * renders built in, unless the caller names a target to connect to or allows connecting to the
+ * annotated one.
+ */
+function developmentBuiltin(name: string, fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime | undefined {
+  if (options.developmentTargets?.[name] || options.allowExec) return undefined;
+  const builtin = builtinFor(fn.package ?? "") ?? builtinForUsualName(name);
+  return builtin && new BuiltinRuntime(builtin);
 }
 
 function developmentRuntime(name: string, fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {

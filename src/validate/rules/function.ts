@@ -5,6 +5,7 @@ import { gvkOf } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
+import { hasPlaceholderPackage } from "../render-config.js";
 
 /** function/*: Function packages are pinned, and each step's input fits its function. */
 
@@ -39,7 +40,7 @@ export function functionRules(ctx: RuleContext): Finding[] {
 
 function checkPackage(fn: Manifest, sink: FindingSink): void {
   const pkg = asString(asObject(fn.object.spec)?.package);
-  if (!pkg) return;
+  if (!pkg || hasPlaceholderPackage(fn)) return;
   const { tag, digest } = packageVersion(pkg);
   if (digest) return;
   const say = (why: string) =>

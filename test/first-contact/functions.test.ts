@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { runCli, tempRepo } from "../helpers.js";
+
+/**
+ * Issue 31's function classes: a function is what its package is, whoever publishes the build,
+ * and a `crossplane render` configuration is not a cluster object.
+ */
+
+const XRD = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xbuckets.example.org}
+spec:
+  group: example.org
+  names: {kind: XBucket, plural: xbuckets}
+  versions:
+    - name: v1
+      served: true
+      referenceable: true
+      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {region: {type: string}}}}}}
+`;
+
+const COMPOSITION = (fn: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: render
+      functionRef: {name: ${fn}}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: Inline
+        inline:
+          template: |
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: {{ .observed.composite.resource.metadata.name }}
+              annotations:
+                gotemplating.fn.crossplane.io/composition-resource-name: cm
+            data:
+              region: {{ .observed.composite.resource.spec.region }}
+`;
+
+const XR = "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: photos, namespace: default}\nspec: {region: eu}\n";
+
+async function check(files: Record<string, string>) {
+  const { code, stdout, stderr } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
+  return { code, stderr, findings: JSON.parse(stdout).findings as { rule: string; severity: string; file?: string }[] };
+}
+
+describe("functions on first contact", () => {
+  it("Upbound's build of a crossplane-contrib function is that function: built in, rendered offline", async () => {
+    const { findings, stderr } = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": COMPOSITION("upbound-function-go-templating"),
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: upbound-function-go-templating}\nspec: {package: xpkg.upbound.io/upbound/function-go-templating:v0.11.0}\n",
+      "xr.yaml": XR,
+    });
+    expect(findings.filter((f) => f.rule.startsWith("render/"))).toEqual([]);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+  });
+
+  it("a Development Function with a placeholder package configures crossplane render: no schema finding on it, and a built-in renders built in", async () => {
+    const { findings, stderr } = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": COMPOSITION("function-go-templating"),
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-go-templating\n  annotations: {render.crossplane.io/runtime: Development}\nspec: {package: function-go-templating}\n",
+      "xr.yaml": XR,
+    });
+    expect(findings.filter((f) => f.file === "functions.yaml")).toEqual([]);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+  });
+
+  it("the same placeholder without the annotation is still a fault: v2 needs a fully qualified package", async () => {
+    const { findings } = await check({
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: function-go-templating}\n",
+    });
+    expect(findings.filter((f) => f.severity === "error").map((f) => f.rule)).toEqual(["schema/cel"]);
+  });
+});
