@@ -1,4 +1,5 @@
 import type { Config, FunctionConfig } from "./config/config.js";
+import type { Finding } from "./report/finding.js";
 import { globMatcher } from "./manifest/glob.js";
 import { parseReference, ReferenceError } from "./oci/reference.js";
 
@@ -24,9 +25,12 @@ export function parseDevelopmentTargets(values: string[] | undefined, what = "--
 export class TrustError extends Error {}
 
 /**
- * The head's config as far as the base ref's allows: settings that make the run connect or
- * execute (schema locations, function runtimes) are kept only when the base config has them too,
- * exactly; everything else (rules, ignores, ...) is the head's, because it cannot widen anything.
+ * The config an untrusted head is checked with. The base ref's config decides the gate: what is
+ * checked (ignores, size limit, tests, definitions said to be in the cluster) and how severe it is
+ * (rules, missing schemas, the Crossplane version), so a pull request cannot turn off its own
+ * check. Settings that make the run execute, connect or read (schema locations, function
+ * runtimes, trusted packages, packages) are kept only where the base has them too, exactly. The
+ * head may only add protection (secret fields) and schemas or mounts inside the repository.
  */
 export function narrowToBase(head: Config, base: Config): Config {
   const functions: Record<string, FunctionConfig> = {};
@@ -35,11 +39,68 @@ export function narrowToBase(head: Config, base: Config): Config {
   }
   return {
     ...head,
+    ...gateOf(base),
     schemaLocations: head.schemaLocations.filter((l) => base.schemaLocations.includes(l)),
     functions,
     trustedFunctions: head.trustedFunctions.filter((t) => base.trustedFunctions.includes(t)),
     packages: head.packages.filter((p) => base.packages.includes(p)),
+    secretFields: [...new Set([...base.secretFields, ...head.secretFields])],
   };
+}
+
+type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests">;
+
+function gateOf(c: Config): Gate {
+  return {
+    ignore: c.ignore,
+    rules: c.rules,
+    maxFileBytes: c.maxFileBytes,
+    missingSchemas: c.missingSchemas,
+    crossplaneVersion: c.crossplaneVersion,
+    clusterDefinitions: c.clusterDefinitions,
+    parameterSchemas: c.parameterSchemas,
+    tests: c.tests,
+  };
+}
+
+/**
+ * What the head's config would change in the gate, said as a finding: it is not applied to the
+ * pull request's own check and takes effect after merge. Undefined when the gate is the same.
+ */
+export function headConfigChange(head: Config, base: Config): Finding | undefined {
+  const headGate = gateOf(head);
+  const baseGate = gateOf(base);
+  const changed = (Object.keys(baseGate) as (keyof Gate)[]).filter((k) => JSON.stringify(headGate[k]) !== JSON.stringify(baseGate[k]));
+  if (!changed.length) return undefined;
+  const effects = [...gateEffects(head, base)];
+  const file = head.file ?? base.file;
+  return {
+    rule: "config/head-not-applied",
+    severity: "warning",
+    message:
+      `this pull request changes ${changed.join(", ")} in ${file ?? "the config"}` +
+      (effects.length ? ` (${effects.join("; ")})` : "") +
+      ": this check uses the base branch's config; the change takes effect after merge",
+    ...(head.file ? { file: head.file } : {}),
+  };
+}
+
+
+const LEVELS = ["off", "info", "warning", "error"];
+
+/** The ways the head's gate is weaker than the base's, in words. */
+function* gateEffects(head: Config, base: Config): Generator<string> {
+  for (const [rule, level] of Object.entries(head.rules)) {
+    const was = base.rules[rule];
+    if (level === was) continue;
+    if (LEVELS.indexOf(level) < LEVELS.indexOf(was ?? "error")) yield level === "off" ? `turns off ${rule}` : `lowers ${rule} to ${level}`;
+  }
+  const added = head.ignore.filter((g) => !base.ignore.includes(g));
+  if (added.length) yield `ignores ${added.join(", ")}`;
+  if (head.maxFileBytes !== undefined && head.maxFileBytes < (base.maxFileBytes ?? Infinity)) yield `lowers maxFileBytes to ${head.maxFileBytes}`;
+  if (head.missingSchemas !== base.missingSchemas && head.missingSchemas !== undefined) yield `sets missingSchemas to ${head.missingSchemas}`;
+  const definitions = head.clusterDefinitions.filter((d) => !base.clusterDefinitions.includes(d));
+  if (definitions.length) yield `says ${definitions.join(", ")} are in the cluster`;
 }
 
 /**

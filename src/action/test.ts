@@ -19,7 +19,7 @@ import { annotate, appendSummary, maskLogs, writeReportFile, writeSarif } from "
  */
 export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
   const root = process.cwd();
-  const config = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
+  const { config, notes } = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
   const report = await runTests(result, root, { paths: inputs.paths, allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
@@ -29,7 +29,7 @@ export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeco
   const reportPath = writeReportFile(inputs.reportDir, "tests.txt", redact(formatTestReport("text", report, { toolVersion: TOOL_VERSION })));
   writeReportFile(inputs.reportDir, "tests.json", redact(formatTestReport("json", report, { toolVersion: TOOL_VERSION })));
   writeReportFile(inputs.reportDir, "junit.xml", redact(formatTestReport("junit", report, { toolVersion: TOOL_VERSION })));
-  const findings = testFindings(report);
+  const findings = [...notes, ...testFindings(report)];
   writeSarif(inputs.sarifFile, findings, masker);
   let markdown = redact(formatTestReport("markdown", report, { toolVersion: TOOL_VERSION }));
   const room = SUMMARY_LIMIT - 4096;

@@ -2,19 +2,35 @@ import path from "node:path";
 import * as core from "@actions/core";
 import { CONFIG_FILE, ConfigError, emptyConfig, parseConfig, type Config } from "../config/config.js";
 import { git } from "../git/git.js";
-import { narrowToBase } from "../trust.js";
+import { headConfigChange, narrowToBase } from "../trust.js";
+import type { Finding } from "../report/finding.js";
 import type { Inputs } from "./inputs.js";
 
 /**
- * The config a run may act on. On a pull request (any `pull_request*` event) the head is
- * untrusted in every mode, not only `pr`: the settings that make the run execute or connect
- * (`functions:`, `functions.trusted`, `packages:`, schema locations) are kept only as far as the
- * base commit's config has them. With allow-exec the caller has said the head is trusted.
+ * The config a run may act on, and what the head's config would change that is not applied. On
+ * every event that checks out code the base branch did not approve (`untrustedEvent`), in every
+ * mode, the base commit's config decides the gate and what may run or connect (`narrowToBase`);
+ * with allow-exec the caller has said the head is trusted.
  */
-export async function trustedConfig(inputs: Inputs, head: Config, root: string): Promise<Config> {
-  const event = process.env.GITHUB_EVENT_NAME ?? "";
-  if (!event.startsWith("pull_request") || inputs.allowExec) return head;
-  return narrowToBase(head, await baseConfig(inputs, root));
+export async function trustedConfig(inputs: Inputs, head: Config, root: string): Promise<{ config: Config; notes: Finding[] }> {
+  if (!untrustedEvent(process.env) || inputs.allowExec) return { config: head, notes: [] };
+  const base = await baseConfig(inputs, root);
+  const change = headConfigChange(head, base);
+  return { config: narrowToBase(head, base), notes: change ? [change] : [] };
+}
+
+/**
+ * Whether the run checks code the base branch did not approve. Only a push to a protected branch
+ * (GITHUB_REF_PROTECTED) and a schedule (which runs on the default branch) check approved code and
+ * read their own config; pull_request, pull_request_target, merge_group, issue_comment,
+ * workflow_run, workflow_dispatch and any other event take the untrusted path (SECURITY.md).
+ */
+export function untrustedEvent(env: NodeJS.ProcessEnv): boolean {
+  const event = env.GITHUB_EVENT_NAME ?? "";
+  if (event === "") return false; // not in GitHub Actions: the CLI's caller decides
+  if (event === "schedule") return false;
+  if (event === "push") return env.GITHUB_REF_PROTECTED !== "true";
+  return true;
 }
 
 async function baseConfig(inputs: Inputs, root: string): Promise<Config> {

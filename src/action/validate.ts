@@ -20,7 +20,7 @@ import { runUrl } from "./context.js";
 /** `mode: validate`: `check` of the tree, reported as the job summary, annotations, SARIF and a text report. */
 export async function validateMode(inputs: Inputs, engine: { engine?: Engine; kubeconformPath?: string }): Promise<void> {
   const root = process.cwd();
-  const config = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
+  const { config, notes } = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
   const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
@@ -28,7 +28,7 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   const tests = await checkTests(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
   const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
   maskLogs(masker);
-  const findings = maskFindings([...result.findings, ...rendered.findings, ...tests.findings], masker);
+  const findings = maskFindings([...notes, ...result.findings, ...rendered.findings, ...tests.findings], masker);
   const summary = summarize(findings, result.files, result.documents);
   const text = formatReport("text", { findings, summary, toolVersion: TOOL_VERSION });
   const reportPath = writeReportFile(inputs.reportDir, "report.txt", text);

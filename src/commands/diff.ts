@@ -18,7 +18,7 @@ import { preload } from "../manifest/read.js";
 import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
-import { narrowToBase } from "../trust.js";
+import { headConfigChange, narrowToBase } from "../trust.js";
 import { transitionFindings } from "../validate/transitions.js";
 import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
@@ -272,7 +272,9 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   });
   const candidates = renderSources(result.index, root);
   const keys = sourceKeys(candidates);
-  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings: result.findings };
+  const change = trusted && headConfigChange(config, trusted);
+  const findings = change ? [change, ...result.findings] : result.findings;
+  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
 }
 
 /** Parses a tree's files into the shared cache ahead of its validation; a problem is left for the validation to meet. */

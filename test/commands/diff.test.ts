@@ -146,4 +146,15 @@ describe("diff of a pull request: the head's config cannot widen what runs or co
       server.close();
     }
   }, 30_000);
+
+  it("with --trust-base-config, a head that turns off its own rules is still checked by the base's, and told so", async () => {
+    const { dir } = gitRepo({ "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" });
+    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), 'rules:\n  "schema/*": off\nignore: ["bad.yaml"]\n');
+    fs.writeFileSync(path.join(dir, "bad.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: many}\n");
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main", trustBaseConfig: true });
+    expect(report.verdict.failed).toBe(true);
+    expect(report.findings.new.map((f) => `${f.severity} ${f.rule}`)).toEqual(expect.arrayContaining(["warning config/head-not-applied", "error schema/type"]));
+    const untrusted = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(untrusted.report.verdict.failed).toBe(false); // a trusted checkout applies its own config
+  }, 30_000);
 });
