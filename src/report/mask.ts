@@ -12,8 +12,7 @@ import type { Finding } from "./finding.js";
  * (so a change still shows as a change); in free text, each secret value of 4 characters or more,
  * and its base64 and base64url forms, is replaced wherever it stands as a whole token. A
  * `*SecretKey` field holds a secret (`awsSecretKey`) or the name of the key that holds one
- * (`passwordSecretKey: password`): its value is masked at the field either way, and in free text
- * only when it does not look like a key name. Keys are never masked, and structured outputs are
+ * (`passwordSecretKey: password`): its value is masked only when it does not look like a key name. Keys are never masked, and structured outputs are
  * masked value by value, never as serialised text.
  */
 
@@ -141,7 +140,7 @@ export class SecretMasker {
   }
 
   private remember(value: string): void {
-    if (MASKED.test(value)) return;
+    if (MASKED.test(value) || isOrdinaryWord(value)) return;
     const add = (form: string, raw: string) => {
       if (form.length < MIN_FREE_TEXT_LENGTH || this.forms.has(form)) return;
       this.forms.add(form);
@@ -182,7 +181,7 @@ export class SecretMasker {
       if (context === "secret-data" && isScalar(v)) result = this.secret(String(v), copy, !DESCRIBES_A_CONNECTION.test(key));
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
       else if (context === "references") result = this.walk(v, "references", copy);
-      else if (isSecretValue(v) && this.isSecretField(key)) result = this.secret(String(v), copy, !mayNameAKey(key, String(v)));
+      else if (isSecretValue(v) && this.isSecretField(key) && !mayNameAKey(key, String(v))) result = this.secret(String(v), copy);
       // An object inside may be a Secret itself (a provider-kubernetes Object's manifest, a List's item).
       else result = this.walk(v, rootContext(v), copy);
       if (out) out[key] = result;
@@ -200,6 +199,24 @@ export class SecretMasker {
     if (inFreeText) this.remember(value);
     return copy ? maskValue(value) : undefined;
   }
+}
+
+/**
+ * Values a secret field may hold that are words of every text, the job log and the report's own
+ * vocabulary (a Secret whose `enabled` entry is `true`, whose `level` is `error`): masked at their
+ * field, but never hunted for in free text nor added to the runner's log masks, where they would
+ * hide every `true` of the job and every `severity` of the JSON report.
+ */
+const ORDINARY_WORDS = new Set([
+  "true", "false", "yes", "no", "on", "off", "null", "none", "nil", "empty", "default", "enabled", "disabled", "enable", "disable",
+  "error", "errors", "warning", "warnings", "info", "debug", "notice", "fatal", "normal",
+  "pass", "passes", "passed", "fail", "fails", "failed", "unknown", "changed", "unchanged", "added", "removed", "deleted", "new", "fixed",
+  "rule", "file", "line", "kind", "name", "message", "severity", "path", "source", "sources", "finding", "findings",
+  "test", "tests", "admin", "user", "root", "local", "localhost", "latest", "main", "master", "stable",
+]);
+
+export function isOrdinaryWord(value: string): boolean {
+  return ORDINARY_WORDS.has(value.trim().toLowerCase());
 }
 
 /**
@@ -226,8 +243,7 @@ function isSecretValue(v: unknown): v is string | number {
  * A field whose name may as well say where a secret is as hold one (`*SecretKey`, and `*Secret`
  * after another word: `passwordSecretKey: password`, `githubConfigSecret: gha-runner`, but also
  * `awsSecretKey`, `webhookSecret`) with a value that looks like the name of a key or an object
- * (`client_secret`, `ca.crt`, `WEBHOOK_TOKEN`, `grafana-oncall`): masked at its field, but not
- * hunted for in free text, where such a word is ordinary. Anything else (`wJalrXUtnFEMI/K7MDENG`,
+ * (`client_secret`, `ca.crt`, `WEBHOOK_TOKEN`, `grafana-oncall`): the name of a key, not masked. Anything else (`wJalrXUtnFEMI/K7MDENG`,
  * a random string) is a secret everywhere.
  */
 function mayNameAKey(field: string, value: string): boolean {
@@ -266,7 +282,7 @@ export function isSecretField(object: unknown, segments: string[]): boolean {
     node = valueAtSegments(node, [segments[i]!]);
   }
   const last = segments[segments.length - 1];
-  return last !== undefined && isSecretFieldName(last) && isSecretValue(node);
+  return last !== undefined && isSecretFieldName(last) && isSecretValue(node) && !mayNameAKey(last, String(node));
 }
 
 function rootContext(object: unknown): Context {

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSecretField, isSecretFieldName, maskFindings, SecretMasker } from "../../src/report/mask.js";
+import { isSecretField, isSecretFieldName, maskFindings, maskValue, SecretMasker } from "../../src/report/mask.js";
 import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
@@ -76,12 +76,14 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     for (const name of ["fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"]) expect(isSecretFieldName(name), name).toBe(false);
   });
 
-  it("a *SecretKey value is masked at its field; in free text and the log only when it does not look like a key name", () => {
+  it("a *SecretKey value that looks like a key name is that name, not masked; any other is masked at its field, in free text and the log", () => {
     const masker = new SecretMasker();
     const spec = { passwordSecretKey: "password", clientSecretKey: "client_secret", mirageSecretKey: "mirage_secret_key", awsSecretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", s3SecretKey: "aB3xY9qZk2Lm" };
     masker.learn({ apiVersion: "example.org/v1", kind: "XStore", metadata: { name: "s" }, spec });
     const masked = masker.maskObject({ spec }) as { spec: Record<string, string> };
-    for (const key of Object.keys(spec)) expect(masked.spec[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
+    for (const key of ["awsSecretKey", "s3SecretKey"]) expect(masked.spec[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
+    expect(masked.spec.passwordSecretKey).toBe("password");
+    expect(masked.spec.clientSecretKey).toBe("client_secret");
     const masks = masker.values();
     expect(masks).toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     expect(masks).toContain("aB3xY9qZk2Lm");
@@ -107,7 +109,7 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     expect(masked.values.existingSecret).toBe("grafana-oncall");
     expect(masked.values.automountServiceAccountToken).toBe(false);
     expect(masked.values.OPENAI_API_KEY).toBe("{{ .openwebui_apikey }}");
-    expect(masked.values.githubConfigSecret).toMatch(/^<masked sha256:/); // at its field only
+    expect(masked.values.githubConfigSecret).toBe("gha-runner-scale-set"); // the name of a Secret
     expect(masker.redact("runners use gha-runner-scale-set")).toBe("runners use gha-runner-scale-set");
   });
 
@@ -262,5 +264,29 @@ describe("the CLI masks what it prints, as the Action does", () => {
       expect(stdout, format).toContain("<masked sha256:");
       for (const form of forms("correct-horse-battery")) expect(stdout, `${format}: ${form}`).not.toContain(form);
     }
+  });
+});
+
+describe("ordinary words are never hunted for as secrets", () => {
+  it("a Secret holding true, error or default masks them at their field only: not in free text, not in the runner's log masks", () => {
+    const masker = new SecretMasker();
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, stringData: { enabled: "true", level: "error", profile: "default", password: "hunter2-Xq9" } };
+    masker.learn(secret);
+    expect(masker.values()).not.toEqual(expect.arrayContaining(["true"]));
+    expect(masker.values().some((v) => ["true", "error", "default", "TRUE", "ERROR"].includes(v))).toBe(false);
+    expect(masker.values()).toContain("hunter2-Xq9");
+    expect(masker.redact("severity error: enabled is true in the default profile; hunter2-Xq9")).toBe(`severity error: enabled is true in the default profile; ${maskValue("hunter2-Xq9")}`);
+    const masked = masker.maskObject(secret);
+    expect(masked.stringData.enabled).toBe(maskValue("true"));
+    expect(masked.stringData.level).toBe(maskValue("error"));
+  });
+
+  it("a boolean in a field named like a secret is not a secret (manageMasterUserPassword: true)", () => {
+    const masker = new SecretMasker();
+    const rds = { apiVersion: "rds.aws.upbound.io/v1beta1", kind: "Instance", metadata: { name: "db" }, spec: { forProvider: { manageMasterUserPassword: true, autoGeneratePassword: "true" } } };
+    masker.learn(rds);
+    expect(masker.values()).toEqual([]);
+    expect(masker.redact("manageMasterUserPassword is true")).toBe("manageMasterUserPassword is true");
+    expect(masker.maskObject(rds).spec.forProvider.manageMasterUserPassword).toBe(true);
   });
 });
