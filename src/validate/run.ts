@@ -13,7 +13,7 @@ import { kptfileFindings, type KptRepo } from "../kpt/index.js";
 import { PackageLayout } from "../manifest/packages.js";
 import { isToolObject } from "../manifest/roles.js";
 import { isPlainObject } from "./structural.js";
-import { explainV1Forms } from "./crossplane-v1.js";
+import { explainV1Forms, v1Repository } from "./crossplane-v1.js";
 import { withoutPlaceholderPackage } from "./render-config.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
@@ -154,7 +154,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
 
-  const all = explainV1Forms([...dropSuperseded(findings, ruleFindings), ...ruleFindings], config.crossplaneVersion);
+  const all = v1Repository(explainV1Forms([...dropSuperseded(findings, ruleFindings), ...ruleFindings], config.crossplaneVersion), scanned.manifests, config.crossplaneVersion);
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);

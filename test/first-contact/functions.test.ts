@@ -77,6 +77,7 @@ describe("functions on first contact", () => {
 
   it("the same placeholder without the annotation is still a fault: v2 needs a fully qualified package", async () => {
     const { findings } = await check({
+      "xrd.yaml": XRD,
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: function-go-templating}\n",
     });
     expect(findings.filter((f) => f.severity === "error").map((f) => f.rule)).toEqual(["schema/cel"]);
