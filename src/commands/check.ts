@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { renderEverything } from "../render/repo.js";
-import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
+import { notRenderedFindings, renderSummary, sourceCoverage } from "../render/not-rendered.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
 import { parseDuration } from "./render.js";
@@ -10,7 +10,7 @@ import { commandPackageSettings, nestedDepthOption, packageFlags, targetsOrUsage
 import type { PackageSettings } from "../render/runner/package.js";
 import { validateCommand, type FinishedReport } from "./validate.js";
 import { yamlStream } from "./render.js";
-import { formatReport } from "../report/formats/index.js";
+import { formatReport, type Coverage } from "../report/formats/index.js";
 import { TOOL_VERSION } from "../version.js";
 import { streamFileNames } from "../render/source.js";
 import type { Manifest } from "../manifest/manifest.js";
@@ -19,7 +19,7 @@ import type { RenderedSource } from "../render/source.js";
 import type { ValidateResult } from "../validate/run.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "../render/functions/response.js";
-import { checkTests } from "../testing/index.js";
+import { checkTests, type TestCounts } from "../testing/index.js";
 import { writeOwnedFiles } from "./output-dir.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
@@ -99,9 +99,10 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
     const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
     if (tests.summary) io.stderr(tests.summary);
     findings.push(...tests.findings);
+    const coverage: Coverage = { sources: sourceCoverage(sources), ...(tests.counts ? { tests: testCoverage(tests.counts) } : {}) };
     const outputDir = own.outputDir;
-    if (!outputDir) return { findings, sources };
-    return { findings, sources, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
+    if (!outputDir) return { findings, sources, coverage };
+    return { findings, sources, coverage, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
   }, { allowExec: own.allowExec });
 }
 
@@ -159,4 +160,8 @@ function writeCheckOutputs(cwd: string, dir: string, sources: RenderedSource[], 
     `next: read what each source renders in ${shown}/rendered/; \`composition-ci diff --base main\` shows what a change does to it`,
     "",
   ].join("\n");
+}
+
+function testCoverage({ tests, passed, failed, errors, skipped, unreadable }: TestCounts): NonNullable<Coverage["tests"]> {
+  return { run: tests, passed, failed, errors, skipped, unreadable };
 }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { ConfigError, loadConfig, type MissingSchemaPolicy } from "../config/config.js";
 import { compareFindings, failsAt, findingKey, summarize, type FailOn, type Finding } from "../report/finding.js";
-import { formatReport, OUTPUT_FORMATS, type OutputFormat } from "../report/formats/index.js";
+import { formatReport, OUTPUT_FORMATS, type Coverage, type OutputFormat } from "../report/formats/index.js";
 import { KubeconformUnavailable, type Engine } from "../validate/kubeconform.js";
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
@@ -69,7 +69,7 @@ export interface FinishedReport {
 export type ValidationExtension = (
   result: ValidateResult,
   root: string,
-) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; finish?: (report: FinishedReport) => void }>;
+) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; coverage?: Coverage; finish?: (report: FinishedReport) => void }>;
 
 export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension, trust: { allowExec?: boolean } = {}): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -106,6 +106,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   }
   let sources: RenderedSource[] = [];
   let finish: ((report: FinishedReport) => void) | undefined;
+  let coverage: Coverage | undefined;
   if (extend) {
     const seen = new Set(result.findings.map(findingKey));
     const extended = await extend(result, root);
@@ -113,12 +114,13 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     result.findings.sort(compareFindings);
     sources = extended.sources ?? [];
     finish = extended.finish;
+    coverage = extended.coverage;
   }
   // Secret values never reach the output, not even through a message a repository's CEL rule builds.
   const masker = maskerFor(result.manifests, sources, result.config.secretFields);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
-  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn, coverage }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
   finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;

@@ -3,6 +3,7 @@ import { applyPolicy } from "../validate/findings.js";
 import type { ValidateResult } from "../validate/run.js";
 import { runTests, type RunTestsOptions } from "./run.js";
 import { testFindings, testSummaryLine } from "./report.js";
+import { countTests, type TestCounts } from "./types.js";
 
 /**
  * `check` runs the tree's tests too: a failing test is an error finding (test/failed, test/error,
@@ -10,7 +11,7 @@ import { testFindings, testSummaryLine } from "./report.js";
  * object, and one line says how the tests went. A golden file that ran as a test no longer needs
  * the note that it is render output left out of the manifests: it is removed from `result`.
  */
-export async function checkTests(result: ValidateResult, root: string, options: Omit<RunTestsOptions, "update">): Promise<{ findings: Finding[]; summary?: string }> {
+export async function checkTests(result: ValidateResult, root: string, options: Omit<RunTestsOptions, "update">): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
   const report = await runTests(result, root, options);
   if (!report.tests.length && !report.unreadable.length) return { findings: [] };
   const goldens = new Set(report.tests.filter((t) => t.kind === "golden" && t.status !== "skipped").map((t) => t.file));
@@ -21,7 +22,7 @@ export async function checkTests(result: ValidateResult, root: string, options: 
   // A test file YAML cannot read is already a finding of validation (yaml/*): said once.
   const known = new Set(result.findings.filter((f) => f.severity === "error").map((f) => `${f.file}|${f.line}`));
   const findings = testFindings(report).filter((f) => f.rule !== "test/unreadable" || !known.has(`${f.file}|${f.line}`));
-  return { findings: applyPolicy(findings, result.config.rules, new Map()), summary: `ran ${testSummaryLine(report).replace(":", ` (${kinds(report)}):`)}\n` };
+  return { findings: applyPolicy(findings, result.config.rules, new Map()), summary: `ran ${testSummaryLine(report).replace(":", ` (${kinds(report)}):`)}\n`, counts: countTests(report) };
 }
 
 /** `1 CompositionTest, 1 golden file`. */

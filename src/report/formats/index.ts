@@ -15,6 +15,13 @@ export interface Report {
   failOn?: FailOn;
   /** The packages whose CRDs validated the run (JSON only). */
   packages?: { reference: string; digest: string; crds: number; via?: string }[];
+  /** What check rendered and tested: a report of findings alone hides what was never looked at. */
+  coverage?: Coverage;
+}
+
+export interface Coverage {
+  sources: { total: number; rendered: number; notRendered: number; failed: number; notRenderedBecause: Record<string, number> };
+  tests?: { run: number; passed: number; failed: number; errors: number; skipped: number; unreadable: number };
 }
 
 export function formatReport(format: OutputFormat, report: Report, options: { color?: boolean; debug?: boolean } = {}): string {

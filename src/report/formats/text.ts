@@ -1,5 +1,5 @@
 import type { Finding, Severity } from "../finding.js";
-import type { Report } from "./index.js";
+import type { Coverage, Report } from "./index.js";
 import { groupRepeats, moreLikeIt } from "../repeats.js";
 
 const COLORS: Record<Severity, string> = { error: "\x1b[31m", warning: "\x1b[33m", info: "\x1b[36m" };
@@ -33,7 +33,18 @@ export function formatText(report: Report, color: boolean, debug = false): strin
   const suppressed = s.suppressed ? `, ${s.suppressed} suppressed` : "";
   const status = s.errors + s.warnings + s.infos === 0 ? paint("\x1b[32m", "✓ clean") : counts;
   lines.push(`${status}${suppressed} — ${s.documents} document${s.documents === 1 ? "" : "s"} in ${s.files} file${s.files === 1 ? "" : "s"}`);
+  if (report.coverage) lines.push(coverageLine(report.coverage));
   return lines.join("\n") + "\n";
+}
+
+/** After the counts, what was rendered and tested: "clean" over sources that never rendered is no verdict. */
+function coverageLine({ sources: s, tests: t }: Coverage): string {
+  const because = Object.entries(s.notRenderedBecause).map(([what, n]) => `${what}: ${n}`).join(", ");
+  let line = `rendered ${s.rendered} of ${s.total} source${s.total === 1 ? "" : "s"}`;
+  if (s.notRendered) line += `, ${s.notRendered} not rendered (${because})`;
+  if (s.failed) line += `, ${s.failed} failed`;
+  if (t) line += `; tests: ${t.run} run, ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ""}${t.errors ? `, ${t.errors} could not run` : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+  return line;
 }
 
 /** A file name as one line of text: control characters (a newline in a name) are escaped. */
