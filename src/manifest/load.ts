@@ -10,6 +10,7 @@ import { glimpseObjects, type UnreadObject } from "./glimpse.js";
 import { MANIFEST_SCHEMA, withGoNumbers } from "./go-numbers.js";
 import { yaml11ScalarsOfDocuments, yaml11ScalarsOfEvents, type Yaml11Scalar } from "./yaml11.js";
 import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
+import { templateLanguage } from "./templates.js";
 
 export interface LoadLimits {
   /** Files larger than this are reported and skipped. */
@@ -43,11 +44,11 @@ export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT
   try {
     const stat = fs.fstatSync(fd);
     if (stat.size > limits.maxFileBytes) return tooLarge(file, stat.size, limits);
-    if (!cache) return loadFile(file, readExactly(fd, stat.size), limits);
+    if (!cache) return loadFile(file, readExactly(fd, stat.size), limits, abs);
     const same = cache.sameFile(file, stat, limits);
     if (same) return same;
     const bytes = readExactly(fd, stat.size);
-    return cache.sameBytes(file, bytes, limits) ?? cache.keep(file, stat, bytes, limits, loadFile(file, bytes, limits));
+    return cache.sameBytes(file, bytes, limits) ?? cache.keep(file, stat, bytes, limits, loadFile(file, bytes, limits, abs));
   } finally {
     fs.closeSync(fd);
   }
@@ -126,7 +127,7 @@ function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
  * and any file with anchors or aliases, is parsed again with `yaml`, which reports every problem
  * with its line and bounds alias expansion.
  */
-export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS): LoadedFile {
+export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAULT_LIMITS, abs?: string): LoadedFile {
   if (bytes.length > limits.maxFileBytes) return tooLarge(file, bytes.length, limits);
   const utf16 = decodeUtf16(bytes);
   if (utf16 === null) return skipped(file, "file/encoding", "error", "file starts with a UTF-16 byte-order mark but is not valid UTF-16; not read");
@@ -159,7 +160,7 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   if (parsed.yaml11?.length) source.yaml11 = parsed.yaml11;
   if (isTemplated(text, parsed.errors)) {
     const unread = glimpseObjects(text, file, "a template");
-    return { ...skipped(file, "file/templated", "info", "file has Go/Helm template markers ({{ }}) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
+    return { ...skipped(file, "file/templated", "info", "file has template markers ({{ }} or {% %}: Go, Helm, nunjucks) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
   }
   if (parsed.errors.length && !looksLikeManifest(text)) {
     const what = file.endsWith(".json") ? "JSON" : "YAML";
@@ -176,6 +177,10 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   for (const m of malformed) {
     const at = source.locate(m.docIndex, m.pointer);
     findings.push({ rule: "schema/type", severity: "error", file, line: at.line, column: at.column, message: m.message });
+  }
+  const language = manifests.length ? templateLanguage(text, file, abs) : undefined;
+  if (language) {
+    return { ...skipped(file, "file/templated", "info", `file is a ${language} template: its tool's output is applied, not the file; skipped (render it first to validate it)`), unread: manifests.map(asUnread) };
   }
   if (manifests.some(hasEnvsubstName)) {
     return skipped(file, "file/templated", "info", "file has envsubst placeholders ($VAR, ${VAR}) in object names and is filled in before it is applied; skipped (substitute them first to validate it)");
@@ -299,9 +304,10 @@ function collectionKeyErrors(doc: YAML.Document.Parsed, lineCounter: YAML.LineCo
 
 /** A file is a template when it does not parse and a failing line holds a `{{` action. */
 function isTemplated(text: string, errors: Finding[]): boolean {
-  if (errors.length === 0 || !text.includes("{{")) return false;
+  if (errors.length === 0 || !(text.includes("{{") || text.includes("{%"))) return false;
   const lines = text.split("\n");
-  return errors.some((e) => e.line !== undefined && [e.line - 2, e.line - 1, e.line].some((i) => lines[i]?.includes("{{")));
+  const marked = (line: string | undefined) => line !== undefined && (line.includes("{{") || line.includes("{%"));
+  return errors.some((e) => e.line !== undefined && [e.line - 2, e.line - 1, e.line].some((i) => marked(lines[i])));
 }
 
 /**
@@ -422,3 +428,8 @@ function decodeUtf8(bytes: Buffer): string | undefined {
 }
 
 /** Anchors and aliases are rare in manifests; files with them take the bounded parser. */
+
+/** An object of a template file, known by name for references (`reference/unread`), never checked. */
+function asUnread(m: Manifest): UnreadObject {
+  return { group: m.group, kind: m.kind, name: m.name ?? "", file: m.file, line: m.locate("/kind").line, why: "a template" };
+}

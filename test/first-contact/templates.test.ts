@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { runCli, tempRepo } from "../helpers.js";
+
+/** Issue 31, principle 2: templates that parse as YAML are their tool's input, not manifests. */
+
+const DEPLOYMENT = (name: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}}\nspec: {replicas: many}\n`;
+
+async function check(files: Record<string, string>) {
+  const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
+  return JSON.parse(stdout).findings as { rule: string; severity: string; file?: string; message: string }[];
+}
+
+describe("template files are skipped with one info each, whatever their language", () => {
+  it("ytt annotations and _ytt_lib libraries, Backstage skeletons, nunjucks tags, a Helm chart's quoted actions", async () => {
+    const findings = await check({
+      "ytt/app.yaml": `#@ load("@ytt:data", "data")\n${DEPLOYMENT("ytt")}`,
+      "ytt/_ytt_lib/lib/base.yaml": DEPLOYMENT("lib"),
+      "backstage/skeleton/app.yaml": DEPLOYMENT("${{ values.name }}"),
+      "backstage/skeleton/quoted.yaml": DEPLOYMENT('"${{ values.name }}"'),
+      "cnoe/skeleton/kustomization.yaml": "{%- if values.bucket %}\nresources:\n{%- endif %}\n  - ../base/\n",
+      "cnoe/skeleton/app.yaml": `{%- if values.x %}\n${DEPLOYMENT("x")}{%- endif %}\n`,
+      "chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+      "chart/templates/deploy.yaml": DEPLOYMENT('"{{ .Release.Name }}"'),
+    });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    const templated = findings.filter((f) => f.rule === "file/templated").map((f) => `${f.file} ${/a (\S+) template|template markers/.exec(f.message)?.[0]}`);
+    expect(templated.sort()).toEqual([
+      "backstage/skeleton/app.yaml template markers",
+      "backstage/skeleton/quoted.yaml a Backstage template",
+      "chart/templates/deploy.yaml a Helm template",
+      "cnoe/skeleton/app.yaml template markers",
+      "cnoe/skeleton/kustomization.yaml template markers",
+      "ytt/_ytt_lib/lib/base.yaml a ytt template",
+      "ytt/app.yaml a ytt template",
+    ]);
+  });
+
+  it("the same objects outside a template are checked: a Composition's inline go-template, {{ }} outside a chart, a workflow's ${{ }}", async () => {
+    const findings = await check({
+      "app.yaml": DEPLOYMENT('"{{ .name }}"'),
+      "not-a-chart/templates/deploy.yaml": DEPLOYMENT("plain"),
+      ".github/workflows/ci.yaml": "on: push\njobs:\n  a:\n    runs-on: ${{ matrix.os }}\n    steps: [{run: echo}]\n",
+    });
+    expect(findings.filter((f) => f.rule === "file/templated")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.file).sort()).toEqual(["app.yaml", "not-a-chart/templates/deploy.yaml"]);
+  });
+});
