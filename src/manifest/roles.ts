@@ -20,10 +20,29 @@ const TOOL_GROUPS = new Set([
   "fn.kpt.dev",
   "config.kubernetes.io",
   "render.crossplane.io",
+  "backstage.io",
+  "scaffolder.backstage.io",
+  "kind.x-k8s.io",
 ]);
 
+/**
+ * Whether an object is a tool's own file rather than a cluster object: a tool group's kind, a
+ * kubeconfig (`v1 Config`), or an object kpt and Config Sync never apply
+ * (`config.kubernetes.io/local-config` set to anything but "" or "false": a function's config,
+ * read by the function, never by an API server).
+ */
 export function isToolObject(m: Manifest): boolean {
-  return TOOL_GROUPS.has(m.group);
+  if (TOOL_GROUPS.has(m.group)) return true;
+  if (m.apiVersion === "v1" && m.kind === "Config") return true;
+  return isLocalConfig(m.object);
+}
+
+/** kpt's and Config Sync's mark of an object that is configuration for a tool, never applied. */
+export function isLocalConfig(object: unknown): boolean {
+  const annotations = (object as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata?.annotations;
+  if (annotations === null || typeof annotations !== "object") return false;
+  const value = annotations["config.kubernetes.io/local-config"];
+  return value !== undefined && value !== null && value !== "" && String(value) !== "false";
 }
 
 /** kuttl's assert and error files: `01-assert.yaml`, `assert-db.yaml`, `02-errors-x.yaml`. */

@@ -11,7 +11,7 @@ import { applyPolicy, findingAt, objectSuppressions } from "./findings.js";
 import { guarded, internalError } from "./guard.js";
 import { kptfileFindings, type KptRepo } from "../kpt/index.js";
 import { PackageLayout } from "../manifest/packages.js";
-import { isToolObject } from "../manifest/roles.js";
+import { isLocalConfig, isToolObject } from "../manifest/roles.js";
 import { isPlainObject } from "./structural.js";
 import { explainV1Forms, v1Repository } from "./crossplane-v1.js";
 import { withoutPlaceholderPackage } from "./render-config.js";
@@ -198,6 +198,7 @@ function nothingFound(paths: string[], files: number, ignore: string[]): Finding
 }
 
 function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }, yaml11: Yaml11Ledger): Finding[] {
+  if (isLocalConfig(m.object)) return []; // a kpt function's config: no API server reads it
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {

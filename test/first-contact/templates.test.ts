@@ -45,3 +45,21 @@ describe("template files are skipped with one info each, whatever their language
     expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.file).sort()).toEqual(["app.yaml", "not-a-chart/templates/deploy.yaml"]);
   });
 });
+
+describe("tools' own objects are not cluster objects", () => {
+  it("a kpt function's local-config ConfigMap, Backstage entities, a kind cluster config and a kubeconfig: no schema finding", async () => {
+    const findings = await check({
+      "fn-config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {replicas: 27}\n",
+      "catalog-info.yaml": "apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata: {name: app}\nspec: {type: service}\n",
+      "template.yaml": "apiVersion: scaffolder.backstage.io/v1beta3\nkind: Template\nmetadata: {name: t}\nspec: {steps: []}\n",
+      "kind.yaml": "apiVersion: kind.x-k8s.io/v1alpha4\nkind: Cluster\nnodes: [{role: control-plane}]\n",
+      "kubeconfig.yaml": "apiVersion: v1\nkind: Config\nclusters: []\n",
+    });
+    expect(findings.filter((f) => f.severity !== "info")).toEqual([]);
+  });
+
+  it("the same ConfigMap without the annotation is applied, and its number is a fault", async () => {
+    const findings = await check({ "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: setters}\ndata: {replicas: 27}\n" });
+    expect(findings.map((f) => f.rule)).toEqual(["schema/type"]);
+  });
+});
