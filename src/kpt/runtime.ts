@@ -83,6 +83,13 @@ function hasTagOrDigest(image: string): boolean {
   return (slash < 0 ? image : image.slice(slash)).includes(":");
 }
 
+function tagOf(image: string): string | undefined {
+  const ref = image.replace(/@.*$/, "");
+  const slash = ref.lastIndexOf("/");
+  const colon = ref.indexOf(":", slash + 1);
+  return colon < 0 ? undefined : ref.slice(colon + 1);
+}
+
 function repositoryOf(image: string): string {
   return image.replace(/@.*$/, "").replace(/:[^/]*$/, "");
 }
@@ -110,7 +117,7 @@ export class KptRuntimes {
     const builtin = builtinFor(image);
     if (builtin) {
       const name = resolveImage(image);
-      return { kind: "builtin", name, run: async (list) => builtinRun(builtin.fn, list) };
+      return { kind: "builtin", name, run: async (list) => builtinRun(builtin.fn, list, tagOf(name)) };
     }
     let resolved = resolveImage(image);
     if (!isTrustedPackage(resolved, [...KPT_TRUSTED_IMAGES, ...(this.options.trustedPackages ?? [])], this.options.allowExec)) {
@@ -218,8 +225,8 @@ export class KptRuntimes {
   }
 }
 
-function builtinRun(fn: BuiltinFunction, list: ResourceList): RunOutcome {
-  const outcome = fn(list);
+function builtinRun(fn: BuiltinFunction, list: ResourceList, tag: string | undefined): RunOutcome {
+  const outcome = fn(list, tag);
   return { list: outcome.list, stderr: outcome.stderr ?? "", exitCode: outcome.ok ? 0 : 1 };
 }
 

@@ -28,6 +28,7 @@ import { runKubeconform, type Engine } from "./kubeconform.js";
 import { isKubernetesCoreKind } from "./schemas/kubernetes.js";
 import { missingSchemaMessage } from "./missing-schema.js";
 import { Yaml11Ledger, yaml11Findings } from "./yaml11.js";
+import type { Violation } from "./messages.js";
 
 export interface ValidateOptions {
   /**
@@ -135,14 +136,16 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const schemaEngine = reuse ? reuse.engine(validatorDir) : new SchemaEngine(new ValidatorCompiler(validatorDir));
   const missing = { policy, packagesUnavailable: fromPackages.findings.some((f) => f.rule === "package/unavailable") };
   const yaml11 = new Yaml11Ledger();
+  const stale = new Set<SchemaEntry>();
   const coreForKubeconform: Manifest[] = [];
   schemaEngine.remember(() => {
     for (const m of scanned.manifests) {
       const core = isKubernetesCoreKind(m.apiVersion, m.kind);
       if (core && engine !== "builtin") coreForKubeconform.push(m);
-      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11))));
+      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11, stale))));
     }
   });
+  findings.push(...staleFindings(stale));
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
@@ -197,7 +200,7 @@ function nothingFound(paths: string[], files: number, ignore: string[]): Finding
   return { rule: "file/no-manifests", severity: "warning", message: `nothing to check: ${why}` };
 }
 
-function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }, yaml11: Yaml11Ledger): Finding[] {
+function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }, yaml11: Yaml11Ledger, stale: Set<SchemaEntry>): Finding[] {
   if (isLocalConfig(m.object)) return []; // a kpt function's config: no API server reads it
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
@@ -207,14 +210,61 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
     if (missing.policy === "ignore") return ambiguous;
     return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];
   }
-  const violations = engine.validateObject(withoutStatus(m.object), entry);
+  const violations = withAlternatives(m, entry, engine.validateObject(withoutStatus(m.object), entry), registry, engine, stale);
   const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
-  const findings = violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message));
+  const findings = setterPlaceholders(m, violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message)));
   findings.push(...ambiguity.findings);
   const absent = missingSpec(m, entry);
   if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
   if (!hasName(m) && !isToolObject(m)) findings.push(findingAt(m, isPlainObject(m.object.metadata) ? "/metadata" : "", "schema/required", "error", "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName"));
   return findings;
+}
+
+/**
+ * Where the repository offers several definitions of the kind equally near the object (vendored
+ * copies of one CRD in sibling packages), which one the cluster holds is a guess: the object is
+ * fine if any of them accepts it. A repository's own CRD that refuses what composition-ci's
+ * built-in schema of the kind accepts is an older copy: one warning on that CRD, not an error per
+ * object (`staleFindings`).
+ */
+function withAlternatives(m: Manifest, entry: SchemaEntry, violations: Violation[], registry: SchemaRegistry, engine: SchemaEngine, stale: Set<SchemaEntry>): Violation[] {
+  if (!violations.some((v) => (v.severity ?? "error") === "error") || !entry.definedBy) return violations;
+  const { tied, builtin } = registry.alternatives(gvkOf(m.apiVersion, m.kind), m.file);
+  const object = withoutStatus(m.object);
+  for (const other of tied) if (other !== entry && !engine.validateObject(object, other).some((v) => (v.severity ?? "error") === "error")) return [];
+  if (builtin && entry.source === "crd" && !engine.validateObject(object, builtin).some((v) => (v.severity ?? "error") === "error")) {
+    stale.add(entry);
+    return violations.filter((v) => v.severity !== undefined && v.severity !== "error");
+  }
+  return violations;
+}
+
+/**
+ * A value marked as a kpt setter (`image: IMAGE_PLACEHOLDER # kpt-set: ${image}`) is a
+ * placeholder that apply-setters (or a PackageVariant's pipeline) replaces before the package is
+ * applied: what the schema says of it is an info, not a fault of the package.
+ */
+function setterPlaceholders(m: Manifest, findings: Finding[]): Finding[] {
+  if (!m.source.text.includes("kpt-set:")) return findings;
+  const lines = m.source.text.split("\n");
+  return findings.map((f) =>
+    f.line !== undefined && f.severity !== "info" && /#\s*kpt-set:/.test(lines[f.line - 1] ?? "")
+      ? { ...f, severity: "info" as const, message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)` }
+      : f,
+  );
+}
+
+/** One warning per repository CRD older than the built-in schema of its kind. */
+function staleFindings(stale: Set<SchemaEntry>): Finding[] {
+  return [...stale].map((e) =>
+    findingAt(
+      e.definedBy!,
+      e.definedAt ?? "",
+      "schema/stale-definition",
+      "warning",
+      `this CRD's schema of ${gvkLabel(e.gvk)} refuses objects of the repository that the newer schema composition-ci ships for the kind accepts: it is an older copy of the CRD (objects were checked against the newer one); update it`,
+    ),
+  );
 }
 
 /**

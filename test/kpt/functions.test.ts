@@ -202,6 +202,15 @@ describe("apply-replacements", () => {
     expect(many.list.results![0]!.message).toBe("multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]");
     const missing = applyReplacements(list(items, config([{ source: { kind: "ConfigMap", name: "a", fieldPath: "data.k" }, targets: [{ select: { name: "b" }, fieldPaths: ["data.other.deep"] }] }])));
     expect(missing.list.results![0]!.message).toBe('unable to find field "data.other.deep" in replacement target');
+    // The release the Kptfile pins decides: before v0.1.2 (kustomize api v0.10, before kustomize
+    // #4789) a target field that does not exist was skipped without a word.
+    const replacement = config([{ source: { kind: "ConfigMap", name: "a", fieldPath: "data.k" }, targets: [{ select: { name: "b" }, fieldPaths: ["data.other.deep"] }] }]);
+    for (const tag of ["v0.1.0", "v0.1.1"]) {
+      const old = applyReplacements(list(items, replacement), tag);
+      expect(old.ok, tag).toBe(true);
+      expect((old.list.items.find((o) => (o.metadata as { name: string }).name === "b") as { data: unknown }).data).toEqual({ k: "v" });
+    }
+    for (const tag of ["v0.1.2", "v0.1.3", "latest", undefined]) expect(applyReplacements(list(items, replacement), tag).ok, String(tag)).toBe(false);
     const wrongKind = applyReplacements(list(items, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }));
     expect(wrongKind.list.results![0]!.message).toBe("received functionConfig of kind ConfigMap and apiVersion v1, only functionConfig of kind ApplyReplacements and apiVersion fn.kpt.dev/v1alpha1 is supported");
   });

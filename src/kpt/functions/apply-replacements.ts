@@ -42,7 +42,18 @@ const PREVIOUS_NAMES = "internal.config.kubernetes.io/previousNames";
 const PREVIOUS_NAMESPACES = "internal.config.kubernetes.io/previousNamespaces";
 const PREVIOUS_KINDS = "internal.config.kubernetes.io/previousKinds";
 
-export function applyReplacements(input: ResourceList): BuiltinOutcome {
+/**
+ * Releases before v0.1.2 were built on kustomize api v0.10, whose replacements filter skipped a
+ * target field path that does not exist; since kustomize #4789 (api v0.12, apply-replacements
+ * v0.1.2) it is an error.
+ */
+function skipsMissingTargets(tag: string | undefined): boolean {
+  const m = /^v?0\.1\.(\d+)$/.exec(tag ?? "") ?? /^v?0\.0\.\d+$/.exec(tag ?? "");
+  return m !== null && (m[1] === undefined || Number(m[1]) < 2);
+}
+
+export function applyReplacements(input: ResourceList, tag?: string): BuiltinOutcome {
+  const lenient = skipsMissingTargets(tag);
   const list = deepCopy(input);
   const results = [...(list.results ?? [])];
   const fail = (message: string): BuiltinOutcome => ({ list: { ...list, items: sdkSort(list.items), results: [...results, { severity: "error", message }] }, ok: false, stderr: SDK_FAILURE });
@@ -62,7 +73,7 @@ export function applyReplacements(input: ResourceList): BuiltinOutcome {
     for (const r of replacements) {
       if (!r.source || !r.targets) throw new ReplacementError("replacements must specify a source and at least one target");
       const value = sourceValue(list.items, r.source);
-      applyTo(list.items, value, r.targets);
+      applyTo(list.items, value, r.targets, lenient);
     }
   } catch (err) {
     if (err instanceof ReplacementError || err instanceof PathError || err instanceof SelectorError) return fail(err.message);
@@ -185,7 +196,7 @@ function isEmptyResId(s: ResId): boolean {
   return !s.group && !s.version && !s.kind && !s.name && !s.namespace;
 }
 
-function applyTo(items: JsonObject[], value: unknown, targets: NonNullable<Replacement["targets"]>): void {
+function applyTo(items: JsonObject[], value: unknown, targets: NonNullable<Replacement["targets"]>, lenient: boolean): void {
   for (const target of targets) {
     if (!target.select) throw new ReplacementError("target must specify resources to select");
     const fieldPaths = target.fieldPaths.length ? target.fieldPaths : ["metadata.name"];
@@ -194,7 +205,7 @@ function applyTo(items: JsonObject[], value: unknown, targets: NonNullable<Repla
       if (!matchesAnnoAndLabel(o, target.select)) continue;
       if (target.reject.some((r) => (r.annotationSelector !== "" || r.labelSelector !== "") && matchesAnnoAndLabel(o, r))) continue;
       const rejected = target.reject.some((r) => !isEmptyResId(r) && ids.some((id) => isSelectedBy(id, r)));
-      if (ids.some((id) => isSelectedBy(id, target.select!)) && !rejected) copyToTarget(o, value, fieldPaths, target.options);
+      if (ids.some((id) => isSelectedBy(id, target.select!)) && !rejected) copyToTarget(o, value, fieldPaths, target.options, lenient);
     }
   }
 }
@@ -203,7 +214,7 @@ function kindOf(v: unknown): "scalar" | "map" | "seq" {
   return isObject(v) ? "map" : Array.isArray(v) ? "seq" : "scalar";
 }
 
-function copyToTarget(o: JsonObject, value: unknown, fieldPaths: string[], options: Options | undefined): void {
+function copyToTarget(o: JsonObject, value: unknown, fieldPaths: string[], options: Options | undefined, lenient: boolean): void {
   const holder = { root: o };
   for (const fp of fieldPaths) {
     const create = options?.create ? kindOf(value) : undefined;
@@ -215,6 +226,7 @@ function copyToTarget(o: JsonObject, value: unknown, fieldPaths: string[], optio
       if (err instanceof PathError) throw new ReplacementError(`${problem}: ${err.message}`);
       throw err;
     }
+    if (slots.length === 0 && lenient) continue;
     if (slots.length === 0) throw new ReplacementError(problem);
     for (const slot of slots) {
       const current = slotValue(slot);

@@ -33,7 +33,8 @@ export interface BuiltinOutcome {
   stderr?: string;
 }
 
-export type BuiltinFunction = (list: ResourceList) => BuiltinOutcome;
+/** A built-in catalog function; `tag` is the image tag the Kptfile pins, for behaviour that changed between releases. */
+export type BuiltinFunction = (list: ResourceList, tag?: string) => BuiltinOutcome;
 
 /** The Go SDK's failure line when a function's Run returns false. */
 export const SDK_FAILURE = "failed to evaluate function: error: function failure";

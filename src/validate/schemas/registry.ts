@@ -118,6 +118,24 @@ export class SchemaRegistry {
     return this.fromLayers(key, near) ?? this.kubernetes.get(key) ?? this.layers.location.get(key) ?? undefined;
   }
 
+  /**
+   * The definitions a file's object may be checked against when the repository offers several
+   * equally near (alternative packages, vendored copies of one CRD): the nearest first, then the
+   * others tied with it; and the built-in schema of the kind, if composition-ci has one besides.
+   */
+  alternatives(gvk: Gvk, near: string): { tied: SchemaEntry[]; builtin?: SchemaEntry } {
+    const key = gvkKey(gvk);
+    this.fromPackageLayer(key);
+    const builtin = this.layers.builtin.get(key);
+    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.crdPackage, this.definitions.xrd, this.definitions.xrdLibrary]) {
+      const entries = layer.get(key);
+      if (!entries) continue;
+      const tied = entries.length === 1 ? entries : this.layout.nearestAll(entries, (e) => e.origin, near);
+      return { tied: [...tied], ...(builtin ? { builtin } : {}) };
+    }
+    return { tied: [] };
+  }
+
   has(gvk: Gvk): boolean {
     return this.get(gvk) !== undefined;
   }

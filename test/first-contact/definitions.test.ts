@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { runCli, tempRepo } from "../helpers.js";
+
+/** Issue 31, principles 1 and 3: which of several definitions applies is a guess; a guess is never an error. */
+
+const CRD = (extra: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.org}
+spec:
+  group: example.org
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size: {type: integer}${extra}
+`;
+const WIDGET = "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, namespace: n}\nspec: {size: 1, colour: red}\n";
+
+async function check(files: Record<string, string>) {
+  const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
+  return JSON.parse(stdout).findings as { rule: string; severity: string; file?: string; message: string }[];
+}
+
+describe("alternative definitions", () => {
+  it("two copies of a CRD equally near an object: it is fine when either accepts it", async () => {
+    const findings = await check({
+      "a/crds/widget.yaml": CRD(""),
+      "b/crds/widget.yaml": CRD("\n                colour: {type: string}"),
+      "examples/widget.yaml": WIDGET,
+    });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+  });
+
+  it("when every copy refuses it, it is an error", async () => {
+    const findings = await check({ "a/crds/widget.yaml": CRD(""), "b/crds/widget.yaml": CRD("\n                shape: {type: string}"), "examples/widget.yaml": WIDGET });
+    expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field examples/widget.yaml"]);
+  });
+
+  it("a copy nearer the object decides alone", async () => {
+    const findings = await check({ "a/crds/widget.yaml": CRD(""), "b/crds/widget.yaml": CRD("\n                colour: {type: string}"), "a/examples/widget.yaml": WIDGET });
+    expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field a/examples/widget.yaml"]);
+  });
+
+  it("a repository's older copy of a CRD composition-ci knows newer: one warning on the CRD, not an error per object", async () => {
+    // porch's PackageVariant upstream gained workspaceName; composition-ci ships the newer schema.
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: packagevariants.config.porch.kpt.dev}
+spec:
+  group: config.porch.kpt.dev
+  names: {kind: PackageVariant, plural: packagevariants}
+  scope: Namespaced
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                upstream: {type: object, properties: {repo: {type: string}, package: {type: string}, revision: {type: string}}}
+                downstream: {type: object, properties: {repo: {type: string}, package: {type: string}}}
+`;
+    const pv = (n: number) => `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: pv${n}, namespace: default}\nspec:\n  upstream: {repo: catalog, package: base, workspaceName: v${n}}\n  downstream: {repo: deployments, package: app${n}}\n`;
+    const findings = await check({ "crds/pv.yaml": crd, "pv1.yaml": pv(1), "pv2.yaml": pv(2) });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "schema/stale-definition").map((f) => `${f.severity} ${f.file}`)).toEqual(["warning crds/pv.yaml"]);
+  });
+});
+
+describe("kpt setters", () => {
+  it("a value marked `# kpt-set:` is a placeholder apply-setters replaces: info, not an error", async () => {
+    const findings = await check({
+      "pkg/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: pkg}\n",
+      "pkg/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: REPLICAS # kpt-set: ${replicas}\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n",
+    });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.severity)).toEqual(["info"]);
+  });
+});
