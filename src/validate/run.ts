@@ -245,13 +245,22 @@ function withAlternatives(m: Manifest, entry: SchemaEntry, violations: Violation
  * applied: what the schema says of it is an info, not a fault of the package.
  */
 function setterPlaceholders(m: Manifest, findings: Finding[]): Finding[] {
-  if (!m.source.text.includes("kpt-set:")) return findings;
-  const lines = m.source.text.split("\n");
+  if (!findings.length) return findings;
+  const lines = setterLines(m.source);
+  if (!lines) return findings;
   return findings.map((f) =>
     f.line !== undefined && f.severity !== "info" && /#\s*kpt-set:/.test(lines[f.line - 1] ?? "")
       ? { ...f, severity: "info" as const, message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)` }
       : f,
   );
+}
+
+/** A file's lines when it marks setters, once per file (a List's items share it); null when it marks none. */
+const settersOfFile = new WeakMap<Manifest["source"], string[] | null>();
+function setterLines(source: Manifest["source"]): string[] | null {
+  let lines = settersOfFile.get(source);
+  if (lines === undefined) settersOfFile.set(source, (lines = source.text.includes("kpt-set:") ? source.text.split("\n") : null));
+  return lines;
 }
 
 /** One warning per repository CRD older than the built-in schema of its kind. */

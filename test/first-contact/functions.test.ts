@@ -82,4 +82,45 @@ describe("functions on first contact", () => {
     });
     expect(findings.filter((f) => f.severity === "error").map((f) => f.rule)).toEqual(["schema/cel"]);
   });
+
+  it("a function's input is decoded by the function: another group, or what a stricter schema refuses, is a warning", async () => {
+    const { findings } = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": COMPOSITION("function-go-templating").replace("gotemplating.fn.crossplane.io/v1beta1", "example.org/v1").replace("template: |", "tmpl: x\n          template: |"),
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+    });
+    expect(findings.filter((f) => f.rule === "function/input-invalid").map((f) => f.severity)).toEqual(["warning"]);
+    const strict = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": COMPOSITION("function-go-templating").replace("template: |", "templat: x\n          template: |"),
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+    });
+    expect(strict.findings.filter((f) => f.rule === "function/input-invalid").map((f) => f.severity)).toEqual(["warning"]);
+  });
+
+  it("a fork published elsewhere under a built-in's name has its own input: never checked against the original's schema", async () => {
+    const fork = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: conditional
+      functionRef: {name: function-conditional-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: cm
+            condition: observed.composite.resource.spec.region == "eu"
+            base: {apiVersion: v1, kind: ConfigMap}
+`;
+    const { findings } = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": fork,
+      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-conditional-patch-and-transform}\nspec: {package: xpkg.upbound.io/someorg/function-patch-and-transform:v0.1.0}\n",
+    });
+    expect(findings.filter((f) => f.rule === "function/input-invalid" || f.rule.startsWith("pt/"))).toEqual([]);
+  });
 });

@@ -50,11 +50,26 @@ function checkPackage(fn: Manifest, sink: FindingSink): void {
   else if (!SEMVER.test(tag)) say(`uses the floating tag ${tag}`);
 }
 
-/** The package name a function step runs, from its Function manifest or the config's builtin. */
+/** The publishers whose builds of a function are that function (Upbound rebuilds crossplane-contrib's). */
+const SAME_FUNCTION_PUBLISHERS = ["crossplane-contrib", "upbound"];
+
+/**
+ * The function a step runs, by its package's name, when it is one whose input composition-ci
+ * knows: crossplane-contrib's or Upbound's build (or the config's builtin). A fork published
+ * elsewhere under the same name (a conditional patch-and-transform) has an input type of its own.
+ */
 function functionPackage(name: string, ctx: RuleContext): string | undefined {
   const pkg = asString(asObject(ctx.index.functions.get(name)?.object.spec)?.package);
-  if (pkg) return packagePath(pkg).split("/").pop();
+  if (pkg) {
+    const [org, ...rest] = packagePath(pkg).split("/");
+    return rest.length === 1 && SAME_FUNCTION_PUBLISHERS.includes(org!) ? rest[0] : undefined;
+  }
   return ctx.config.functions[name]?.builtin;
+}
+
+/** Whether a step's function is the one a built-in input schema describes (never a fork's input). */
+function ownsBuiltinInput(pkg: string | undefined, group: string): boolean {
+  return Object.entries(KNOWN_INPUTS).some(([fn, input]) => input.group === group && fn === pkg);
 }
 
 function checkInput(composition: Manifest, step: Record<string, unknown>, i: number, ctx: RuleContext, sink: FindingSink): void {
@@ -68,14 +83,20 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
   const pkg = functionPackage(fnName, ctx);
   const expected = pkg ? KNOWN_INPUTS[pkg] : undefined;
   if (expected && (groupOf(apiVersion) !== expected.group || kind !== expected.kind)) {
-    sink.add(composition, at + "/kind", "function/input-invalid", "error", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}`);
+    // The function decodes its input into its own Go type and never compares apiVersion or kind:
+    // another group works, so it is only worth a word.
+    sink.add(composition, at + "/kind", "function/input-invalid", "warning", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}; it decodes the input as its own type anyway`);
     return;
   }
   const entry = ctx.registry.get(gvkOf(apiVersion, kind), composition.file);
   if (!entry?.schema) return;
+  if (entry.source === "builtin" && !ownsBuiltinInput(pkg, groupOf(apiVersion))) return; // a fork's input: its own schema, or none
   const read = embeddedYaml11(composition, at, input, ctx.engine.validateObject(input, entry), (o) => ctx.engine.validateObject(o, entry), ctx.yaml11);
   for (const f of read.findings) sink.add(composition, at + f.pointer, AMBIGUOUS_BOOLEAN, "warning", `${label}: ${f.message}`);
+  // A function decodes its input (json.Unmarshal into its Go type), no API server admits it: a
+  // generated CRD is often stricter than the type (a RawExtension is any value), so what the
+  // schema refuses is a warning; what the function itself refuses shows when it renders.
   for (const v of read.violations) {
-    sink.add(composition, at + v.pointer, "function/input-invalid", v.severity ?? "error", `${label} (${apiVersion} ${kind}): ${v.message}`);
+    sink.add(composition, at + v.pointer, "function/input-invalid", v.severity === "info" ? "info" : "warning", `${label} (${apiVersion} ${kind}): ${v.message}`);
   }
 }
