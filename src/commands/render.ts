@@ -15,7 +15,7 @@ import { renderEverything } from "../render/repo.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { sourceTitle, streamFileNames } from "../render/source.js";
 import type { JsonObject } from "../render/functions/response.js";
-import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../render/runner/select.js";
+import { RUNTIME_ANNOTATION, RuntimePool, type FunctionManifest, type RuntimeOptions } from "../render/runner/select.js";
 import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
@@ -339,7 +339,8 @@ export function withAnnotations(functions: Map<string, FunctionManifest>, values
     if (eq <= 0) throw new UsageError(`invalid function annotation format "${v}", expected key=value`);
     annotations[v.slice(0, eq)] = v.slice(eq + 1);
   }
-  return new Map([...functions].map(([name, f]) => [name, { ...f, annotations: { ...f.annotations, ...annotations } }]));
+  const runtimeByCaller = RUNTIME_ANNOTATION in annotations;
+  return new Map([...functions].map(([name, f]) => [name, { ...f, annotations: { ...f.annotations, ...annotations }, ...(runtimeByCaller ? { runtimeByCaller } : {}) }]));
 }
 
 /**

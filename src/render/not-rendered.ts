@@ -22,7 +22,7 @@ export function notRenderedFindings(sources: RenderedSource[]): Finding[] {
     const message =
       first.severity === "info"
         ? `${count} validated but not rendered: ${first.what} ${first.reason}; ${first.fix}`
-        : `${count} not rendered: function ${first.what}${stepsText(steps)} ${first.reason}. To render ${kept.length === 1 ? "it" : "them"}: ${first.fix}`;
+        : `${count} not rendered: ${first.subject ?? `function ${first.what}`}${stepsText(steps)} ${first.reason}. To render ${kept.length === 1 ? "it" : "them"}: ${first.fix}`;
     return findingAt(first.at.manifest, first.at.pointer, "render/not-rendered", first.severity, message);
   });
 }

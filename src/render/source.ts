@@ -45,8 +45,10 @@ export interface RenderedSource {
 
 /** What could not run for a source, why, and what would let it. */
 export interface NotRendered {
-  /** A function name, or an engine (`KubeVela`). */
+  /** A function name, or an engine (`KubeVela`); sources are counted per `what`. */
   what: string;
+  /** What kept them from rendering, as the message names it (default: `function <what>`). */
+  subject?: string;
   /** The pipeline step that runs it, when a step does. */
   step?: string;
   reason: string;

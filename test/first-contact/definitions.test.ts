@@ -80,6 +80,63 @@ spec:
   });
 });
 
+describe("CRDs and XRDs are chosen among by proximity alike", () => {
+  it("a test's mock CRD of an XR type elsewhere never shadows the XRD beside the XR", async () => {
+    const xrd = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: widgets.example.org}
+spec:
+  group: example.org
+  names: {kind: Widget, plural: widgets}
+  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}, colour: {type: string}}}}}}}]
+`;
+    const findings = await check({ "apis/widget/xrd.yaml": xrd, "apis/widget/example.yaml": WIDGET, "cmd/testdata/crds/widget.yaml": CRD("") });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    // ... while the mock CRD still decides for its own test data.
+    const mocked = await check({ "apis/widget/xrd.yaml": xrd, "cmd/testdata/crds/widget.yaml": CRD(""), "cmd/testdata/widget.yaml": WIDGET });
+    expect(mocked.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field cmd/testdata/widget.yaml"]);
+  });
+});
+
+describe("Compositions", () => {
+  const xrd = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xapps.example.org}
+spec:
+  group: example.org
+  names: {kind: XApp, plural: xapps}
+  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}]
+`;
+  const composition = (name: string, data: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: ${name}}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources: [{name: cm, base: {apiVersion: v1, kind: ConfigMap, data: {from: ${data}}}}]
+`;
+  const xr = "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a, namespace: default}\nspec: {}\n";
+
+  it("two copies of one Composition name are one candidate: the XR renders", async () => {
+    const { stdout, stderr } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "k8s/app.yaml": composition("app", "k8s"), "uxp/app.yaml": composition("app", "uxp"), "examples/xr.yaml": xr }));
+    expect(JSON.parse(stdout).sources).toMatchObject({ rendered: 1, failed: 0, notRendered: 0 });
+    expect(stderr).not.toContain("pick one at random");
+  });
+
+  it("no Composition of the type in the repository: not rendered, a warning naming the type, never an error", async () => {
+    const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "examples/xr.yaml": xr }));
+    const report = JSON.parse(stdout);
+    expect(report.findings.filter((f: { severity: string }) => f.severity === "error")).toEqual([]);
+    expect(report.sources).toMatchObject({ total: 1, notRendered: 1, failed: 0 });
+  });
+});
+
 describe("kpt setters", () => {
   it("a value marked `# kpt-set:` is a placeholder apply-setters replaces: info, not an error", async () => {
     const findings = await check({

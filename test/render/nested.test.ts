@@ -39,25 +39,35 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     expect(stdout).not.toContain("kind: subnet");
   });
 
-  it("a nested XR with no Composition is an error naming it; the outer XR still renders", async () => {
+  it("a nested XR whose type has no Composition in the repository is not rendered (it may come from a package or the cluster), said once; never an error", async () => {
     const dir = repo();
     fs.rmSync(path.join(dir, "network/composition.yaml"));
     const { stdout } = await runCli(["check", ".", "--format", "json", "--no-cache"], dir);
-    const findings = JSON.parse(stdout).findings as { rule: string; message: string }[];
-    const nested = findings.find((f) => f.message.startsWith("nested XNetwork network (composed by XPlatform prod)"));
-    expect(nested?.rule).toBe("xr/composition-missing");
+    const report = JSON.parse(stdout) as { findings: { rule: string; severity: string; message: string }[]; sources: { notRendered: number } };
+    expect(report.findings.filter((f) => f.severity === "error")).toEqual([]);
+    const nested = report.findings.filter((f) => f.rule === "render/not-rendered");
+    expect(nested.map((f) => f.message)).toEqual([expect.stringContaining("no Composition in the repository is for example.org/v1 XNetwork")]);
+    expect(report.sources.notRendered).toBe(1);
   });
 
-  it("diff: deleting the inner Composition fails the outer XR at head; its inner objects are not reported removed", async () => {
+  it("a nested XR whose named Composition is missing while others of its type are here is an error naming it", async () => {
+    const files = nestedXrFiles();
+    files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace("kind: XNetwork, spec: {}", "kind: XNetwork, spec: {crossplane: {compositionRef: {name: gone}}}");
+    const { stdout } = await runCli(["check", ".", "--format", "json", "--no-cache"], tempRepo(files));
+    const findings = JSON.parse(stdout).findings as { rule: string; severity: string; message: string }[];
+    const nested = findings.find((f) => f.message.startsWith("nested XNetwork network (composed by XPlatform prod)"));
+    expect(nested).toMatchObject({ rule: "xr/composition-missing", severity: "error" });
+  });
+
+  it("diff: deleting the inner Composition leaves the outer XR not rendered at head; its inner objects are not reported removed", async () => {
     const { dir } = gitRepo(nestedXrFiles());
     fs.rmSync(path.join(dir, "network/composition.yaml"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
     const platform = report.changes.find((c) => c.kind === "XPlatform");
-    expect(platform).toMatchObject({ status: "failed", failedNested: ["XNetwork/network"] });
-    expect(platform!.objects.filter((o) => o.status !== "unchanged")).toEqual([]);
+    expect(platform).toMatchObject({ status: "not-rendered" });
     expect(report.objects.removed).toBe(0);
-    expect(report.sources.failed).toBe(1);
-    expect(report.findings.new.map((f) => f.rule)).toContain("xr/composition-missing");
+    expect(report.sources.notRendered).toBe(1);
+    expect(report.findings.new.map((f) => f.rule)).toContain("render/not-rendered");
   });
 
   it("diff: changing the inner Composition changes the outer XR's rendered objects", async () => {

@@ -137,9 +137,10 @@ describe("composition selection, in Crossplane's order", () => {
     expect((await renderedBy(repo("  defaultCompositionRef: {name: two}\n", ""))).names).toEqual(["two"]);
   });
 
-  it("without ref, selector or default, several candidates are a warning: Crossplane would pick at random", async () => {
+  it("without ref, selector or default, several candidates leave the XR not rendered, said as a warning: Crossplane would pick at random", async () => {
     const { findings } = await check(repo("", ""));
-    expect(findings.filter((f) => f.rule === "render/composition-ambiguous").map((f) => f.severity)).toEqual(["warning"]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => `${f.severity} ${f.message}`)).toEqual([expect.stringMatching(/^warning .*Compositions \(.*\) could render .*Crossplane would pick one at random/)]);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
   });
 
   it("a claim's XR is selected at the XRD's referenceable version", async () => {

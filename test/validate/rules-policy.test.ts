@@ -112,8 +112,10 @@ describe("an XR that several Compositions could render", () => {
       files[`c${i}.yaml`] = `apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c${i}}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n    - step: ready\n      functionRef: {name: function-auto-ready}\n`;
     }
     const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
-    const ambiguous = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/composition-ambiguous");
-    expect(ambiguous?.message).toBe("7 Compositions could render this XR (c1, c2, c3, c4, c5 and 2 more) and Crossplane would pick one at random; set compositionRef or compositionSelector");
+    const ambiguous = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/not-rendered");
+    expect(ambiguous?.message).toBe(
+      "1 source (XBucket b) was not rendered: 7 Compositions (c1, c2, c3, c4, c5 and 2 more) could render example.org/v1 XBucket and Crossplane would pick one at random. To render it: set compositionRef or compositionSelector on the XR, or a defaultCompositionRef on its XRD",
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import type { Finding } from "../../report/finding.js";
 import { findingAt } from "../../validate/findings.js";
 import { guardedAsync } from "../../validate/guard.js";
 import { RepoIndex, type XrType } from "../../validate/repo-index.js";
-import { noCompositionFinding, pickComposition, xrFromClaim } from "../../validate/rules/xr.js";
+import { noCompositionFinding, pickComposition, xrFromClaim, type NoComposition } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
 import { isOperationKind, renderOperation } from "./operation.js";
@@ -102,7 +102,10 @@ async function renderSource(
 ): Promise<RenderedXr> {
   const xr = type.claim ? xrFromClaim(source.object, type) : cloneJson(source.object as JsonObject);
   const picked = pickComposition(xr, index, type, source.file);
-  if (!("object" in picked)) return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [noCompositionFinding(source, picked)] };
+  if (!("object" in picked)) {
+    if (!picked.certain) return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [], notRendered: [compositionUnknown(xr, picked, source)] };
+    return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [noCompositionFinding(source, picked)] };
+  }
   const xrGvk = gvkOf(String(xr.apiVersion), type.xrKind);
   const schema = type.claim ? index.xrType(xrGvk.group, xrGvk.version, xrGvk.kind, source.file)?.schema : type.schema;
   const rendered = await renderComposite({
@@ -214,7 +217,11 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
     const xr = nestedXr(child);
     const picked = pickComposition(xr, index, type, out.source.file);
     if (!("object" in picked)) {
-      out.findings.push(findingAt(out.source, "", picked.rule, picked.rule === "render/composition-ambiguous" ? "warning" : "error", `${where}: ${picked.message}`));
+      if (!picked.certain) {
+        out.notRendered = [...(out.notRendered ?? []), compositionUnknown(xr, picked, out.source)];
+        continue;
+      }
+      out.findings.push(findingAt(out.source, "", picked.rule, "error", `${where}: ${picked.message}`));
       out.partial = [...(out.partial ?? []), key];
       continue;
     }
@@ -285,4 +292,24 @@ function stringValues(map: unknown): Record<string, string> {
 export function callContext(options: { root: string; templateMounts?: Record<string, string> }, compositionFile: string): CallContext {
   const mounts = Object.fromEntries(Object.entries(options.templateMounts ?? {}).map(([at, dir]) => [at, path.resolve(options.root, dir)]));
   return { root: options.root, base: path.resolve(options.root, path.dirname(compositionFile)), mounts };
+}
+
+/**
+ * An XR whose Composition the repository does not decide: none of its type is here (it comes from
+ * a package or the cluster), or several are and the cluster would pick one at random. Not
+ * rendered, said once per XR type, at the first XR.
+ */
+function compositionUnknown(xr: JsonObject, picked: NoComposition, source: Manifest): NotRendered {
+  const type = `${String(xr.apiVersion)} ${String(xr.kind)}`;
+  const ambiguous = picked.rule === "render/composition-ambiguous";
+  return {
+    what: `${ambiguous ? "ambiguous" : "no"} Composition for ${type}`,
+    subject: ambiguous ? `${picked.candidates} could render ${type}` : `no Composition in the repository is for ${type}`,
+    reason: ambiguous ? "and Crossplane would pick one at random" : "(it comes from a package the repository depends on, or from the cluster)",
+    fix: ambiguous
+      ? "set compositionRef or compositionSelector on the XR, or a defaultCompositionRef on its XRD"
+      : "add its Composition to the repository, or render the XR with its Composition (`composition-ci render xr.yaml composition.yaml functions.yaml`)",
+    severity: "warning",
+    at: { manifest: source, pointer: "" },
+  };
 }

@@ -18,6 +18,8 @@ export interface FunctionManifest {
   name: string;
   package?: string;
   annotations: Record<string, string>;
+  /** The runtime annotation was set by the caller (`render -a`), not by the repository. */
+  runtimeByCaller?: boolean;
 }
 
 export interface RuntimeOptions {
@@ -91,11 +93,11 @@ function dockerFor(name: string, settings: DockerSettings, options: RuntimeOptio
 /**
  * A Development Function whose package or name is a built-in (a function's own repository keeps
  * `render.crossplane.io/runtime: Development` with a placeholder package for `crossplane render`)
- * renders built in, unless the caller names a target to connect to or allows connecting to the
- * annotated one.
+ * renders built in, unless the caller names a target to connect to, allows connecting to the
+ * annotated one, or set the annotation itself (`render -a`).
  */
 function developmentBuiltin(name: string, fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime | undefined {
-  if (options.developmentTargets?.[name] || options.allowExec) return undefined;
+  if (options.developmentTargets?.[name] || options.allowExec || fn.runtimeByCaller) return undefined;
   const builtin = builtinFor(fn.package ?? "") ?? builtinForUsualName(name);
   return builtin && new BuiltinRuntime(builtin);
 }

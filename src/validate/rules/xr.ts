@@ -18,7 +18,7 @@ export function xrRules(ctx: RuleContext): Finding[] {
     guarded(source, "checking the rules of", out, () => {
       const xr = type.claim ? xrFromClaim(source.object, type) : source.object;
       const picked = pickComposition(xr, ctx.index, type, source.file);
-      if (!("object" in picked) && picked.rule === "xr/composition-missing") out.push(noCompositionFinding(source, picked));
+      if (!("object" in picked) && picked.rule === "xr/composition-missing" && picked.certain) out.push(noCompositionFinding(source, picked));
     });
   }
   return out;
@@ -67,10 +67,18 @@ function selection(xr: JsonObject): Selection {
   };
 }
 
-/** Why an XR has no Composition: a rule and a message, made into a finding (with a position) only when reported. */
+/**
+ * Why an XR has no Composition: a rule and a message, made into a finding (with a position) only
+ * when reported. `certain` when the repository holds Compositions of the XR's type and none is
+ * the one: an error of the repository. Without any, the Composition comes from a package or the
+ * cluster, and with several the cluster would pick at random: the XR is not rendered, said once.
+ */
 export interface NoComposition {
   rule: "xr/composition-missing" | "render/composition-ambiguous";
   message: string;
+  certain: boolean;
+  /** For an ambiguous choice: how many Compositions, and the first names. */
+  candidates?: string;
 }
 
 export function noCompositionFinding(source: Manifest, why: NoComposition): Finding {
@@ -95,26 +103,41 @@ function someNames(compositions: readonly Manifest[], shown = 5): string {
  */
 export function pickComposition(xr: JsonObject, index: RepoIndex, type: XrType, near: string): Manifest | NoComposition {
   const xrdSpec = asObject(type.xrd.object.spec) ?? {};
+  const ofType = index.compositionsFor(String(xr.apiVersion), String(xr.kind)).length > 0;
   const named = (name: string, why: string): Manifest | NoComposition =>
-    index.compositionNamed(name, near) ?? { rule: "xr/composition-missing", message: `${why} names Composition "${name}", which is not in the repository` };
+    index.compositionNamed(name, near) ?? { rule: "xr/composition-missing", message: `${why} names Composition "${name}", which is not in the repository`, certain: ofType };
   const enforced = asString(asObject(xrdSpec.enforcedCompositionRef)?.name);
   if (enforced) return named(enforced, `the enforcedCompositionRef of XRD ${type.xrd.name ?? ""}`);
   const { ref, labels, hasSelector } = selection(xr);
   if (ref) return named(ref, "compositionRef");
   const fallback = asString(asObject(xrdSpec.defaultCompositionRef)?.name);
   if (fallback && !hasSelector) return named(fallback, `the defaultCompositionRef of XRD ${type.xrd.name ?? ""}`);
-  const forType = index.compositionsFor(String(xr.apiVersion), String(xr.kind), near);
+  const forType = oneOfEachName(index.compositionsFor(String(xr.apiVersion), String(xr.kind), near));
   const candidates = labels ? forType.filter((c) => Object.entries(labels).every(([k, v]) => c.object.metadata?.labels?.[k] === v)) : forType;
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) {
     return {
       rule: "xr/composition-missing",
       message: `no Composition in the repository is for ${String(xr.apiVersion)} ${String(xr.kind)}${labels ? ` with the labels ${JSON.stringify(labels)}` : ""}`,
+      certain: ofType,
     };
   }
   return {
     rule: "render/composition-ambiguous",
     message: `${candidates.length} Compositions could render this XR (${someNames(candidates)}) and Crossplane would pick one at random; set compositionRef or compositionSelector`,
+    certain: false,
+    candidates: `${candidates.length} Compositions (${someNames(candidates)})`,
   };
+}
+
+/** A cluster holds one Composition of a name: copies of it in a repository (equally near) are one candidate. */
+function oneOfEachName(compositions: readonly Manifest[]): readonly Manifest[] {
+  const seen = new Set<string>();
+  return compositions.filter((c) => {
+    const name = c.name ?? "";
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return true;
+  });
 }
 

@@ -59,6 +59,8 @@ export class SchemaRegistry {
   };
   private readonly kubernetes = new Map<string, SchemaEntry | null>();
   private readonly pendingPackage = new Map<string, { manifest: Manifest; schema: DefinedSchema }>();
+  /** The repository's CRDs and XRDs of a kind as one list, kept while no definition is added (lookups cache by its identity). */
+  private readonly ownDefinitions = new Map<string, SchemaEntry[]>();
   private readonly missingFromLocations = new Set<string>();
   readonly notes: RegistryNote[] = [];
 
@@ -125,15 +127,11 @@ export class SchemaRegistry {
    */
   alternatives(gvk: Gvk, near: string): { tied: SchemaEntry[]; builtin?: SchemaEntry } {
     const key = gvkKey(gvk);
-    this.fromPackageLayer(key);
     const builtin = this.layers.builtin.get(key);
-    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.crdPackage, this.definitions.xrd, this.definitions.xrdLibrary]) {
-      const entries = layer.get(key);
-      if (!entries) continue;
-      const tied = entries.length === 1 ? entries : this.layout.nearestAll(entries, (e) => e.origin, near);
-      return { tied: [...tied], ...(builtin ? { builtin } : {}) };
-    }
-    return { tied: [] };
+    const entries = this.definitionsOf(key);
+    if (!entries) return { tied: [] };
+    const tied = entries.length === 1 ? entries : this.layout.nearestAll(entries, (e) => e.origin, near);
+    return { tied: [...tied], ...(builtin ? { builtin } : {}) };
   }
 
   has(gvk: Gvk): boolean {
@@ -167,13 +165,27 @@ export class SchemaRegistry {
   }
 
   private fromLayers(key: string, near: string | undefined): SchemaEntry | undefined {
+    const entries = this.definitionsOf(key);
+    if (!entries) return this.layers.builtin.get(key);
+    return near === undefined || entries.length === 1 ? entries[0] : this.layout.nearest(entries, (e) => e.origin, near);
+  }
+
+  /**
+   * The definitions of a kind a lookup chooses among: the repository's own CRDs and XRDs together
+   * (the nearest wins, whichever kind of definition it is: a test's mock CRD elsewhere never
+   * shadows the XRD beside an XR; CRDs first on a tie), else `--crds`, else the packages'
+   * CRDs, else `--crds` XRDs.
+   */
+  private definitionsOf(key: string): SchemaEntry[] | undefined {
     this.fromPackageLayer(key);
-    for (const layer of [this.definitions.crd, this.definitions.crdLibrary, this.definitions.crdPackage, this.definitions.xrd, this.definitions.xrdLibrary]) {
+    let own = this.ownDefinitions.get(key);
+    if (!own) this.ownDefinitions.set(key, (own = [...(this.definitions.crd.get(key) ?? []), ...(this.definitions.xrd.get(key) ?? [])]));
+    if (own.length) return own;
+    for (const layer of [this.definitions.crdLibrary, this.definitions.crdPackage, this.definitions.xrdLibrary]) {
       const entries = layer.get(key);
-      if (!entries) continue;
-      return near === undefined || entries.length === 1 ? entries[0] : this.layout.nearest(entries, (e) => e.origin, near);
+      if (entries) return entries;
     }
-    return this.layers.builtin.get(key);
+    return undefined;
   }
 
   /**
@@ -201,6 +213,7 @@ export class SchemaRegistry {
       const entry: SchemaEntry = { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema, structural: true, definedBy: manifest, definedAt: d.pointer, rawSchema: d.schema };
       if (defects.length) entry.defects = defects;
       map.set(key, [...existing, entry]);
+      this.ownDefinitions.delete(key);
     }
     return defined.length;
   }
