@@ -167,6 +167,10 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
     return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`);
   }
   const findings = [...leniency, ...firstSyntaxErrors(parsed.errors).map((e) => ({ ...e, file }))];
+  // A repeated key matters only in an object something applies (a test's data file is no manifest).
+  parsed.documents.forEach((doc, i) => {
+    if (doc !== BROKEN && isKubeObject(doc)) for (const d of parsed.duplicates?.[i] ?? []) findings.push({ ...d, file });
+  });
   const manifests: Manifest[] = [];
   const malformed: { docIndex: number; pointer: string; message: string }[] = [];
   parsed.documents.forEach((doc, docIndex) => {
@@ -208,6 +212,8 @@ interface Parsed {
   plain?: boolean;
   /** Plain scalars YAML 1.1 reads as booleans (yaml11.ts). */
   yaml11?: Yaml11Scalar[];
+  /** Keys a mapping repeats, per document (the careful parser only). */
+  duplicates?: Finding[][];
 }
 
 /**
@@ -231,11 +237,14 @@ function parseFast(text: string): Parsed | undefined {
 function parseCareful(text: string, limits: LoadLimits): Parsed {
   const lineCounter = new YAML.LineCounter();
   // merge: `<<` keys merge their mapping in, as go-yaml (kubectl, the API machinery) reads them.
-  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: true, customTags: withGoNumbers });
+  // Keys are checked for uniqueness here, in one pass (the parser's own check is quadratic).
+  const docs = YAML.parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: false, merge: true, customTags: withGoNumbers });
   const documents: ParsedDocument[] = [];
   const errors: Finding[] = [];
+  const duplicates: Finding[][] = [];
   for (const doc of docs) {
-    const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter, doc));
+    duplicates.push(duplicateKeys(doc, lineCounter));
+    const docErrors = doc.errors.map((err) => yamlErrorFinding(err, lineCounter));
     docErrors.push(...collectionKeyErrors(doc, lineCounter));
     if (docErrors.length > 0) {
       errors.push(...docErrors);
@@ -260,33 +269,51 @@ function parseCareful(text: string, limits: LoadLimits): Parsed {
       documents.push(BROKEN);
     }
   }
-  return { documents, errors, yaml11: yaml11ScalarsOfDocuments(docs) };
+  return { documents, errors, duplicates, yaml11: yaml11ScalarsOfDocuments(docs) };
 }
 
-function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter, doc: YAML.Document.Parsed): Finding {
+function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter): Finding {
   const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
   const firstLine = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   const tooDeep = /Maximum call stack size exceeded/.test(firstLine);
-  const at = { severity: "error" as const, line: pos.line, column: pos.col };
-  if (err.code === "DUPLICATE_KEY") return { rule: "yaml/duplicate-key", message: duplicateKeyMessage(doc, err.pos[0], lineCounter), ...at };
-  return { rule: "yaml/syntax", message: tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine, ...at };
+  return { rule: "yaml/syntax", message: tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine, severity: "error", line: pos.line, column: pos.col };
 }
 
-/** Names the repeated key and where it first appears (the parser only says keys must be unique). */
-function duplicateKeyMessage(doc: YAML.Document.Parsed, offset: number, lineCounter: YAML.LineCounter): string {
-  let message = "duplicate mapping key: keys in a mapping must be unique (the API server rejects the object)";
+/**
+ * A key a mapping repeats: kubectl, Helm, Argo CD and `crossplane render` read YAML with
+ * sigs.k8s.io/yaml (go-yaml v2), which keeps the last value, and so does this reader; kustomize
+ * and Flux (kyaml, go-yaml v3) refuse the file. A warning where the values differ (which one the
+ * author meant is a guess), an info where they are the same; an error in a file a kustomization
+ * reads (`kustomizedDuplicates`). One pass with a set per mapping: linear in the document.
+ */
+function duplicateKeys(doc: YAML.Document.Parsed, lineCounter: YAML.LineCounter): Finding[] {
+  const out: Finding[] = [];
   YAML.visit(doc, {
     Map(_, map) {
-      const repeated = map.items.find((p) => YAML.isScalar(p.key) && p.key.range?.[0] === offset);
-      if (!repeated) return undefined;
-      const name = String((repeated.key as YAML.Scalar).value);
-      const first = map.items.find((p) => p !== repeated && YAML.isScalar(p.key) && String(p.key.value) === name);
-      const firstLine = YAML.isScalar(first?.key) && first.key.range ? lineCounter.linePos(first.key.range[0]).line : undefined;
-      message = `duplicate mapping key \`${name}\`${firstLine ? ` (first at line ${firstLine})` : ""}: keys in a mapping must be unique (the API server rejects the object)`;
-      return YAML.visit.BREAK;
+      const first = new Map<string, YAML.Pair>();
+      for (const pair of map.items) {
+        if (!YAML.isScalar(pair.key)) continue;
+        const name = String(pair.key.value);
+        const earlier = first.get(name);
+        if (!earlier) {
+          first.set(name, pair);
+          continue;
+        }
+        const same = JSON.stringify(YAML.isNode(earlier.value) ? earlier.value.toJSON() : earlier.value) === JSON.stringify(YAML.isNode(pair.value) ? pair.value.toJSON() : pair.value);
+        const pos = lineCounter.linePos(pair.key.range?.[0] ?? 0);
+        const firstLine = lineCounter.linePos((earlier.key as YAML.Scalar).range?.[0] ?? 0).line;
+        out.push({
+          rule: "yaml/duplicate-key",
+          severity: same ? "info" : "warning",
+          message: `duplicate mapping key \`${name}\` (first at line ${firstLine}${same ? ", with the same value" : ""}): kubectl, Helm, Argo CD and crossplane render keep the last value, kustomize and Flux refuse the file`,
+          line: pos.line,
+          column: pos.col,
+        });
+      }
+      return undefined;
     },
   });
-  return message;
+  return out;
 }
 
 /** `{{ .x }}: v` parses as a map whose key is a map: legal YAML, never a Kubernetes object. */

@@ -1,7 +1,7 @@
 import type { Finding } from "../report/finding.js";
 import { discover, type DiscoveredFile } from "./discover.js";
 import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadCache, type LoadedFile, type LoadLimits } from "./load.js";
-import { chainsawFiles, kustomizePatchFiles } from "./roles.js";
+import { chainsawFiles, kustomizePatchFiles, kustomizeResourceFiles } from "./roles.js";
 import type { Manifest } from "./manifest.js";
 import type { UnreadObject } from "./glimpse.js";
 
@@ -74,7 +74,16 @@ function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): Re
     if (used.length) byRole.set(role, used);
   }
   for (const [role, roleFiles] of byRole) result.findings.push(roleFinding(role, roleFiles));
+  kustomizedDuplicates(result.findings, new Set([...kustomizeResourceFiles(kustomizations), ...patches]));
   return result;
+}
+
+/** A repeated key in a file a kustomization reads is certain to fail: kustomize refuses the file. */
+function kustomizedDuplicates(findings: Finding[], kustomized: Set<string>): void {
+  if (!kustomized.size) return;
+  findings.forEach((f, i) => {
+    if (f.rule === "yaml/duplicate-key" && f.file && kustomized.has(f.file)) findings[i] = { ...f, severity: "error", message: f.message.replace(/: kubectl, .*$/, ": kustomize refuses the file, and a kustomization here reads it") };
+  });
 }
 
 /** What files of each role hold, said of one file (`one`) or of several. */

@@ -124,3 +124,16 @@ export function kustomizePatchFiles(kustomizations: { file: string; document: un
 function asList(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
+
+/** The files a kustomization lists as `resources` (directories and URLs left out), relative to the repository. */
+export function kustomizeResourceFiles(kustomizations: { file: string; document: unknown }[]): Set<string> {
+  const files = new Set<string>();
+  for (const { file, document } of kustomizations) {
+    const dir = path.posix.dirname(file);
+    const object = (typeof document === "object" && document !== null ? document : {}) as Record<string, unknown>;
+    for (const r of [...asList(object.resources), ...asList(object.bases)]) {
+      if (typeof r === "string" && /\.(ya?ml|json)$/i.test(r) && !/^[a-z]+:\/\//.test(r)) files.add(path.posix.normalize(path.posix.join(dir, r)));
+    }
+  }
+  return files;
+}
