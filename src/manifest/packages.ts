@@ -31,6 +31,21 @@ export class PackageLayout {
     return this.packageOf(a) === this.packageOf(b);
   }
 
+  /**
+   * Whether a definition in `definition` certainly belongs with an object in `file`: both in one
+   * explicit package, or the definition's directory is the file's or an ancestor of it (or below
+   * it). A definition reached only through a shared ancestor (a sibling example's XRD) may never
+   * be installed with it: what rests on it alone is a guess.
+   */
+  related(file: string, definition: string): boolean {
+    const pkg = this.packageOf(file);
+    if (pkg !== undefined && pkg === this.packageOf(definition)) return true;
+    const a = parentDir(file);
+    const b = parentDir(definition);
+    const within = (inner: string, outer: string) => outer === "" || inner === outer || inner.startsWith(`${outer}/`);
+    return within(a, b) || within(b, a);
+  }
+
   /** Of the candidates, the one nearest `from`: same package, then the deepest shared directory, then the first. */
   nearest<T>(candidates: readonly T[], fileOf: (c: T) => string, from: string): T | undefined {
     return this.nearestAll(candidates, fileOf, from)[0];

@@ -137,6 +137,45 @@ spec:
   });
 });
 
+describe("what rests on a sibling's definition is a guess", () => {
+  const xrd = (kind: string, version: string) => `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: x${kind.toLowerCase()}s.example.org}
+spec:
+  group: example.org
+  names: {kind: X${kind}, plural: x${kind.toLowerCase()}s}
+  versions: [{name: ${version}, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}]
+`;
+  const composition = (kind: string, version: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/${version}, kind: X${kind}}
+  mode: Pipeline
+  pipeline: [{step: ready, functionRef: {name: function-auto-ready}}]
+`;
+
+  it("a Composition and a sibling example's XRD of another version: a warning; the same in one directory chain: an error", async () => {
+    const cousin = await check({ "examples/a/xrd.yaml": xrd("App", "v1"), "examples/b/composition.yaml": composition("App", "v1beta1") });
+    expect(cousin.filter((f) => f.rule === "composition/xrd-version").map((f) => f.severity)).toEqual(["warning"]);
+    const own = await check({ "examples/a/xrd.yaml": xrd("App", "v1"), "examples/a/composition.yaml": composition("App", "v1beta1") });
+    expect(own.filter((f) => f.rule === "composition/xrd-version").map((f) => f.severity)).toEqual(["error"]);
+  });
+
+  it("a Composition whose type no XRD here defines is a warning, whatever other XRDs the repository has", async () => {
+    const findings = await check({ "a/xrd.yaml": xrd("Other", "v1"), "b/composition.yaml": composition("App", "v1") });
+    expect(findings.filter((f) => f.rule === "composition/xrd-missing").map((f) => f.severity)).toEqual(["warning"]);
+  });
+
+  it("two differing XRDs of one type in one directory are alternatives (a warning); in one package, a conflict (an error)", async () => {
+    const other = xrd("App", "v1").replace("type: object}}}]", "type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}}]");
+    const dir = await check({ "fixtures/one.yaml": xrd("App", "v1"), "fixtures/two.yaml": other });
+    expect(dir.filter((f) => f.rule === "schema/duplicate-definition").map((f) => f.severity)).toEqual(["warning"]);
+    const pkg = await check({ "pkg/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: p}\n", "pkg/apis/one.yaml": xrd("App", "v1"), "pkg/apis/two/two.yaml": other });
+    expect(pkg.filter((f) => f.rule === "schema/duplicate-definition").map((f) => f.severity)).toEqual(["error"]);
+  });
+});
+
 describe("kpt setters", () => {
   it("a value marked `# kpt-set:` is a placeholder apply-setters replaces: info, not an error", async () => {
     const findings = await check({

@@ -41,19 +41,21 @@ function checkTypeRef(composition: Manifest, ctx: RuleContext, sink: FindingSink
     const hint = claimOf
       ? `; ${kind} is the claim kind of XRD ${claimOf.name ?? ""}: a Composition names the XR kind (${xrdNames(claimOf, "names")?.kind ?? "?"})`
       : "";
-    const severity = xrds.length === 0 ? "warning" : "error";
-    sink.add(composition, at, "composition/xrd-missing", severity, `no CompositeResourceDefinition in the repository defines ${apiVersion} ${kind}${hint}`);
+    // The XRD may come from another package or be installed apart: never certain from here.
+    sink.add(composition, at, "composition/xrd-missing", "warning", `no CompositeResourceDefinition in the repository defines ${apiVersion} ${kind}${hint}`);
     return;
   }
-  checkVersion(composition, xrd, versionOf(apiVersion), sink);
+  checkVersion(composition, xrd, versionOf(apiVersion), sink, ctx.index.layout.related(composition.file, xrd.file));
 }
 
-function checkVersion(composition: Manifest, xrd: Manifest, version: string, sink: FindingSink): void {
+/** `related`: the XRD certainly goes with the Composition (one package, or one directory chain); else a sibling's XRD, and a warning. */
+function checkVersion(composition: Manifest, xrd: Manifest, version: string, sink: FindingSink, related: boolean): void {
   const versions = asArray(asObject(xrd.object.spec)?.versions).map((v) => asObject(v) ?? {});
   const names = versions.map((v) => String(v.name));
   const v = versions.find((x) => x.name === version);
   const at = "/spec/compositeTypeRef/apiVersion";
-  const say = (message: string) => sink.add(composition, at, "composition/xrd-version", "error", `${message} (XRD ${xrd.name ?? ""} in ${xrd.file})`);
+  const say = (message: string) =>
+    sink.add(composition, at, "composition/xrd-version", related ? "error" : "warning", `${message} (XRD ${xrd.name ?? ""} in ${xrd.file}${related ? "" : ", in a sibling directory: it may never be installed with this Composition"})`);
   if (!v) return say(`XRD has no version ${version} (versions: ${names.join(", ") || "none"})`);
   if (v.served === false) return say(`version ${version} is not served`);
   if (xrd.apiVersion === "apiextensions.crossplane.io/v1" && v.referenceable !== true) {

@@ -34,7 +34,7 @@ type DefinitionLayer = "crd" | "crdLibrary" | "crdPackage" | "xrd" | "xrdLibrary
 export interface RegistryNote {
   message: string;
   manifest?: Manifest;
-  severity: "error" | "info";
+  severity: "error" | "warning" | "info";
 }
 
 /**
@@ -194,10 +194,14 @@ export class SchemaRegistry {
    * repositories offer a choice, and each manifest uses its nearest definition.
    */
   private duplicateNote(gvk: Gvk, manifest: Manifest, first: SchemaEntry): RegistryNote {
-    const conflict = parentDir(first.origin) === parentDir(manifest.file) || (this.layout.packageOf(manifest.file) !== undefined && this.layout.samePackage(first.origin, manifest.file));
-    return conflict
-      ? { manifest, severity: "error", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same package; the cluster keeps whichever is applied last` }
-      : { manifest, severity: "info", message: `${gvkLabel(gvk)} is also defined in ${first.origin}, in another package; each manifest is checked against the definition nearest to it` };
+    // Installed together for certain: one file, or one explicit package. One directory alone holds
+    // alternatives as often (a test applies one fixture or the other): a warning.
+    const together = first.origin === manifest.file || (this.layout.packageOf(manifest.file) !== undefined && this.layout.samePackage(first.origin, manifest.file));
+    if (together) return { manifest, severity: "error", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same package; the cluster keeps whichever is applied last` };
+    if (parentDir(first.origin) === parentDir(manifest.file)) {
+      return { manifest, severity: "warning", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same directory: if both are applied, the cluster keeps whichever is applied last` };
+    }
+    return { manifest, severity: "info", message: `${gvkLabel(gvk)} is also defined in ${first.origin}, in another package; each manifest is checked against the definition nearest to it` };
   }
 
   private addAll(layer: DefinitionLayer, defined: DefinedSchema[], manifest: Manifest, quiet: boolean): number {
