@@ -76,6 +76,7 @@ export class RepoIndex {
   readonly failures: Finding[] = [];
 
   readonly layout: PackageLayout;
+  private allSecrets?: Manifest[];
   private allEnvironmentConfigs?: Manifest[];
 
   /**
@@ -160,6 +161,20 @@ export class RepoIndex {
     const byName = new Map<string, Manifest>();
     for (const m of nearest) if (!byName.has(m.name ?? "")) byName.set(m.name ?? "", m);
     return [...byName.values()].map((m) => ({ ...m.object, apiVersion: "apiextensions.crossplane.io/v1beta1" }));
+  }
+
+  /**
+   * The repository's Secrets nearest a file (one per namespace and name): what a function's
+   * credentials may come from when a repository renders, as EnvironmentConfigs do.
+   */
+  secrets(near: string): Record<string, unknown>[] {
+    const all = (this.allSecrets ??= this.manifests.filter((m) => m.apiVersion === "v1" && m.kind === "Secret"));
+    const byName = new Map<string, Manifest>();
+    for (const m of this.layout.nearestAll(all, (x) => x.file, near)) {
+      const key = `${m.namespace ?? ""}/${m.name ?? ""}`;
+      if (!byName.has(key)) byName.set(key, m);
+    }
+    return [...byName.values()].map((m) => m.object);
   }
 
   /** True when some XRD defines the manifest's kind as an XR or claim. */

@@ -48,7 +48,7 @@ const XR = "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: photos, 
 
 async function check(files: Record<string, string>) {
   const { code, stdout, stderr } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
-  return { code, stderr, findings: JSON.parse(stdout).findings as { rule: string; severity: string; file?: string }[] };
+  return { code, stderr, findings: JSON.parse(stdout).findings as { rule: string; severity: string; file?: string; message: string }[] };
 }
 
 describe("functions on first contact", () => {
@@ -122,5 +122,30 @@ spec:
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-conditional-patch-and-transform}\nspec: {package: xpkg.upbound.io/someorg/function-patch-and-transform:v0.1.0}\n",
     });
     expect(findings.filter((f) => f.rule === "function/input-invalid" || f.rule.startsWith("pt/"))).toEqual([]);
+  });
+});
+
+describe("function credentials", () => {
+  const withCredentials = COMPOSITION("function-go-templating").replace(
+    "      functionRef: {name: function-go-templating}\n",
+    "      functionRef: {name: function-go-templating}\n      credentials:\n        - {name: creds, source: Secret, secretRef: {namespace: crossplane-system, name: fn-creds}}\n",
+  );
+  const files = {
+    "xrd.yaml": XRD,
+    "composition.yaml": withCredentials,
+    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+    "xr.yaml": XR,
+  };
+
+  it("are the repository's Secret beside the Composition", async () => {
+    const { stderr, findings } = await check({ ...files, "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: fn-creds, namespace: crossplane-system}\nstringData: {token: abc}\n" });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+  });
+
+  it("a Secret only the cluster holds leaves the source not rendered, with the fix; never failed", async () => {
+    const { findings } = await check(files);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => (f as { message: string }).message)).toEqual([expect.stringContaining("needs Secret crossplane-system/fn-creds")]);
   });
 });

@@ -45,6 +45,12 @@ export interface PipelineEnvironment {
   requiredResources?: JsonObject[];
   context?: JsonObject;
   credentials?: JsonObject[];
+  /**
+   * The credentials are the repository's Secrets (a repository render), not what the caller gave
+   * (`--function-credentials`): a Secret missing there may be in the cluster, so the source is
+   * not rendered rather than failed.
+   */
+  credentialsFromRepository?: boolean;
   /** The OpenAPI schema of a kind, for functions that require schemas; undefined when unknown. */
   schemaFor?: SchemaLookup;
   timeoutMs: number;
@@ -158,7 +164,7 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
       input: step.input,
       context,
       extraResources: {},
-      credentials: credentialsFor(step, inputs.credentials ?? []),
+      credentials: credentialsFor(step, fnName, inputs.credentials ?? [], inputs.credentialsFromRepository === true),
       ...bootstrapRequirements(step, inputs),
     };
     const rsp = await runWithRequirements(step, fnName, base, inputs);
@@ -278,7 +284,7 @@ function resolveRequirements(r: Requirements | undefined, pool: JsonObject[], sc
   return { extraResources: resolve(r?.extraResources), requiredResources: resolve(r?.resources), requiredSchemas };
 }
 
-function credentialsFor(step: PipelineStep, secrets: JsonObject[]): Record<string, Credentials> {
+function credentialsFor(step: PipelineStep, fnName: string, secrets: JsonObject[], fromRepository: boolean): Record<string, Credentials> {
   const out: Record<string, Credentials> = {};
   for (const c of step.credentials ?? []) {
     if (c.source !== "Secret" || !c.secretRef) continue;
@@ -286,6 +292,10 @@ function credentialsFor(step: PipelineStep, secrets: JsonObject[]): Record<strin
       const meta = (s.metadata ?? {}) as { name?: string; namespace?: string };
       return s.kind === "Secret" && meta.name === c.secretRef!.name && (meta.namespace ?? "") === (c.secretRef!.namespace ?? "");
     });
+    if (!secret && fromRepository) {
+      const ref = `${c.secretRef.namespace ?? ""}/${c.secretRef.name ?? ""}`;
+      throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: `needs Secret ${ref} as its credentials "${c.name ?? ""}", which is not in the repository (the cluster holds it)`, fix: `add the Secret to the repository (a placeholder will do), or render the XR with --function-credentials` }]);
+    }
     if (!secret) {
       throw new PipelineError(
         `pipeline step "${step.step}": cannot get credentials "${c.name}": Secret ${c.secretRef.namespace}/${c.secretRef.name} not found in the function credentials`,

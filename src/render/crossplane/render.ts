@@ -110,6 +110,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       requiredResources: req.requiredResources,
       context: req.context,
       credentials: req.credentials,
+      credentialsFromRepository: req.credentialsFromRepository,
       schemaFor: req.schemaFor,
       timeoutMs: req.timeoutMs,
       call: req.call,
