@@ -149,3 +149,40 @@ describe("function credentials", () => {
     expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => (f as { message: string }).message)).toEqual([expect.stringContaining("needs Secret crossplane-system/fn-creds")]);
   });
 });
+
+describe("required resources only the cluster holds", () => {
+  const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: environment
+      functionRef: {name: function-environment-configs}
+      input:
+        apiVersion: environmentconfigs.fn.crossplane.io/v1beta1
+        kind: Input
+        spec:
+          environmentConfigs:
+            - {type: Reference, ref: {name: shared}}
+`;
+  const files = {
+    "xrd.yaml": XRD,
+    "composition.yaml": composition,
+    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.6.0}\n",
+    "xr.yaml": XR,
+  };
+
+  it("an EnvironmentConfig the repository holds renders", async () => {
+    const { stderr, findings } = await check({ ...files, "env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: eu}\n" });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+  });
+
+  it("one asked for by name that only the cluster holds leaves the source not rendered, naming it; never failed", async () => {
+    const { findings } = await check(files);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message)).toEqual([expect.stringContaining("needs EnvironmentConfig shared, which the repository does not hold")]);
+  });
+});

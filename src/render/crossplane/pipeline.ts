@@ -46,11 +46,12 @@ export interface PipelineEnvironment {
   context?: JsonObject;
   credentials?: JsonObject[];
   /**
-   * The credentials are the repository's Secrets (a repository render), not what the caller gave
-   * (`--function-credentials`): a Secret missing there may be in the cluster, so the source is
-   * not rendered rather than failed.
+   * Credentials and required resources are the repository's objects (a repository render), not
+   * what the caller gave (`--function-credentials`, `--required-resources`): an object missing
+   * there may be in the cluster, so a step that needs it leaves the source not rendered rather
+   * than failed.
    */
-  credentialsFromRepository?: boolean;
+  repositoryInputs?: boolean;
   /** The OpenAPI schema of a kind, for functions that require schemas; undefined when unknown. */
   schemaFor?: SchemaLookup;
   timeoutMs: number;
@@ -164,12 +165,16 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
       input: step.input,
       context,
       extraResources: {},
-      credentials: credentialsFor(step, fnName, inputs.credentials ?? [], inputs.credentialsFromRepository === true),
+      credentials: credentialsFor(step, fnName, inputs.credentials ?? [], inputs.repositoryInputs === true),
       ...bootstrapRequirements(step, inputs),
     };
-    const rsp = await runWithRequirements(step, fnName, base, inputs);
+    const { rsp, unresolved } = await runWithRequirements(step, fnName, base, inputs);
     for (const r of rsp.results) results.push({ step: step.step, severity: r.severity, message: r.message, reason: r.reason });
     const fatalResult = rsp.results.find((r) => r.severity === Severity.SEVERITY_FATAL);
+    if (fatalResult && unresolved.length && inputs.repositoryInputs) {
+      // It asked for objects by name that the repository does not hold: the cluster would have answered.
+      throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: `needs ${unresolved.join(", ")}, which the repository does not hold (the cluster does)`, fix: "add it to the repository (beside the XR or its Composition), or pass it with --required-resources" }]);
+    }
     if (fatalResult) {
       throw new PipelineError(`pipeline step "${step.step}" returned a fatal result: ${fatalResult.message}`, step.step, fnName, undefined, "render/function-fatal");
     }
@@ -190,10 +195,11 @@ async function runWithRequirements(
   fnName: string,
   req: RunFunctionRequest,
   inputs: PipelineInputs,
-): Promise<RunFunctionResponse> {
+): Promise<{ rsp: RunFunctionResponse; unresolved: string[] }> {
   const runtime = inputs.runtime(fnName);
   const bootstrap = { requiredResources: req.requiredResources, requiredSchemas: req.requiredSchemas };
   let requirements: Requirements | undefined;
+  const unresolved = unresolvedByName(step.requirements?.requiredResources ?? [], inputs.requiredResources ?? []);
   for (let i = 0; ; i++) {
     let rsp: RunFunctionResponse;
     try {
@@ -213,12 +219,13 @@ async function runWithRequirements(
       );
     }
     const next = normalizeRequirements(rsp.requirements);
-    if (jsonEqual(next, normalizeRequirements(requirements))) return rsp;
+    if (jsonEqual(next, normalizeRequirements(requirements))) return { rsp, unresolved: [...new Set(unresolved)] };
     if (i === MAX_REQUIREMENTS_ITERATIONS) {
       throw new PipelineError(`pipeline step "${step.step}": requirements didn't stabilize after ${MAX_REQUIREMENTS_ITERATIONS} iterations`, step.step, fnName);
     }
     requirements = rsp.requirements;
     const asked = resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor);
+    unresolved.push(...unresolvedByName(Object.values({ ...requirements?.extraResources, ...requirements?.resources }), inputs.requiredResources ?? []));
     // What the step's bootstrap requirements gave stays; what the function asks for is added.
     req = { ...req, ...asked, requiredResources: { ...bootstrap.requiredResources, ...asked.requiredResources }, requiredSchemas: { ...bootstrap.requiredSchemas, ...asked.requiredSchemas } };
   }
@@ -241,6 +248,17 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
     requiredSchemas[sel.requirementName] = schema ? { openapiV3: schema } : {};
   }
   return { requiredResources, requiredSchemas };
+}
+
+/** The objects asked for by name that the pool does not hold: `EnvironmentConfig shared`. */
+function unresolvedByName(selectors: { apiVersion?: string; kind?: string; name?: string; matchName?: string; namespace?: string }[], pool: JsonObject[]): string[] {
+  const out: string[] = [];
+  for (const s of selectors) {
+    const name = s.matchName ?? s.name;
+    if (!name || !s.apiVersion || !s.kind) continue;
+    if (!selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length) out.push(`${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${name}`);
+  }
+  return out;
 }
 
 function normalizeRequirements(r: Requirements | undefined): unknown {
@@ -267,7 +285,7 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
       const labels = selector.matchLabels?.labels ?? {};
       return Object.entries(labels).every(([k, v]) => meta.labels?.[k] === v);
     })
-    .sort((a, b) => String((a.metadata as JsonObject)?.name ?? "").localeCompare(String((b.metadata as JsonObject)?.name ?? "")));
+    .sort((a, b) => byteOrder(String((a.metadata as JsonObject)?.name ?? ""), String((b.metadata as JsonObject)?.name ?? "")));
   return { items: items.map((resource) => ({ resource, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
 }
 
@@ -334,4 +352,9 @@ export function malformedResponse(rsp: unknown): string | undefined {
     if (!isObject(r) || !isObject(r.resource)) return `desired.resources[${JSON.stringify(name)}] is not a resource`;
   }
   return undefined;
+}
+
+/** Go's string order (bytes of UTF-8), whatever the locale: a render must not depend on LANG. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }

@@ -110,7 +110,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       requiredResources: req.requiredResources,
       context: req.context,
       credentials: req.credentials,
-      credentialsFromRepository: req.credentialsFromRepository,
+      repositoryInputs: req.repositoryInputs,
       schemaFor: req.schemaFor,
       timeoutMs: req.timeoutMs,
       call: req.call,
