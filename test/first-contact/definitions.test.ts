@@ -129,6 +129,14 @@ spec:
     expect(stderr).not.toContain("pick one at random");
   });
 
+  it("a v2 XR's selection is read from spec.crossplane only: a legacy spec.compositionRef is an unknown field, not a choice", async () => {
+    const legacyRef = "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a, namespace: default}\nspec: {compositionRef: {name: not-here}}\n";
+    const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "app.yaml": composition("app", "k8s"), "examples/xr.yaml": legacyRef }));
+    const report = JSON.parse(stdout);
+    expect(report.findings.filter((f: { severity: string }) => f.severity === "error").map((f: { rule: string }) => f.rule)).toEqual(["schema/unknown-field"]);
+    expect(report.sources).toMatchObject({ rendered: 1 });
+  });
+
   it("no Composition of the type in the repository: not rendered, a warning naming the type, never an error", async () => {
     const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "examples/xr.yaml": xr }));
     const report = JSON.parse(stdout);

@@ -54,10 +54,15 @@ interface Selection {
   hasSelector: boolean;
 }
 
-/** The XR's own choice: `spec.crossplane.*` for v2 XRs, `spec.*` for legacy ones and claims. */
-function selection(xr: JsonObject): Selection {
+/**
+ * The XR's own choice: `spec.crossplane.*` for the XRs of a v2 XRD (Namespaced or Cluster scope;
+ * their CRD has no `spec.compositionRef`, so one written there is pruned and never read), `spec.*`
+ * for legacy XRs (a v1 XRD, or scope LegacyCluster) and claims, as crossplane-runtime's
+ * composite reads them.
+ */
+function selection(xr: JsonObject, type: XrType): Selection {
   const spec = asObject(xr.spec) ?? {};
-  const holder = asObject(spec.crossplane) ?? spec;
+  const holder = isModernXr(type) ? (asObject(spec.crossplane) ?? {}) : spec;
   const selector = asObject(holder.compositionSelector);
   const labels = asObject(selector?.matchLabels);
   return {
@@ -108,7 +113,7 @@ export function pickComposition(xr: JsonObject, index: RepoIndex, type: XrType, 
     index.compositionNamed(name, near) ?? { rule: "xr/composition-missing", message: `${why} names Composition "${name}", which is not in the repository`, certain: ofType };
   const enforced = asString(asObject(xrdSpec.enforcedCompositionRef)?.name);
   if (enforced) return named(enforced, `the enforcedCompositionRef of XRD ${type.xrd.name ?? ""}`);
-  const { ref, labels, hasSelector } = selection(xr);
+  const { ref, labels, hasSelector } = selection(xr, type);
   if (ref) return named(ref, "compositionRef");
   const fallback = asString(asObject(xrdSpec.defaultCompositionRef)?.name);
   if (fallback && !hasSelector) return named(fallback, `the defaultCompositionRef of XRD ${type.xrd.name ?? ""}`);
@@ -141,3 +146,8 @@ function oneOfEachName(compositions: readonly Manifest[]): readonly Manifest[] {
   });
 }
 
+function isModernXr(type: XrType): boolean {
+  if (type.claim || type.xrd.apiVersion !== "apiextensions.crossplane.io/v2") return false;
+  const scope = asString(asObject(type.xrd.object.spec)?.scope) ?? "Namespaced";
+  return scope !== "LegacyCluster";
+}
