@@ -1,0 +1,21 @@
+/**
+ * The policy room's one door: policies in (loadPolicies), objects in, findings out
+ * (evaluatePolicies). It knows nothing of rendering, commands or GitHub.
+ */
+export { loadPolicies, type PolicySet } from "./load.js";
+export { evaluatePolicies } from "./evaluate.js";
+export { builtinResource, crdResources } from "./resources.js";
+export type {
+  EvaluateOptions,
+  Location,
+  Operation,
+  Outcome,
+  PolicyEvaluation,
+  PolicyExplain,
+  PolicyManifest,
+  PolicyResult,
+  PolicyTarget,
+  ResourceFor,
+  ResourceInfo,
+  UserInfo,
+} from "./types.js";
