@@ -48,7 +48,7 @@ export function narrowToBase(head: Config, base: Config): Config {
   };
 }
 
-type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests">;
+type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies">;
 
 function gateOf(c: Config): Gate {
   return {
@@ -60,6 +60,7 @@ function gateOf(c: Config): Gate {
     clusterDefinitions: c.clusterDefinitions,
     parameterSchemas: c.parameterSchemas,
     tests: c.tests,
+    policies: c.policies,
   };
 }
 
@@ -99,6 +100,8 @@ function* gateEffects(head: Config, base: Config): Generator<string> {
   if (added.length) yield `ignores ${added.join(", ")}`;
   if (head.maxFileBytes !== undefined && head.maxFileBytes < (base.maxFileBytes ?? Infinity)) yield `lowers maxFileBytes to ${head.maxFileBytes}`;
   if (head.missingSchemas !== base.missingSchemas && head.missingSchemas !== undefined) yield `sets missingSchemas to ${head.missingSchemas}`;
+  const dropped = base.policies.filter((p) => !head.policies.includes(p));
+  if (dropped.length) yield `stops reading the policies of ${dropped.join(", ")}`;
   const definitions = head.clusterDefinitions.filter((d) => !base.clusterDefinitions.includes(d));
   if (definitions.length) yield `says ${definitions.join(", ")} are in the cluster`;
 }

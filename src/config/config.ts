@@ -16,6 +16,8 @@ export interface Config {
   rules: Record<string, RuleLevel>;
   schemaLocations: string[];
   crds: string[];
+  /** More admission policies (files or directories inside the repository) than the scanned paths hold. */
+  policies: string[];
   missingSchemas?: MissingSchemaPolicy;
   maxFileBytes?: number;
   /** How functions named here run: a command (process), a JS module, or a built-in. */
@@ -69,6 +71,7 @@ const KNOWN_KEYS = [
   "rules",
   "schemaLocations",
   "crds",
+  "policies",
   "missingSchemas",
   "maxFileBytes",
   "functions",
@@ -82,7 +85,7 @@ const KNOWN_KEYS = [
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], functions: {}, trustedFunctions: [], packages: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
+  return { ignore: [], rules: {}, schemaLocations: [], crds: [], policies: [], functions: {}, trustedFunctions: [], packages: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -135,10 +138,11 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "ignore":
       case "schemaLocations":
       case "crds":
+      case "policies":
       case "clusterDefinitions":
       case "secretFields":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) fail("must be a list of strings");
-        if (root && (key === "crds" || key === "schemaLocations")) (value as string[]).forEach((p) => checkInside(root, p, fail));
+        if (root && (key === "crds" || key === "policies" || key === "schemaLocations")) (value as string[]).forEach((p) => checkInside(root, p, fail));
         config[key as "ignore"] = value;
         break;
       case "parameterSchemas":
