@@ -21,6 +21,9 @@ import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { checkTests, type TestCounts } from "../testing/index.js";
 import { writeOwnedFiles } from "./output-dir.js";
+import { checkRendered } from "../render/policies.js";
+import { mergeExplain } from "../validate/policies.js";
+import type { PolicyExplain } from "../policy/index.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
@@ -93,7 +96,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   if (!own.render) return validateCommand(rest, io, undefined, { allowExec: own.allowExec });
   return validateCommand(rest, io, async (result, root) => {
     const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
-    const { sources, findings } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth });
+    const { sources, findings, policyExplain } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth });
     if (sources.length) io.stderr(renderSummary(sources));
     // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
     const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
@@ -101,8 +104,8 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
     findings.push(...tests.findings);
     const coverage: Coverage = { sources: sourceCoverage(sources), ...(tests.counts ? { tests: testCoverage(tests.counts) } : {}) };
     const outputDir = own.outputDir;
-    if (!outputDir) return { findings, sources, coverage };
-    return { findings, sources, coverage, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
+    if (!outputDir) return { findings, sources, coverage, policyExplain };
+    return { findings, sources, coverage, policyExplain, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
   }, { allowExec: own.allowExec });
 }
 
@@ -115,13 +118,15 @@ export interface RenderStepOptions {
   maxNestedDepth?: number;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
+  /** The base side's rendered object of a key (diff): the policies admit the head's as an UPDATE of it. */
+  oldObject?: (source: RenderedSource, key: string) => JsonObject | undefined;
 }
 
 /**
  * The render half of check: renders the sources of a validated tree and validates what they make.
  * Findings have the config's levels and the sources' ignore annotations applied.
  */
-export async function renderAndValidate(result: ValidateResult, root: string, options: RenderStepOptions): Promise<{ sources: RenderedSource[]; findings: Finding[] }> {
+export async function renderAndValidate(result: ValidateResult, root: string, options: RenderStepOptions): Promise<{ sources: RenderedSource[]; findings: Finding[]; policyExplain: PolicyExplain[] }> {
   const sources = await renderEverything(result.index, {
     functions: result.config.functions,
     root,
@@ -136,12 +141,13 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     select: options.select,
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
-  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests))];
+  const policyRun = checkRendered(result.policies, sources, result.registry, options.oldObject);
+  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests)), ...policyRun.findings];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
   // Rendering re-derives some of the validation's findings (a Kptfile's checks): each is reported once.
   const known = new Set(result.findings.map(findingKey));
-  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))) };
+  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))), policyExplain: mergeExplain(result.policyExplain, policyRun.explain) };
 }
 
 /** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../render/functions/response.js";
 import fs from "node:fs";
 import path from "node:path";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
@@ -19,6 +20,7 @@ import type { RenderedSource } from "../render/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
+import { changedPolicies } from "../validate/policies.js";
 import { transitionFindings } from "../validate/transitions.js";
 import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
@@ -63,6 +65,7 @@ Options:
   --offline                     function packages only from the cache (see functions pull)
   --config FILE                 config file (default: .composition-ci.yaml at the root)
   --crds PATH                   CRD files or directories (repeatable)
+  --policies PATH               admission policy files or directories besides the repository's (repeatable)
   --schema-location TEMPLATE    kubeconform-style schema location (repeatable)
   --root DIR                    repository root (default: .)
 `;
@@ -95,6 +98,8 @@ export interface DiffOptions {
   maxNestedDepth?: number;
   configFile?: string;
   crds?: string[];
+  /** Admission policy files or directories besides the repository's (`--policies`). */
+  policies?: string[];
   schemaLocations?: string[];
   engine?: Engine;
   kubeconformPath?: string;
@@ -149,6 +154,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
     configFile: values.config,
     crds: values.crds,
+    policies: values.policies,
     schemaLocations: values["schema-location"],
     failOn,
     failOnNew: values["fail-on-new"],
@@ -216,11 +222,16 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     cleanups.push(baseTree);
     const baseSide = await analyze(path.join(baseTree.dir, prefix), options, reuse);
     const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
-    const headSide = await analyze(headRoot, options, reuse, narrow);
+    const headSide = await analyze(headRoot, options, reuse, narrow, baseSide);
     const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
     const coverage = renderCoverage(changed, [baseSide, headSide]);
     const selected = renderAll ? undefined : coverage.affected;
-    await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
+    // The head's rendered objects that exist at base are admitted as UPDATEs of the base's: with
+    // policies, the base renders first.
+    if (headSide.result.policies.set.policies.length) {
+      await renderSide(baseSide, options, selected);
+      await renderSide(headSide, options, selected, previousObjects(baseSide));
+    } else await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
     const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
@@ -257,13 +268,17 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   }
 }
 
-async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | undefined, trusted?: Config): Promise<Side> {
+async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | undefined, trusted?: Config, base?: Side): Promise<Side> {
   const config = loadConfig(root, options.configFile);
   const result = await validateRepo({
     root,
     paths: options.paths.filter((p) => fs.existsSync(path.resolve(root, p))),
     config: trusted ? narrowToBase(config, trusted) : config,
     crds: options.crds,
+    policies: options.policies,
+    // A pull request is checked against its base's policies: it cannot switch off its own rules.
+    ...(trusted && base ? { policiesFrom: base.result.policies } : {}),
+    ...(base ? { previous: base.result.manifests } : {}),
     schemaLocations: options.schemaLocations,
     engine: options.engine,
     kubeconformPath: options.kubeconformPath,
@@ -273,7 +288,8 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   const candidates = renderSources(result.index, root);
   const keys = sourceKeys(candidates);
   const change = trusted && headConfigChange(config, trusted);
-  const findings = change ? [change, ...result.findings] : result.findings;
+  const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
+  const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
 }
 
@@ -294,7 +310,7 @@ async function testSide(side: Side, options: DiffOptions): Promise<void> {
   side.findings = [...side.findings, ...tests.findings];
 }
 
-async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined): Promise<void> {
+async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined, previous?: Map<string, JsonObject>): Promise<void> {
   const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
   const rendered = await renderAndValidate(side.result, side.root, {
     allowExec: options.allowExec ?? false,
@@ -303,9 +319,17 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
     timeoutMs: options.timeoutMs ?? 60_000,
     maxNestedDepth: options.maxNestedDepth,
     select,
+    ...(previous ? { oldObject: (s: RenderedSource, key: string) => previous.get(`${side.keys.get(s.source) ?? ""}\u0000${key}`) } : {}),
   });
   side.sources = rendered.sources;
   side.findings = [...side.findings, ...rendered.findings];
+}
+
+/** The base side's rendered objects by source key and object key. */
+function previousObjects(side: Side): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
+  for (const s of side.sources) s.objects.forEach((o, i) => out.set(`${side.keys.get(s.source) ?? ""}\u0000${s.keys[i] ?? ""}`, o as JsonObject));
+  return out;
 }
 
 /** The config changed, or code a configured function runs may have: every source may render differently. */

@@ -18,6 +18,7 @@ export const TREE_OPTIONS = {
   "max-nested-depth": { type: "string" },
   config: { type: "string" },
   crds: { type: "string", multiple: true },
+  policies: { type: "string", multiple: true },
   "schema-location": { type: "string", multiple: true },
   root: { type: "string" },
   help: { type: "boolean", short: "h" },

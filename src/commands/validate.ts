@@ -10,6 +10,7 @@ import { maskerFor } from "../report/secrets.js";
 import type { RenderedSource } from "../render/source.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, oneOf, parseCommandArgs, writeOutput } from "./options.js";
+import type { PolicyExplain } from "../policy/index.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
 
@@ -22,6 +23,9 @@ Options:
                                    exit 1 when a finding reaches this severity (default: error)
   --config FILE                    config file (default: .composition-ci.yaml at the root)
   --crds PATH                      CRD files or directories (repeatable)
+  --policies PATH                  admission policy files or directories besides the repository's
+                                   (ValidatingAdmissionPolicy, Kyverno, Gatekeeper; repeatable)
+  --explain-policies               list each policy: what it matched, passed, failed, could not evaluate
   --schema-location TEMPLATE       kubeconform-style schema location (repeatable)
   --missing-schemas error|warning|ignore
                                    what a kind with no schema is (default: warning)
@@ -42,6 +46,8 @@ const OPTIONS = {
   "fail-on": { type: "string" },
   config: { type: "string" },
   crds: { type: "string", multiple: true },
+  policies: { type: "string", multiple: true },
+  "explain-policies": { type: "boolean" },
   "schema-location": { type: "string", multiple: true },
   "missing-schemas": { type: "string" },
   engine: { type: "string" },
@@ -69,7 +75,7 @@ export interface FinishedReport {
 export type ValidationExtension = (
   result: ValidateResult,
   root: string,
-) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; coverage?: Coverage; finish?: (report: FinishedReport) => void }>;
+) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; coverage?: Coverage; policyExplain?: PolicyExplain[]; finish?: (report: FinishedReport) => void }>;
 
 export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension, trust: { allowExec?: boolean } = {}): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -92,6 +98,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
       paths: positionals.length ? positionals : ["."],
       config,
       crds: values.crds,
+      policies: values.policies,
       schemaLocations: values["schema-location"],
       missingSchemas: missing,
       limits: maxFileBytes ? { maxFileBytes } : undefined,
@@ -107,6 +114,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   let sources: RenderedSource[] = [];
   let finish: ((report: FinishedReport) => void) | undefined;
   let coverage: Coverage | undefined;
+  let policyExplain = result.policyExplain;
   if (extend) {
     const seen = new Set(result.findings.map(findingKey));
     const extended = await extend(result, root);
@@ -115,13 +123,15 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     sources = extended.sources ?? [];
     finish = extended.finish;
     coverage = extended.coverage;
+    policyExplain = extended.policyExplain ?? policyExplain;
   }
   // Secret values never reach the output, not even through a message a repository's CEL rule builds.
   const masker = maskerFor(result.manifests, sources, result.config.secretFields);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
-  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn, coverage }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn, coverage, ...(policyExplain.length ? { policies: policyExplain } : {}) }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
   writeOutput(io, values.output, text);
+  if (values["explain-policies"]) io.stderr(explainPolicies(policyExplain));
   finish?.({ findings, summary, masker });
   return findings.some((f) => failsAt(f, failOn)) ? 1 : 0;
 }
@@ -135,4 +145,15 @@ function positiveInt(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got "${value}")`);
   return n;
+}
+
+/** `--explain-policies`: a line per policy, so none is ever silently skipped. */
+function explainPolicies(explain: PolicyExplain[]): string {
+  if (!explain.length) return "no admission policies found (the repository's, the config's policies: and --policies)\n";
+  const lines = explain.map((e) => {
+    const where = e.file ? ` (${e.file}${e.line ? `:${e.line}` : ""})` : "";
+    const counts = `matched ${e.matched}: ${e.passed} passed, ${e.failed} failed, ${e.notEvaluated} not evaluated${e.errors ? `, ${e.errors} errors` : ""}${e.skipped ? `, ${e.skipped} skipped` : ""}`;
+    return `  ${e.policyKind} ${e.policy}${where}: ${counts}${e.note ? ` — ${e.note}` : ""}`;
+  });
+  return `policies:\n${lines.join("\n")}\n`;
 }

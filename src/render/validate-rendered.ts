@@ -53,7 +53,7 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
 const RESOURCE_NAME = "crossplane.io/composition-resource-name";
 
 /** The P&T template a rendered object came from: its Composition, the base's pointer and the base. */
-function templateOf(s: RenderedSource, o: JsonObject): { composition: Manifest; pointer: string; base: unknown } | undefined {
+export function templateOf(s: RenderedSource, o: JsonObject): { composition: Manifest; pointer: string; base: unknown } | undefined {
   const composition = (s as RenderedSource & { composition?: Manifest }).composition;
   const name = ((o.metadata as JsonObject | undefined)?.annotations as Record<string, unknown> | undefined)?.[RESOURCE_NAME];
   if (!composition || typeof name !== "string") return undefined;

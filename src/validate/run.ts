@@ -15,6 +15,8 @@ import { isLocalConfig, isToolObject } from "../manifest/roles.js";
 import { isPlainObject } from "./structural.js";
 import { explainV1Forms, v1Repository } from "./crossplane-v1.js";
 import { withoutPlaceholderPackage } from "./render-config.js";
+import { checkManifests, isPolicyObject, repositoryPolicies, type RepositoryPolicies } from "./policies.js";
+import type { PolicyExplain } from "../policy/index.js";
 import { RepoIndex } from "./repo-index.js";
 import { dropSuperseded, runRules } from "./rules/index.js";
 import { ptInputs } from "./rules/pt.js";
@@ -41,6 +43,15 @@ export interface ValidateOptions {
   config: Config;
   /** Extra CRD files or directories (`--crds`), added to the config's. */
   crds?: string[];
+  /** Extra admission policy files or directories (`--policies`), added to the config's `policies:`. */
+  policies?: string[];
+  /**
+   * The policies to check against, instead of the tree's own: a pull request is checked against
+   * its base's (diff with the base's config), so it cannot switch off the rules it is checked by.
+   */
+  policiesFrom?: RepositoryPolicies;
+  /** The base tree's manifests (diff): an object of the same identity there makes its admission an UPDATE. */
+  previous?: Manifest[];
   /** Extra schema locations (`--schema-location`), added to the config's. */
   schemaLocations?: string[];
   missingSchemas?: MissingSchemaPolicy;
@@ -90,6 +101,10 @@ export interface ValidateResult {
   packageSettings?: PackageSettings;
   /** The index the semantic rules used, reusable for rendering. */
   index: RepoIndex;
+  /** The admission policies the tree is checked against (its own, or its base's), for rendered objects too. */
+  policies: RepositoryPolicies;
+  /** What each policy matched, passed, failed and could not evaluate among the repository's objects. */
+  policyExplain: PolicyExplain[];
   /** The engine that validated them, reusable for rendered objects. */
   engine: SchemaEngine;
   config: Config;
@@ -104,6 +119,8 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const scanned = readManifests(options.paths, options.root, config.ignore, limits, reuse?.scanned);
   const crdPaths = [...config.crds, ...(options.crds ?? [])];
   const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits, reuse?.library) : undefined;
+  const policyPaths = [...config.policies, ...(options.policies ?? [])];
+  const policyFiles = policyPaths.length && !options.policiesFrom ? readManifests(policyPaths, options.root, [], limits, reuse?.library) : undefined;
   lap("read");
 
   const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
@@ -153,6 +170,9 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, yaml11, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
   if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));
   findings.push(...yaml11.remaining()); // what no embedded object's schema decided
+  const policies = options.policiesFrom ?? repositoryPolicies(scanned.manifests, policyFiles?.manifests ?? []);
+  const policyRun = checkManifests(policies, scanned.manifests, registry, options.previous);
+  findings.push(...(policyFiles?.findings ?? []), ...(options.policiesFrom ? [] : policies.findings), ...policyRun.findings);
   lap("rules");
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
@@ -171,6 +191,8 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     index,
     engine: schemaEngine,
     config,
+    policies,
+    policyExplain: policyRun.explain,
     packages: fromPackages.used,
     packageSettings: options.packages?.settings,
   };
@@ -205,7 +227,7 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
   if (!entry) {
-    if (isToolObject(m)) return [];
+    if (isToolObject(m) || isPolicyObject(m)) return [];
     const ambiguous = yaml11Findings(m, [], undefined, yaml11).findings;
     if (missing.policy === "ignore") return ambiguous;
     return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];

@@ -1,4 +1,5 @@
 import type { FailOn, Finding, Summary } from "../finding.js";
+import type { PolicyExplain } from "../../policy/index.js";
 import { formatJson } from "./json.js";
 import { formatJunit } from "./junit.js";
 import { formatSarif } from "./sarif.js";
@@ -17,6 +18,8 @@ export interface Report {
   packages?: { reference: string; digest: string; crds: number; via?: string }[];
   /** What check rendered and tested: a report of findings alone hides what was never looked at. */
   coverage?: Coverage;
+  /** Each admission policy and what it matched, passed, failed and could not evaluate (JSON only). */
+  policies?: PolicyExplain[];
 }
 
 export interface Coverage {

@@ -12,5 +12,6 @@ export function formatJson(report: Report): string {
   const { files, documents, errors, warnings, infos, suppressed } = report.summary;
   const packages = report.packages?.length ? { packages: report.packages } : {};
   const coverage = report.coverage ? { sources: report.coverage.sources, ...(report.coverage.tests ? { tests: report.coverage.tests } : {}) } : {};
-  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, ...coverage, ...packages, findings }, null, 2) + "\n";
+  const policies = report.policies?.length ? { policies: report.policies } : {};
+  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, ...coverage, ...packages, ...policies, findings }, null, 2) + "\n";
 }

@@ -1,0 +1,135 @@
+import type { Manifest } from "../manifest/manifest.js";
+import { evaluatePolicies, crdResources, loadPolicies, type PolicyExplain, type PolicySet, type PolicyTarget, type ResourceFor } from "../policy/index.js";
+import type { Finding } from "../report/finding.js";
+import type { SchemaRegistry } from "./schemas/registry.js";
+import { gvkOf } from "./schemas/types.js";
+import { applyStructural } from "./structural.js";
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * The repository's own admission policies on what it holds: the glue between a validated tree and
+ * the policy room. Policies come from the scanned paths and the config's `policies:` (and
+ * `--policies`); each repository object is admitted as a CREATE after its schema's defaults.
+ * (What the repository renders is admitted by render/policies.ts.)
+ */
+
+export interface RepositoryPolicies {
+  set: PolicySet;
+  /** Policies that cannot be read as written, at their own lines. */
+  findings: Finding[];
+  resourceFor: ResourceFor;
+}
+
+/** The policies among the repository's manifests and the extra policy files, with what matching needs. */
+export function repositoryPolicies(manifests: readonly Manifest[], extra: readonly Manifest[] = []): RepositoryPolicies {
+  const all = [...manifests, ...extra];
+  const { policies: set, findings } = loadPolicies(all);
+  return { set, findings, resourceFor: resourcesOf(all) };
+}
+
+/** Plurals and scopes of the repository's kinds: its CRDs, and the XR and claim kinds of its XRDs. */
+function resourcesOf(manifests: readonly Manifest[]): ResourceFor {
+  const fromCrds = crdResources(manifests.map((m) => m.object as JsonObject));
+  const xrds = new Map<string, { resource: string; namespaced: boolean }>();
+  for (const m of manifests) {
+    if (m.kind !== "CompositeResourceDefinition" || m.group !== "apiextensions.crossplane.io") continue;
+    const spec = (m.object.spec ?? {}) as { group?: unknown; scope?: unknown; names?: { kind?: unknown; plural?: unknown }; claimNames?: { kind?: unknown; plural?: unknown } };
+    if (typeof spec.group !== "string") continue;
+    const v2 = m.apiVersion === "apiextensions.crossplane.io/v2";
+    const scope = typeof spec.scope === "string" ? spec.scope : v2 ? "Namespaced" : "Cluster";
+    if (typeof spec.names?.kind === "string" && typeof spec.names.plural === "string") xrds.set(`${spec.group}/${spec.names.kind}`, { resource: spec.names.plural, namespaced: scope === "Namespaced" });
+    if (typeof spec.claimNames?.kind === "string" && typeof spec.claimNames.plural === "string") xrds.set(`${spec.group}/${spec.claimNames.kind}`, { resource: spec.claimNames.plural, namespaced: true });
+  }
+  return (apiVersion, kind) => fromCrds(apiVersion, kind) ?? xrds.get(`${apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : ""}/${kind}`);
+}
+
+export interface PolicyRun {
+  findings: Finding[];
+  explain: PolicyExplain[];
+}
+
+const NO_RUN: PolicyRun = { findings: [], explain: [] };
+
+/** Every repository object admitted (CREATE), after its schema's defaults as the API server sees it. */
+export function checkManifests(policies: RepositoryPolicies, manifests: readonly Manifest[], registry: SchemaRegistry, previous?: readonly Manifest[]): PolicyRun {
+  if (!policies.set.policies.length) return NO_RUN;
+  const before = new Map((previous ?? []).map((m) => [identity(m.object as JsonObject), m]));
+  const targets: PolicyTarget[] = manifests.map((m) => {
+    const old = before.get(identity(m.object as JsonObject));
+    return {
+      object: defaulted(m.object as JsonObject, registry, m.file),
+      ...(old ? { oldObject: defaulted(old.object as JsonObject, registry, old.file), operation: "UPDATE" as const } : {}),
+      locate: (pointer) => ({ file: m.file, ...m.locate(pointer) }),
+    };
+  });
+  return runPolicies(policies, targets);
+}
+
+export function runPolicies(policies: RepositoryPolicies, targets: PolicyTarget[]): PolicyRun {
+  if (!targets.length) return NO_RUN;
+  const { findings, explain } = evaluatePolicies(policies.set, targets, { resourceFor: policies.resourceFor });
+  return { findings, explain };
+}
+
+/** The object with its schema's defaults applied (a copy), as admission sees it; as written when the kind has no schema. */
+export function defaulted(object: JsonObject, registry: SchemaRegistry, near: string): JsonObject {
+  const entry = registry.get(gvkOf(String(object.apiVersion ?? ""), String(object.kind ?? "")), near);
+  if (!entry?.schema) return object;
+  return applyStructural(entry.schema, object).value as JsonObject; // copy on write: the object is never touched
+}
+
+/** The counts of two runs (repository objects, rendered objects) per policy, as one explanation. */
+export function mergeExplain(...runs: PolicyExplain[][]): PolicyExplain[] {
+  const byPolicy = new Map<string, PolicyExplain>();
+  for (const e of runs.flat()) {
+    const key = `${e.policyKind}/${e.policy}`;
+    const seen = byPolicy.get(key);
+    if (!seen) byPolicy.set(key, { ...e });
+    else for (const k of ["matched", "passed", "failed", "skipped", "notEvaluated", "errors"] as const) seen[k] += e[k];
+  }
+  return [...byPolicy.values()].sort((a, b) => (a.policy < b.policy ? -1 : a.policy > b.policy ? 1 : 0));
+}
+
+/** Groups of the admission policies the policy room reads itself: it says what is wrong with one, no schema is needed. */
+const POLICY_GROUPS = new Set(["kyverno.io", "policies.kyverno.io", "templates.gatekeeper.sh", "constraints.gatekeeper.sh"]);
+
+export function isPolicyObject(m: Manifest): boolean {
+  return POLICY_GROUPS.has(m.group);
+}
+
+function identity(o: JsonObject): string {
+  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
+}
+
+const ADMISSION_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
+
+/** Policy objects of a tree, by kind and name. */
+function policyObjects(manifests: readonly Manifest[]): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
+  for (const m of manifests) {
+    if (isPolicyObject(m) || (m.group === "admissionregistration.k8s.io" && ADMISSION_KINDS.has(m.kind))) out.set(`${m.kind}/${m.name ?? ""}`, m);
+  }
+  return out;
+}
+
+/**
+ * A pull request that adds, changes or removes a policy is checked against the base's policies
+ * (it cannot switch off its own rules); what it changes is said, and takes effect after merge.
+ */
+export function changedPolicies(head: readonly Manifest[], base: readonly Manifest[]): Finding[] {
+  const before = policyObjects(base);
+  const after = policyObjects(head);
+  const out: Finding[] = [];
+  const say = (m: Manifest, what: string): void => {
+    out.push({ rule: "policy/changed", severity: "info", message: `this pull request ${what} ${m.kind} ${m.name ?? ""}: this check uses the base branch's policies; the change takes effect after merge`, file: m.file, line: m.locate("").line, column: 1, apiVersion: m.apiVersion, kind: m.kind, ...(m.name ? { name: m.name } : {}) });
+  };
+  for (const [key, m] of after) {
+    const old = before.get(key);
+    if (!old) say(m, "adds");
+    else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes");
+  }
+  for (const [key, m] of before) if (!after.has(key)) out.push({ rule: "policy/changed", severity: "warning", message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): this check still applies it; the removal takes effect after merge`, apiVersion: m.apiVersion, kind: m.kind });
+  return out;
+}

@@ -1,0 +1,162 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runDiff } from "../../src/commands/diff.js";
+import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
+
+/** The repository's policies on every manifest and every rendered object (issue 34): check, validate, diff. */
+
+const VAP = (actions = "Deny") => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: require-team-label}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  validations:
+    - expression: "object.metadata.?labels.orValue({}).exists(k, k == 'team')"
+      message: every ConfigMap carries a team label
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: require-team-label}
+spec:
+  policyName: require-team-label
+  validationActions: [${actions}]
+`;
+
+const XRD = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xapps.example.org}
+spec:
+  group: example.org
+  names: {kind: XApp, plural: xapps}
+  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {team: {type: string}}}}}}}]
+`;
+
+const COMPOSITION = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: cm
+            base:
+              apiVersion: v1
+              kind: ConfigMap
+              metadata: {labels: {app: web}}
+            patches:
+              - {fromFieldPath: spec.team, toFieldPath: "metadata.labels[team]"}
+`;
+
+const XR = (team?: string) => `apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: shop, namespace: default}\nspec: {${team ? `team: ${team}` : ""}}\n`;
+
+type Finding = { rule: string; severity: string; file?: string; line?: number; message: string };
+
+async function check(dir: string, ...flags: string[]) {
+  const { stdout, stderr, code } = await runCli(["check", ".", "--format", "json", ...flags], dir);
+  const report = JSON.parse(stdout) as { findings: Finding[]; policies?: { policy: string; matched: number; passed: number; failed: number }[] };
+  return { code, stderr, report, policy: report.findings.filter((f) => f.rule.startsWith("policy/")) };
+}
+
+describe("policies on what the repository holds and renders", () => {
+  it("a rendered object that breaks a policy is an error at the template that made it, naming the XR", async () => {
+    const { policy } = await check(tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR() }));
+    expect(policy).toMatchObject([{ rule: "policy/require-team-label", severity: "error", file: "composition.yaml", line: 15 }]); // the base of resource cm
+    expect(policy[0]!.message).toContain("every ConfigMap carries a team label");
+    expect(policy[0]!.message).toContain("rendered ConfigMap");
+    expect(policy[0]!.message).toContain("from XApp shop (xr.yaml)");
+  });
+
+  it("the same render with the field patched in passes; the explanation counts it", async () => {
+    const { policy, report } = await check(tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("payments") }));
+    expect(policy).toEqual([]);
+    expect(report.policies).toEqual([expect.objectContaining({ policy: "require-team-label", matched: 1, passed: 1, failed: 0 })]);
+  });
+
+  it("a repository manifest that breaks a policy is an error at its own line; Warn is a warning", async () => {
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: b}\n";
+    const deny = await check(tempRepo({ "policies/vap.yaml": VAP(), "cm.yaml": cm }));
+    expect(deny.policy).toMatchObject([{ rule: "policy/require-team-label", severity: "error", file: "cm.yaml", line: 1 }]);
+    const warn = await check(tempRepo({ "policies/vap.yaml": VAP("Warn"), "cm.yaml": cm }));
+    expect(warn.policy.map((f) => f.severity)).toEqual(["warning"]);
+  });
+
+  it("policies outside the scanned paths come from the config's policies: and --policies; the config's levels apply", async () => {
+    const dir = tempRepo({ "platform/policies/vap.yaml": VAP(), "apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n" });
+    const none = await runCli(["check", "apps", "--format", "json"], dir);
+    expect(JSON.parse(none.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/"))).toEqual([]);
+    const flag = await runCli(["check", "apps", "--format", "json", "--policies", "platform/policies"], dir);
+    expect(JSON.parse(flag.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/")).map((f: Finding) => f.file)).toEqual(["apps/cm.yaml"]);
+    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), 'policies: [platform/policies]\nrules:\n  "policy/*": warning\n');
+    const configured = await runCli(["check", "apps", "--format", "json"], dir);
+    expect(JSON.parse(configured.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/")).map((f: Finding) => f.severity)).toEqual(["warning"]);
+  });
+
+  it("--explain-policies lists every policy with its counts, so none is silently skipped", async () => {
+    const { stderr } = await runCli(["check", ".", "--explain-policies"], tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    expect(stderr).toContain("ValidatingAdmissionPolicy require-team-label (policies/vap.yaml:1): matched 1: 1 passed, 0 failed, 0 not evaluated");
+  });
+
+  it("a Kyverno policy kind needs no schema: the policy room reads it", async () => {
+    const kyverno = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n    - name: r\n      match: {any: [{resources: {kinds: [ConfigMap]}}]}\n      validate: {message: m, pattern: {metadata: {name: '?*'}}}\n";
+    const { report } = await check(tempRepo({ "kyverno.yaml": kyverno }));
+    expect(report.findings.filter((f) => f.rule === "schema/missing")).toEqual([]);
+  });
+
+  it("the examples' policies pass, and fire when an XR asks for more replicas than the limit", async () => {
+    const dir = tempRepo({});
+    fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
+    expect((await runCli(["check", "."], dir)).code).toBe(0);
+    fs.writeFileSync(path.join(dir, "crossplane/xr.yaml"), fs.readFileSync(path.join(dir, "crossplane/xr.yaml"), "utf8").replace("replicas: 3", "replicas: 8"));
+    const { policy } = await check(dir);
+    expect(policy.map((f) => `${f.rule} ${f.file}`)).toEqual(["policy/replica-limit crossplane/composition.yaml"]);
+    expect(policy[0]!.message).toContain("a Deployment runs at most 5 replicas, not 8");
+  });
+});
+
+describe("policies in a pull request", () => {
+  it("the head is checked against the base's policies; its change to a policy is said, not applied", async () => {
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n";
+    const { dir } = gitRepo({ "policies/vap.yaml": VAP(), "cm.yaml": cm.replace("{name: plain}", "{name: plain, labels: {team: a}}") });
+    fs.writeFileSync(path.join(dir, "policies/vap.yaml"), VAP("Audit"));
+    fs.writeFileSync(path.join(dir, "cm.yaml"), cm);
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD", trustBaseConfig: true });
+    const rules = report.findings.new.map((f) => `${f.severity} ${f.rule}`);
+    expect(rules).toContain("error policy/require-team-label");
+    expect(rules).toContain("info policy/changed");
+    expect(report.verdict.failed).toBe(true);
+  });
+
+  it("an object at base and head is an UPDATE with its base as oldObject", async () => {
+    const transition = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: immutable-region}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}]
+  validations:
+    - expression: "oldObject.data.region == object.data.region"
+      message: the region of a ConfigMap never changes
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: immutable-region}
+spec: {policyName: immutable-region, validationActions: [Deny]}
+`;
+    const cm = (region: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {region: ${region}}\n`;
+    const { dir } = gitRepo({ "policies/vap.yaml": transition, "cm.yaml": cm("eu") });
+    expect((await runDiff({ root: dir, paths: ["."], base: "HEAD" })).report.findings.new).toEqual([]);
+    fs.writeFileSync(path.join(dir, "cm.yaml"), cm("us"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["policy/immutable-region cm.yaml"]);
+  });
+});
