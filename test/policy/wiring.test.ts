@@ -160,3 +160,19 @@ spec: {policyName: immutable-region, validationActions: [Deny]}
     expect(report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["policy/immutable-region cm.yaml"]);
   });
 });
+
+describe("policies in the report", () => {
+  it("the PR comment lists new policy violations first, and SARIF has one rule per policy", async () => {
+    const { dir } = gitRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") });
+    fs.writeFileSync(path.join(dir, "xr.yaml"), XR());
+    fs.writeFileSync(path.join(dir, "bad.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, labels: {team: a}}\nspec: {replicas: many}\n");
+    const { stdout } = await runCli(["diff", "--base", "HEAD"], dir);
+    const policyAt = stdout.indexOf("**Policy violations new in this change**");
+    expect(policyAt).toBeGreaterThan(0);
+    expect(stdout.indexOf("**Other new findings**")).toBeGreaterThan(policyAt);
+    expect(stdout.slice(policyAt)).toMatch(/policy\/require-team-label/);
+    const sarif = JSON.parse((await runCli(["check", ".", "--format", "sarif"], dir)).stdout);
+    const rule = sarif.runs[0].tool.driver.rules.find((r: { id: string }) => r.id === "policy/require-team-label");
+    expect(rule).toMatchObject({ shortDescription: { text: "the repository's admission policy require-team-label" }, helpUri: expect.stringMatching(/docs\/policies\.md$/) });
+  });
+});

@@ -31,11 +31,13 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
     readonly matchConstraints: MatchResources | undefined,
     readonly paramKind: { apiVersion?: string; kind?: string } | undefined,
   ) {
-    this.unbound = { name: "", manifest, policyName: name, validationActions: ["Deny"] };
+    // Unbound, a VAP does nothing in a cluster; its binding may live there: what it would deny is
+    // worth a warning, never an error.
+    this.unbound = { name: "", manifest, policyName: name, validationActions: ["Warn"] };
   }
 
   note(): string | undefined {
-    return this.bindings.length === 0 ? "no binding among the input: evaluated as if bound with validationActions Deny and no params, as `kyverno apply` does" : undefined;
+    return this.bindings.length === 0 ? "no binding in the repository: evaluated as if bound with validationActions Warn and no params (the binding may be in the cluster)" : undefined;
   }
 
   evaluate(a: Admission, ctx: EvalContext): readonly Verdict[] {

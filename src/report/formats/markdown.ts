@@ -232,7 +232,11 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
     if (shown.length > maxRows) rows.push(more(shown.length - maxRows));
     parts.push(`**${title}**\n\n${rows.join("\n")}`);
   };
-  if (fresh.length) section("New findings", fresh, (f) => ICONS[f.severity], (n) => `- …and ${n} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
+  // The repository's own admission policies come first: what the platform team forbids.
+  const violations = fresh.filter((f) => f.rule.startsWith("policy/") && f.rule !== "policy/changed");
+  if (violations.length) section("Policy violations new in this change", violations, (f) => ICONS[f.severity], (n) => `- …and ${n} more policy violations. ${options.fullReportHint ?? ""}`.trimEnd());
+  const others = fresh.filter((f) => !violations.includes(f));
+  if (others.length) section(violations.length ? "Other new findings" : "New findings", others, (f) => ICONS[f.severity], (n) => `- …and ${n} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
   if (fixed.length) section("Fixed by this change", fixed, () => "✅", (n) => `- …and ${n} more fixed.`);
   if (old.length) {
     const bySeverity = (["error", "warning", "info"] as Severity[]).map((s) => [s, old.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);

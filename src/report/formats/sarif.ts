@@ -4,6 +4,22 @@ import type { Report } from "./index.js";
 
 const LEVEL = { error: "error", warning: "warning", info: "note" } as const;
 
+const DOCS = "https://github.com/composition-ci/composition-ci/blob/main/docs";
+
+/** A rule of the run: composition-ci's own (docs/rules.md), or one of the repository's admission policies, one rule each. */
+function sarifRule(id: string, findings: Finding[]): Record<string, unknown> {
+  if (!id.startsWith("policy/")) return { id, name: id, shortDescription: { text: id }, helpUri: `${DOCS}/rules.md#${anchor(id)}` };
+  const policy = id.slice("policy/".length);
+  const example = findings.find((f) => f.rule === id)?.message;
+  return {
+    id,
+    name: id,
+    shortDescription: { text: `the repository's admission policy ${policy}` },
+    ...(example ? { fullDescription: { text: example.replace(/ \(.*\)$/, "") } } : {}),
+    helpUri: `${DOCS}/policies.md`,
+  };
+}
+
 /** SARIF 2.1.0 for code scanning (github/codeql-action/upload-sarif). */
 export function formatSarif(report: Report): string {
   const visible = report.findings.filter((f) => !f.suppressed);
@@ -18,7 +34,7 @@ export function formatSarif(report: Report): string {
             name: "composition-ci",
             version: report.toolVersion,
             informationUri: "https://github.com/composition-ci/composition-ci",
-            rules: ruleIds.map((id) => ({ id, name: id, shortDescription: { text: id }, helpUri: `https://github.com/composition-ci/composition-ci/blob/main/docs/rules.md#${anchor(id)}` })),
+            rules: ruleIds.map((id) => sarifRule(id, visible)),
           },
         },
         results: visible.map((f) => result(f, ruleIds.indexOf(f.rule))),
