@@ -22,6 +22,7 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
   setJmespathClock(now);
   const ctx: EvalContext = { objectsOfKind: set.objectsOfKind, ...(options.resourceFor ? { resourceFor: options.resourceFor } : {}) };
   const admissions = targets.map((t, i) => admissionOf(t, i, options.resourceFor, set.namespaces));
+  const byKind = groupByKind(admissions);
   const findings: Finding[] = [];
   const results: PolicyResult[] = [];
   const explain: PolicyExplain[] = [];
@@ -30,13 +31,13 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
     const note = policy.note?.();
     const tally: PolicyExplain = { policy: policy.name, policyKind: policy.kind, file: policy.manifest.file, line: at.line, matched: 0, passed: 0, failed: 0, skipped: 0, notEvaluated: 0, errors: 0, ...(note ? { note } : {}) };
     const problems = new Map<string, { verdict: Verdict; targets: Admission[] }>();
-    for (const a of admissions) {
+    for (const a of candidatesOf(policy, admissions, byKind)) {
       const verdicts = verdictsFor(policy, a, ctx);
       if (verdicts.length === 0) continue;
       tally.matched++;
       count(tally, verdicts);
       for (const v of verdicts) {
-        results.push({ policy: policy.name, policyKind: policy.kind, ...(v.binding ? { binding: v.binding } : {}), ...(v.part ? { rule: v.part } : {}), target: a.index, outcome: v.outcome, ...(v.message ? { message: v.message } : {}), ...(v.reason ? { reason: v.reason } : {}), severity: v.severity, ...(v.pointer !== undefined ? { pointer: v.pointer } : {}) });
+        if (options.results) results.push({ policy: policy.name, policyKind: policy.kind, ...(v.binding ? { binding: v.binding } : {}), ...(v.part ? { rule: v.part } : {}), target: a.index, outcome: v.outcome, ...(v.message ? { message: v.message } : {}), ...(v.reason ? { reason: v.reason } : {}), severity: v.severity, ...(v.pointer !== undefined ? { pointer: v.pointer } : {}) });
         if (v.atPolicy) {
           const key = `${v.part ?? ""}|${v.severity}|${v.message}`;
           const entry = problems.get(key) ?? problems.set(key, { verdict: v, targets: [] }).get(key)!;
@@ -52,6 +53,24 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
     explain.push(tally);
   }
   return { findings, explain, results };
+}
+
+/** Admissions of one group, version, kind and resource together: a policy that cannot match one of them matches none. */
+function groupByKind(admissions: Admission[]): Admission[][] {
+  const groups = new Map<string, Admission[]>();
+  for (const a of admissions) {
+    const key = `${a.group}\u0000${a.version}\u0000${a.kind}\u0000${a.resource.resource}\u0000${a.target.subResource ?? ""}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(a);
+  }
+  return [...groups.values()];
+}
+
+/** The admissions a policy may match, in input order. */
+function candidatesOf(policy: LoadedPolicy, admissions: Admission[], byKind: Admission[][]): Admission[] {
+  if (!policy.mayMatch) return admissions;
+  const kept = byKind.filter((group) => policy.mayMatch!(group[0]!));
+  if (kept.length === byKind.length) return admissions;
+  return kept.flat().sort((x, y) => x.index - y.index);
 }
 
 /** The input's objects by group, resource and namespace, indexed on first use. */

@@ -8,6 +8,12 @@ export interface LoadedPolicy {
   manifest: PolicyManifest;
   /** The rule ids' suffixes when the policy has several validations or rules; empty when it has one. */
   evaluate(a: Admission, ctx: EvalContext): readonly Verdict[];
+  /**
+   * False when the policy cannot match any request for this admission's group, version, kind
+   * and resource, whatever else the request holds: objects of such kinds are passed over
+   * without evaluating each one. Absent: every admission is evaluated.
+   */
+  mayMatch?(a: Admission): boolean;
   /** Said in the policy's explain entry. */
   note?(): string | undefined;
 }

@@ -60,6 +60,8 @@ export interface EvaluateOptions {
   resourceFor?: ResourceFor;
   /** The clock CEL's `time.now()`-like functions and Kyverno's `time_now`/`time_since` read. */
   now?: () => Date;
+  /** Keep every verdict as a `PolicyResult` (tests and tables); without it only findings and counts are made. */
+  results?: boolean;
 }
 
 /** What a policy (one validation or rule of it) said of one target. */

@@ -80,7 +80,7 @@ export function runKyvernoCase(c: Json): CaseOutcome {
   const runs = new Map<string, PolicyResult[]>();
   const resultsFor = (operation?: string) => {
     const key = operation ?? "";
-    if (!runs.has(key)) runs.set(key, evaluatePolicies(policies, targetsFor(operation), { now }).results);
+    if (!runs.has(key)) runs.set(key, evaluatePolicies(policies, targetsFor(operation), { now, results: true }).results);
     return runs.get(key)!;
   };
   const problems: string[] = findings.filter((f) => /does not compile|could not be read/.test(f.message)).map((f) => `load: ${f.message}`);
@@ -150,7 +150,7 @@ export function runKubernetesCase(c: Json): CaseOutcome {
     const object = structuredClone(req.object);
     if (req.namespace && !object.metadata?.namespace) object.metadata = { ...object.metadata, namespace: req.namespace };
     const target: PolicyTarget = { object, operation: req.operation, ...(req.oldObject ? { oldObject: req.oldObject } : {}) };
-    const { results } = evaluatePolicies(policies, [target], { resourceFor, now });
+    const { results } = evaluatePolicies(policies, [target], { resourceFor, now, results: true });
     const denials = results.filter((r) => (r.outcome === "fail" || r.outcome === "error") && r.severity === "error");
     const warnings = results.filter((r) => r.outcome === "fail" && r.severity === "warning").map((r) => `Validation failed for ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}': ${r.message}`);
     const errors = denials.map((r) => `${req.resource.resource} ${JSON.stringify(req.name)} is forbidden: ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}' denied request: ${r.message}`);

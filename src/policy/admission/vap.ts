@@ -3,7 +3,7 @@ import { NO_VERDICTS, severityOfActions, type EvalContext, type LoadedPolicy, ty
 import { activation, type Admission } from "../request.js";
 import type { PolicyManifest, Severity } from "../types.js";
 import { evaluateSpec, type CelSpec, type SpecOutcome } from "./cel-spec.js";
-import { matchResources, type MatchResources } from "./match.js";
+import { matchResources, type MatchResources, mayMatchResources } from "./match.js";
 import { paramsFor, type ParamRef } from "./params.js";
 
 /** A ValidatingAdmissionPolicyBinding, read. */
@@ -38,6 +38,10 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
 
   note(): string | undefined {
     return this.bindings.length === 0 ? "no binding in the repository: evaluated as if bound with validationActions Warn and no params (the binding may be in the cluster)" : undefined;
+  }
+
+  mayMatch(a: Admission): boolean {
+    return mayMatchResources(this.matchConstraints, a);
   }
 
   evaluate(a: Admission, ctx: EvalContext): readonly Verdict[] {

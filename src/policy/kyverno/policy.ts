@@ -29,6 +29,10 @@ export class KyvernoPolicy implements LoadedPolicy {
     this.kinds = kindsOf(rules);
   }
 
+  mayMatch(a: Admission): boolean {
+    return !this.kinds || this.kinds.has(a.kind);
+  }
+
   evaluate(a: Admission, ctx: EvalContext): readonly Verdict[] {
     if (this.kinds && !this.kinds.has(a.kind)) return NO_VERDICTS;
     if (this.kind === "Policy") {
