@@ -39,9 +39,13 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
         if (template && BASE_CHECKED_RULES.has(v.rule) && sameValue(valueAtPointer(template.base, v.pointer), valueAtPointer(o, v.pointer))) continue;
         const field = pointerToFieldPath(v.pointer) || "(root)";
         const rendering = template ? `, rendering ${s.source.kind} ${s.source.name ?? ""} from ${s.source.file}` : "";
-        const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}${rendering}) at ${field}: ${v.message}`;
+        // Checked against a definition elsewhere in the repository (no nearer one): a guess, said as a warning.
+        const distant = !registry.isRelated(entry, s.source.file);
+        const against = distant ? ` (checked against ${entry.origin}; the package that defines ${o.kind} for this source could not be fetched)` : "";
+        const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}${rendering}) at ${field}: ${v.message}${against}`;
+        const severity = distant && (v.severity ?? "error") === "error" ? "warning" : (v.severity ?? "error");
         const at = template && (valueAtPointer(template.base, v.pointer) !== undefined ? `${template.pointer}${v.pointer}` : template.pointer);
-        const finding = template ? findingAt(template.composition, at!, "render/schema", v.severity ?? "error", message) : findingAt(s.source, "", "render/schema", v.severity ?? "error", message);
+        const finding = template ? findingAt(template.composition, at!, "render/schema", severity, message) : findingAt(s.source, "", "render/schema", severity, message);
         finding.path = field;
         findings.push(finding);
       }

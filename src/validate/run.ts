@@ -136,6 +136,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     ? await loadPackageSchemas(scanned.manifests, { packages: options.packages.settings, allowExec: options.packages.allowExec, trusted: config.trustedFunctions, configPackages: config.packages })
     : { crds: [], used: [], findings: [] };
   for (const m of fromPackages.crds) registry.addDefinitions(m, { fromPackage: true });
+  for (const f of fromPackages.findings) if (f.rule === "package/unavailable" && f.file) registry.unavailablePackages.push(f.file);
   registry.addBuiltins();
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? []), ...fromPackages.findings];

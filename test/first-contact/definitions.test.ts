@@ -184,6 +184,57 @@ spec:
   });
 });
 
+describe("a mock CRD elsewhere while the source's own tree installs the real provider", () => {
+  it("what a rendered object breaks in the mock's schema is a warning naming it, not an error", async () => {
+    const nopCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: nopresources.nop.example.org}
+spec:
+  group: nop.example.org
+  names: {kind: NopResource, plural: nopresources}
+  scope: Cluster
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {forProvider: {type: object, properties: {conditionAfter: {type: array}}}}}}}}
+`;
+    const xrd = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xnops.example.org}
+spec:
+  group: example.org
+  names: {kind: XNop, plural: xnops}
+  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}]
+`;
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xnops}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XNop}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: nop
+            base: {apiVersion: nop.example.org/v1alpha1, kind: NopResource, spec: {forProvider: {fields: {a: b}}}}
+`;
+    const findings = await check({
+      "cmd/testdata/crds/nop.yaml": nopCrd,
+      "e2e/_setup/provider.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: provider-nop}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.5.0}\n",
+      "e2e/case/xrd.yaml": xrd,
+      "e2e/case/composition.yaml": composition,
+      "e2e/case/xr.yaml": "apiVersion: example.org/v1\nkind: XNop\nmetadata: {name: n, namespace: default}\nspec: {}\n",
+    });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "render/schema" || f.rule === "pt/base-schema" || f.rule.startsWith("schema/")).map((f) => `${f.severity} ${f.rule}`)).toEqual(["warning schema/unknown-field"]); // at the base, once
+  });
+});
+
 describe("kpt setters", () => {
   it("a value marked `# kpt-set:` is a placeholder apply-setters replaces: info, not an error", async () => {
     const findings = await check({

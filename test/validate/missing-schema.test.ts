@@ -47,7 +47,7 @@ describe("schema/missing says why", () => {
   it("the GA kinds of every built-in group have schemas: RuntimeClass, ValidatingAdmissionPolicy, FlowSchema, APIService, CSIDriver", async () => {
     const files = {
       "rc.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: nvidia}\nhandler: nvidia\n",
-      "vap.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n",
+      "vap.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {matchConstraints: {resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]}, validations: [{expression: 'true'}]}\n",
       "fs.yaml": "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: f}\nspec: {priorityLevelConfiguration: {name: x}}\n",
       "api.yaml": "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.x}\nspec: {groupPriorityMinimum: 1, versionPriority: 1}\n",
       "csi.yaml": "apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: c}\nspec: {}\n",

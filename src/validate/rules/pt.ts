@@ -127,9 +127,13 @@ function checkBase(scope: Scope, base: Record<string, unknown>, at: string, ctx:
   if (!entry) return;
   const read = embeddedYaml11(scope.composition, at, base, ctx.engine.validateObject(base, entry), (o) => ctx.engine.validateObject(o, entry), ctx.yaml11);
   for (const f of read.findings) scope.sink.add(scope.composition, `${at}${f.pointer}`, AMBIGUOUS_BOOLEAN, "warning", `composed ${kind} base: ${f.message}`);
+  // Against a definition elsewhere while a nearer package could not be fetched: a guess, a warning.
+  const distant = !ctx.registry.isRelated(entry, scope.composition.file);
   for (const v of read.violations) {
     if (!BASE_CHECKED_RULES.has(v.rule)) continue;
-    scope.sink.add(scope.composition, `${at}${v.pointer}`, v.rule, v.severity ?? "error", `composed ${kind} base: ${v.message}`);
+    const severity = distant && (v.severity ?? "error") === "error" ? "warning" : (v.severity ?? "error");
+    const against = distant ? ` (checked against ${entry.origin}; the package that defines ${kind} for this Composition could not be fetched)` : "";
+    scope.sink.add(scope.composition, `${at}${v.pointer}`, v.rule, severity, `composed ${kind} base: ${v.message}${against}`);
   }
 }
 

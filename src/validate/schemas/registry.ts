@@ -134,6 +134,24 @@ export class SchemaRegistry {
     return { tied: [...tied], ...(builtin ? { builtin } : {}) };
   }
 
+  /**
+   * Whether a definition certainly goes with a file's objects: a built-in, a package's, or the
+   * repository's own unless a package declaration that could not be fetched is nearer the file
+   * (a test's mock CRD in another tree while the file's own tree installs the real provider).
+   */
+  isRelated(entry: SchemaEntry, file: string): boolean {
+    if (!entry.definedBy || (entry.source !== "crd" && entry.source !== "xrd") || !this.unavailablePackages.length) return true;
+    const depth = sharedDepth(file, entry.origin);
+    return !this.unavailablePackages.some((declared) => sharedDepth(file, declared) > depth);
+  }
+
+  /**
+   * Files declaring packages whose CRDs could not be fetched (a Provider object offline): a kind
+   * they may define is checked against the repository's own definition only as a guess when
+   * such a declaration is nearer the checked file than that definition.
+   */
+  readonly unavailablePackages: string[] = [];
+
   has(gvk: Gvk): boolean {
     return this.get(gvk) !== undefined;
   }
@@ -221,4 +239,13 @@ export class SchemaRegistry {
     }
     return defined.length;
   }
+}
+
+/** How many leading directories two repository files share. */
+function sharedDepth(a: string, b: string): number {
+  const x = a.split("/").slice(0, -1);
+  const y = b.split("/").slice(0, -1);
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return i;
 }
