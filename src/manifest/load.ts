@@ -162,6 +162,9 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
     const unread = glimpseObjects(text, file, "a template");
     return { ...skipped(file, "file/templated", "info", "file has template markers ({{ }} or {% %}: Go, Helm, nunjucks) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
   }
+  if (hasFillInPlaceholders(text, parsed.errors)) {
+    return skipped(file, "file/templated", "info", "file has placeholders to fill in ({your-account}) that break the YAML until someone replaces them; skipped (fill them in to validate it)");
+  }
   if (parsed.errors.length && !looksLikeManifest(text)) {
     const what = file.endsWith(".json") ? "JSON" : "YAML";
     return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`);
@@ -335,6 +338,13 @@ function isTemplated(text: string, errors: Finding[]): boolean {
   const lines = text.split("\n");
   const marked = (line: string | undefined) => line !== undefined && (line.includes("{{") || line.includes("{%"));
   return errors.some((e) => e.line !== undefined && [e.line - 2, e.line - 1, e.line].some((i) => marked(lines[i])));
+}
+
+/** A sample's `{your-docker-account}/image` on the line of a syntax error: a fill-in, not a fault. */
+function hasFillInPlaceholders(text: string, errors: Finding[]): boolean {
+  if (errors.length === 0 || !/\{[a-z][a-z0-9._-]*\}/i.test(text)) return false;
+  const lines = text.split("\n");
+  return errors.some((e) => e.line !== undefined && /:\s*\{[a-z][a-z0-9._-]*\}[^\s,}]/i.test(lines[e.line - 1] ?? ""));
 }
 
 /**

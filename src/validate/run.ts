@@ -263,26 +263,34 @@ function withAlternatives(m: Manifest, entry: SchemaEntry, violations: Violation
 }
 
 /**
- * A value marked as a kpt setter (`image: IMAGE_PLACEHOLDER # kpt-set: ${image}`) is a
- * placeholder that apply-setters (or a PackageVariant's pipeline) replaces before the package is
- * applied: what the schema says of it is an info, not a fault of the package.
+ * Values the repository marks as placeholders, which someone or something replaces before the
+ * object is applied: a kpt setter's (`image: IMAGE # kpt-set: ${image}`, replaced by apply-setters
+ * or a PackageVariant's pipeline) and a sample's fill-in (`value: {your-cluster-domain}`,
+ * `<YOUR CLIENT ID - BASE64 ENCODED>`). What the schema says of them is an info, not a fault.
  */
 function setterPlaceholders(m: Manifest, findings: Finding[]): Finding[] {
   if (!findings.length) return findings;
-  const lines = setterLines(m.source);
+  const lines = placeholderLines(m.source);
   if (!lines) return findings;
-  return findings.map((f) =>
-    f.line !== undefined && f.severity !== "info" && /#\s*kpt-set:/.test(lines[f.line - 1] ?? "")
-      ? { ...f, severity: "info" as const, message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)` }
-      : f,
-  );
+  return findings.map((f) => {
+    if (f.line === undefined || f.severity === "info") return f;
+    const here = lines[f.line - 1] ?? "";
+    if (/#\s*kpt-set:/.test(here)) return { ...f, severity: "info" as const, message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)` };
+    if (FILL_IN.test(here) || FILL_IN_LINE.test(lines[f.line] ?? "")) return { ...f, severity: "info" as const, message: `${f.message} (a placeholder to fill in before the object is applied)` };
+    return f;
+  });
 }
 
-/** A file's lines when it marks setters, once per file (a List's items share it); null when it marks none. */
-const settersOfFile = new WeakMap<Manifest["source"], string[] | null>();
-function setterLines(source: Manifest["source"]): string[] | null {
-  let lines = settersOfFile.get(source);
-  if (lines === undefined) settersOfFile.set(source, (lines = source.text.includes("kpt-set:") ? source.text.split("\n") : null));
+/** A value that is a fill-in: `{your-cluster-domain}` or `<YOUR CLIENT ID>`, alone after its key or on its own line. */
+const FILL_IN = /:\s*(?:<[^<>\n]*[A-Z][^<>\n]*>|\{[A-Za-z][A-Za-z0-9._ -]*\})\s*(?:#.*)?$/;
+const FILL_IN_LINE = /^\s*<[^<>\n]*[A-Z][^<>\n]*>\s*$/;
+const MAY_HOLD_PLACEHOLDERS = /kpt-set:|<[^<>\n]*[A-Z][^<>\n]*>|\{[A-Za-z][A-Za-z0-9._ -]*\}/;
+
+/** A file's lines when it may hold placeholders, once per file (a List's items share it); null when it holds none. */
+const linesOfFile = new WeakMap<Manifest["source"], string[] | null>();
+function placeholderLines(source: Manifest["source"]): string[] | null {
+  let lines = linesOfFile.get(source);
+  if (lines === undefined) linesOfFile.set(source, (lines = MAY_HOLD_PLACEHOLDERS.test(source.text) ? source.text.split("\n") : null));
   return lines;
 }
 

@@ -63,3 +63,29 @@ describe("tools' own objects are not cluster objects", () => {
     expect(findings.map((f) => f.rule)).toEqual(["schema/type"]);
   });
 });
+
+describe("a sample's placeholders to fill in", () => {
+  it("{your-account} that breaks the YAML skips the file; a fill-in value is an info, not an error", async () => {
+    const findings = await check({
+      "broken.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - image: {your-docker-account}/orders:latest\n    name: orders\n",
+      "env.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {your-cluster-domain}\n    - name: DEST\n      value: {provide name of destination} # to be updated\n",
+      "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  CLIENT_ID: >-\n    <YOUR CLIENT ID - BASE64 ENCODED>\n",
+    });
+    expect(findings.filter((f) => f.severity !== "info")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "file/templated").map((f) => f.file)).toEqual(["broken.yaml"]);
+    expect(findings.filter((f) => /placeholder to fill in/.test(f.message)).map((f) => f.file).sort()).toEqual(["env.yaml", "env.yaml", "secret.yaml"]);
+  });
+
+  it("the same value written as an object is still a fault", async () => {
+    const findings = await check({ "env.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {domain: example.org}\n" });
+    expect(findings.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error schema/type"]);
+  });
+});
+
+describe("duplicate keys in a file a kustomization reads", () => {
+  it("are an error there (kustomize refuses the file), a warning elsewhere", async () => {
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  k: one\n  k: two\n";
+    const findings = await check({ "base/kustomization.yaml": "resources: [cm.yaml]\n", "base/cm.yaml": cm, "other/cm.yaml": cm.replace("name: a", "name: b") });
+    expect(findings.filter((f) => f.rule === "yaml/duplicate-key").map((f) => `${f.severity} ${f.file}`).sort()).toEqual(["error base/cm.yaml", "warning other/cm.yaml"]);
+  });
+});
