@@ -22,7 +22,24 @@ export class YamlReadError extends Error {}
 
 const OPTIONS = { uniqueKeys: false, maxAliasCount: 100, version: "1.2" } as const;
 
+/**
+ * A run reads a package's files twice (the Kptfile checks, then the render): the second read of
+ * the same text is a copy of the first's documents, not a second parse (the `yaml` library is
+ * the slow part of a large catalog). Bounded; copies, so a caller may change what it gets.
+ */
+const parsed = new Map<string, ReadDocument[]>();
+const PARSED_LIMIT = 4096;
+
 export function readDocuments(text: string): ReadDocument[] {
+  const known = parsed.get(text);
+  if (known) return structuredClone(known);
+  const documents = parseDocuments(text);
+  if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, documents);
+  return structuredClone(documents);
+}
+
+function parseDocuments(text: string): ReadDocument[] {
   const normalized = text.replace(/\r\n/g, "\n");
   const docs = YAML.parseAllDocuments(normalized, OPTIONS);
   const out: ReadDocument[] = [];
