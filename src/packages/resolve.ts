@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import semver from "semver";
+import { checkConstraint, compareVersions, newConstraint, newVersion, type Version } from "../gotemplate/semver.js";
 import { listTags, PullError } from "../oci/image.js";
 import type { RegistryClient } from "../oci/registry.js";
 import type { PackageDependency } from "./dependencies.js";
@@ -18,10 +18,11 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
   const version = dep.version.trim();
   if (version.startsWith("sha256:")) return `${name}@${version}`;
   if (isExact(version)) return `${name}:${version}`;
-  // A partial version (`v1`, `v1.2`) is a constraint, as Crossplane's semver library reads it.
-  const range = version.replace(/,/g, " ");
-  if (!semver.validRange(range, { loose: true })) return `${name}:${version}`;
-  const cacheFile = path.join(options.cacheDir, "oci", "constraints", `${crypto.createHash("sha256").update(`${name}|${range}`).digest("hex")}.json`);
+  // A partial version (`v1`, `v1.2`) is a constraint, as Crossplane's semver library
+  // (Masterminds/semver v3) reads it: `!=v1.2.3`, `>v1.3.0-0` and `||` mean what they mean there.
+  const constraint = constraintOf(version);
+  if (!constraint) return `${name}:${version}`;
+  const cacheFile = path.join(options.cacheDir, "oci", "constraints", `${crypto.createHash("sha256").update(`${name}|masterminds|${version}`).digest("hex")}.json`);
   // A constraint's answer is kept a day (a second run asks nothing; tomorrow's sees new releases);
   // offline, whatever an online run last resolved.
   const memo = resolvedThisRun.get(cacheFile);
@@ -30,7 +31,7 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
   if (cached && (options.offline || Date.now() - cached.at < CONSTRAINT_LIFETIME_MS)) return `${name}:${cached.tag}`;
   if (options.offline) throw new PullError(`${name} ${version} is not resolved in the cache (--offline)`, "offline");
   const tags = await listTags(name, options.client);
-  const best = tags.filter((t) => semver.valid(t, { loose: true }) && semver.satisfies(t, range, { loose: true })).sort((a, b) => semver.rcompare(a, b, { loose: true }))[0];
+  const best = highestSatisfying(tags, constraint);
   if (!best) throw new PullError(`${name}: no tag satisfies ${version} (of ${tags.length} tags)`, "registry");
   fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
   fs.writeFileSync(cacheFile, JSON.stringify({ package: name, constraint: version, tag: best, resolved: new Date().toISOString() }) + "\n");
@@ -39,6 +40,37 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
 }
 
 const resolvedThisRun = new Map<string, string>();
+
+type Constraint = ReturnType<typeof newConstraint>;
+
+function constraintOf(version: string): Constraint | undefined {
+  try {
+    return newConstraint(version);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The highest tag that is a semantic version satisfying the constraint (Masterminds' Check and Compare). */
+export function highestSatisfying(tags: string[], constraint: Constraint): string | undefined {
+  let best: { tag: string; version: Version } | undefined;
+  for (const tag of tags) {
+    let version: Version;
+    try {
+      version = newVersion(tag);
+    } catch {
+      continue;
+    }
+    if (!checkConstraint(constraint, version)) continue;
+    if (!best || compareVersions(version, best.version) > 0) best = { tag, version };
+  }
+  return best?.tag;
+}
+
+/** A constraint as Crossplane's package manager reads it; undefined when it is none. */
+export function parseConstraint(version: string): Constraint | undefined {
+  return constraintOf(version);
+}
 
 /** `v1.2.3` or `1.2.3`: the tag itself. */
 function isExact(version: string): boolean {
