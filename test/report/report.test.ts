@@ -53,7 +53,11 @@ describe("every source has one honest state", () => {
     const r = report([source("a", [], { notRendered: true })], [source("a", [], { notRendered: true })]);
     expect(r.changes[0]!.status).toBe("not-rendered");
     const md = formatDiffMarkdown(r, { maxChars: 65_000 });
-    expect(md).toContain("**0 sources changed**");
+    // Never "0 sources changed" when an affected source did not render: the headline says the diff is incomplete.
+    expect(md).not.toContain("**0 sources changed**");
+    expect(md).not.toContain("✅");
+    expect(md).toContain("### ⚠️ composition-ci: 1 of 1 affected source could not be rendered: the rendered diff is incomplete (fail-on: error)");
+    expect(md).toContain("**0 of the 0 rendered sources changed**");
     expect(md).toContain("1 not rendered (diff unknown)");
     expect(md).toContain("**Not rendered: the diff of these is unknown**");
     expect(md).toContain("- `function-kcl` would run an image, which needs Docker and --allow-exec: 1 source not rendered (`a`). To render it: run with --allow-exec");
@@ -66,7 +70,7 @@ describe("every source has one honest state", () => {
     expect(r.changes[0]!.status).toBe("still-failing");
     const md = formatDiffMarkdown(r, { maxChars: 65_000 });
     expect(md).toContain("1 failing at base and head (diff unknown)");
-    expect(md).toContain("No change among the sources that rendered.");
+    expect(md).toContain("None of the affected sources rendered");
     expect(md).toContain("**Failing at base and at head: the diff of these is unknown** (the findings say why)\n\n- XNet `a` via no Composition");
   });
 

@@ -120,7 +120,16 @@ function headline(report: DiffReport): string {
   if (v.failed) return `### ❌ composition-ci: fails on ${failingText(v)} (${rule})`;
   const old = report.findings.unchanged.filter((f) => !f.suppressed && f.severity === "error").length;
   const context = v.failOnNew && old ? `; ${old} error${old === 1 ? "" : "s"} already on the base branch` : "";
+  // A change composition-ci could not render is not "unchanged": the headline says the diff is incomplete.
+  const { unknown, affected } = renderGaps(report);
+  if (unknown) return `### ⚠️ composition-ci: ${unknown} of ${affected} affected source${affected === 1 ? "" : "s"} could not be rendered: the rendered diff is incomplete (${rule}${context})`;
   return `### ✅ composition-ci: passes (${rule}${context})`;
+}
+
+/** The affected sources, and how many of them have no rendered diff (not rendered, or failing at base and head). */
+export function renderGaps(report: DiffReport): { unknown: number; affected: number } {
+  const unknown = report.changes.filter((c) => c.status === "not-rendered" || c.status === "still-failing").length;
+  return { unknown, affected: report.changes.length };
 }
 
 /** What the change does, in numbers: only real renders are counted as changes. */
@@ -129,8 +138,10 @@ function numbers(report: DiffReport): string {
   const changed = report.changes.filter((c) => ["added", "removed", "changed", "fixed"].includes(c.status)).length;
   const { added, changed: modified, removed } = report.objects;
   const visible = (list: Finding[]) => list.filter((f) => !f.suppressed).length;
+  const { unknown, affected } = renderGaps(report);
+  const rendered = affected - unknown;
   const items = [
-    `**${changed} source${changed === 1 ? "" : "s"} changed**`,
+    unknown ? `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**` : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
     `objects +${added} ~${modified} −${removed}`,
     `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed`,
   ];
@@ -176,7 +187,8 @@ const SIGNS: Record<string, string> = { added: "+", removed: "−", changed: "±
 function changesSection(report: DiffReport, level: Level): string {
   const shown = report.changes.filter((c) => c.status in SIGNS);
   if (shown.length === 0) {
-    const unknown = report.changes.some((c) => c.status === "not-rendered" || c.status === "still-failing");
+    const { unknown, affected } = renderGaps(report);
+    if (unknown && unknown === affected) return "None of the affected sources rendered: what the change does to them is below, where it can be known without rendering.";
     return unknown ? "No change among the sources that rendered." : "No rendered object changed.";
   }
   return ["**Changes**", ...groupChanges(shown).map((g) => groupBlock(g, level))].join("\n\n");
