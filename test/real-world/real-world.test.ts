@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 import { REVIEWED_E2E_ERRORS, REVIEWED_ERRORS, type ReviewedError } from "./reviewed-errors.js";
+import { verdictOf } from "./warning-verdicts.js";
 
 /**
  * `check` on public repositories nobody here wrote (../shared/corpus/real): no crash, no internal
@@ -31,6 +32,9 @@ describeShared("real repositories", () => {
     expect(findings.filter((f) => f.rule === "internal/error")).toEqual([]);
     const errors = findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}:${f.line}`);
     expect(errors.sort()).toEqual(reviewed.map((e) => `${e.rule} ${e.file}:${e.line}`).sort());
+    // Every class of warning is in the ledger with its verdict (warning-verdicts.ts, docs/real-world.md).
+    const unjudged = [...new Set(findings.filter((f) => f.severity === "warning").map((f) => f.rule))].filter((rule) => !verdictOf(rule));
+    expect(unjudged).toEqual([]);
   }
 
   for (const repo of repos) {
