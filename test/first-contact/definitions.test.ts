@@ -245,3 +245,13 @@ describe("kpt setters", () => {
     expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.severity)).toEqual(["info"]);
   });
 });
+
+describe("KubeVela's core.oam.dev/v1alpha2 definitions", () => {
+  it("a WorkloadDefinition with a CUE schematic and a TraitDefinition without definitionRef are KubeVela's, not faults", async () => {
+    const findings = await check({
+      "workload.yaml": "apiVersion: core.oam.dev/v1alpha2\nkind: WorkloadDefinition\nmetadata: {name: worker}\nspec:\n  definitionRef: {name: deployments.apps}\n  schematic: {cue: {template: 'output: {}'}}\n",
+      "trait.yaml": "apiVersion: core.oam.dev/v1alpha2\nkind: TraitDefinition\nmetadata: {name: scaler}\nspec:\n  appliesToWorkloads: [deployments.apps]\n  podDisruptive: true\n  schematic: {cue: {template: 'patch: {}'}}\n",
+    });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+  });
+});
