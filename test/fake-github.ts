@@ -51,6 +51,12 @@ export class FakeGitHub {
   issues: Issue[] = [];
   faults: Fault[] = [];
   forbidWrites = false;
+  /** GET /user answers with this login (a personal token); unset, it answers 403 as for an installation token. */
+  userLogin: string | undefined;
+  /** POST /graphql `viewer { login }` answers with this (as for a GitHub App's token); unset, there is no GraphQL. */
+  viewerLogin: string | undefined;
+  /** Who the comments and issues this API creates are written by. */
+  author = "github-actions[bot]";
   private server!: http.Server;
   private nextId = 1000;
 
@@ -84,7 +90,8 @@ export class FakeGitHub {
       return json(fault.status ?? 500, fault.body ?? { message: fault.message ?? "fault" }, fault.headers ?? {});
     }
     if (this.handleIssues(req, url, body, json)) return;
-    if (req.method === "GET" && url.pathname === "/user") return json(403, { message: "Resource not accessible by integration" });
+    if (req.method === "GET" && url.pathname === "/user") return this.userLogin ? json(200, { login: this.userLogin }) : json(403, { message: "Resource not accessible by integration" });
+    if (req.method === "POST" && url.pathname === "/graphql" && this.viewerLogin) return json(200, { data: { viewer: { login: this.viewerLogin } } });
     if (req.method === "GET" && url.pathname === list) {
       const perPage = Number(url.searchParams.get("per_page") ?? 30);
       const page = Number(url.searchParams.get("page") ?? 1);
@@ -95,7 +102,7 @@ export class FakeGitHub {
     }
     if (this.forbidWrites && (req.method === "POST" || req.method === "PATCH")) return json(403, { message: "Resource not accessible by integration" });
     if (req.method === "POST" && url.pathname === list) {
-      const comment = { id: this.nextId++, body: JSON.parse(body).body, user: { login: "github-actions[bot]" }, html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c` };
+      const comment = { id: this.nextId++, body: JSON.parse(body).body, user: { login: this.author }, html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c` };
       comment.html_url += comment.id;
       this.comments.push(comment);
       return json(201, comment);
@@ -133,7 +140,7 @@ export class FakeGitHub {
     if (req.method === "POST" && url.pathname === base) {
       const data = JSON.parse(body) as { title: string; body: string; labels?: string[] };
       const number = this.nextId++;
-      const issue: Issue = { number, title: data.title, body: data.body, state: "open", labels: (data.labels ?? []).map((name) => ({ name })), user: { login: "github-actions[bot]" }, html_url: `https://github.test/${OWNER}/${NAME}/issues/${number}`, comments: [] };
+      const issue: Issue = { number, title: data.title, body: data.body, state: "open", labels: (data.labels ?? []).map((name) => ({ name })), user: { login: this.author }, html_url: `https://github.test/${OWNER}/${NAME}/issues/${number}`, comments: [] };
       this.issues.push(issue);
       json(201, issue);
       return true;

@@ -1,7 +1,7 @@
 import type { Finding } from "../report/finding.js";
 import { summarize } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
-import { escapeHtmlText } from "../report/formats/md.js";
+import { escapeHtmlText, fenced, tableCell, tableCode } from "../report/formats/md.js";
 import { describeDifference } from "./compare.js";
 import { countTests, type TestFailure, type TestReport, type TestResult } from "./types.js";
 
@@ -181,23 +181,17 @@ function formatMarkdown(report: TestReport): string {
   const rows = [...report.tests].sort((a, b) => order[a.status] - order[b.status]);
   if (rows.length || report.unreadable.length) {
     lines.push("| | test | file |", "|---|---|---|");
-    for (const u of report.unreadable) lines.push(`| ❌ unreadable | ${cell(u.message)} | \`${cell(u.file)}:${u.line}\` |`);
+    for (const u of report.unreadable) lines.push(`| ❌ unreadable | ${tableCell(u.message)} | ${tableCode(`${u.file}:${u.line}`)} |`);
     const icon = { passed: "✅", failed: "❌", error: "⚠️", skipped: "⏭️" } as const;
-    for (const t of rows) lines.push(`| ${icon[t.status]} ${t.status} | ${cell(testTitle(t))}${t.updated ? " (updated)" : ""} | \`${cell(t.file)}:${t.line}\` |`);
+    for (const t of rows) lines.push(`| ${icon[t.status]} ${t.status} | ${tableCell(testTitle(t))}${t.updated ? " (updated)" : ""} | ${tableCode(`${t.file}:${t.line}`)} |`);
     lines.push("");
   }
   for (const t of failing) {
     lines.push(`<details open><summary>${escapeHtmlText(testTitle(t))} ${t.status === "failed" ? "fails" : "could not run"}</summary>`, "");
-    let fence = "```";
     const text = [...(t.source ? [`rendering ${t.source}`] : []), ...t.failures.flatMap((f) => failureLines(f))].join("\n");
-    while (text.includes(fence)) fence += "`";
-    lines.push(fence, text, fence, "", "</details>", "");
+    lines.push(fenced(text), "", "</details>", "");
   }
   return lines.join("\n");
-}
-
-function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
 

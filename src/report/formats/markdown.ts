@@ -3,7 +3,7 @@ import type { DiffReport, SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
 import { alsoLikeIt, groupRepeats } from "../repeats.js";
-import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode, fenced } from "./md.js";
+import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode, fenced, fileLink } from "./md.js";
 
 /**
  * The PR report in GitHub-flavoured markdown: title with the overall status, summary tables,
@@ -326,7 +326,7 @@ function where(f: Finding, options: MarkdownOptions): string {
   if (!f.file) return "";
   const label = escapeMarkdown(`${f.file}${f.line ? `:${f.line}` : ""}`);
   if (!options.linkBase) return label;
-  return `[${label}](${options.linkBase}${encodeURI(f.file)}${f.line ? `#L${f.line}` : ""})`;
+  return fileLink(`${f.file}${f.line ? `:${f.line}` : ""}`, options.linkBase, f.file, f.line);
 }
 
 

@@ -36,6 +36,8 @@ function inert(text: string, markdown: boolean, keepLines = false): string {
   let out = oneKindOfLineBreak(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   if (markdown) out = out.replace(/[\\`*_[\]()#!|~{}]/g, "\\$&");
   out = out
+    // `#12`, `org/repo#12`: a cross-reference would put this text on another issue's timeline.
+    .replace(/#(?=\d)/g, "#&#8203;")
     .replace(/@(?=\w)/g, "@&#8203;")
     .replace(/:\/\//g, ":&#8203;//")
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}&#8203;.`);
@@ -56,4 +58,34 @@ export function fenced(text: string, language = ""): string {
   let fence = "```";
   while (text.includes(fence)) fence += "`";
   return `${fence}${language}\n${text}\n${fence}`;
+}
+
+/**
+ * A repository path as the path of a link's URL: every character that is not plainly a path
+ * character is percent-encoded, `(`, `)` and `@` included (encodeURI keeps `)`, so a file named
+ * `x)@someone.yaml` would end the link and mention someone), `/` kept between segments.
+ */
+export function urlPath(file: string): string {
+  return file
+    .split("/")
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join("/");
+}
+
+/** A link from a fixed base (a blob URL the run built) to a repository file, its label escaped. */
+export function fileLink(label: string, base: string, file: string, line?: number): string {
+  return `[${escapeMarkdown(label)}](${base}${urlPath(file)}${line ? `#L${line}` : ""})`;
+}
+
+/** Text from the repository in a table cell: escaped as text (a `|` included), on one line. */
+export function tableCell(text: string): string {
+  return escapeMarkdown(text);
+}
+
+/**
+ * A code span in a table cell: GitHub splits cells at a `|` even inside a code span, unless it is
+ * written `\|` (which the table reads as the pipe itself, so the span still shows `|`).
+ */
+export function tableCode(text: string): string {
+  return code(text).replace(/\|/g, "\\|");
 }

@@ -1,9 +1,11 @@
 import { isRateLimited, type GitHubClient } from "./client.js";
 
 /**
- * One sticky comment per pull request and key: found by a hidden marker among the comments written
- * by the token's own user, updated in place. A comment deleted meanwhile is created again; when two
- * runs race and both create one, the oldest is kept and the other deleted.
+ * One sticky comment per pull request and key: found by a hidden marker, which must be the first
+ * line of a comment written by the token's own identity (a marker anywhere else is the report's
+ * content, or someone else's comment, and is never matched), updated in place. A comment deleted
+ * meanwhile is created again; when two runs race and both create one, or an earlier run left
+ * several, the oldest is kept and the others deleted.
  */
 
 export type CommentMode = "always" | "on-change" | "never";
@@ -43,17 +45,20 @@ export async function upsertStickyComment(req: StickyCommentRequest): Promise<St
   const { octokit, owner, repo } = req;
   const body = `${commentMarker(req.key)}\n${req.mode === "on-change" && !req.hasChanges ? req.cleanBody : req.body}`;
   try {
-    const login = await ownLogin(octokit);
-    const [existing] = await markedComments(req, login);
+    let login = await ownLogin(octokit);
+    const [existing, ...extra] = await markedComments(req, login);
     if (existing) {
       try {
         const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: existing.id, body });
+        await deleteAll(req, extra);
         return { action: "updated", url: data.html_url };
       } catch (err) {
         if ((err as { status?: number }).status !== 404) throw err; // deleted since it was listed: create it again
       }
     } else if (req.mode === "on-change" && !req.hasChanges) return { action: "skipped" };
     const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: req.issueNumber, body });
+    // The comment says who we are, whatever the identity lookup guessed (a GitHub App's bot).
+    if (data.user?.login) login = data.user.login;
     return { action: "created", url: await keepOldest(req, login, data.id, body) ?? data.html_url };
   } catch (err) {
     const status = (err as { status?: number }).status;
@@ -62,11 +67,28 @@ export async function upsertStickyComment(req: StickyCommentRequest): Promise<St
   }
 }
 
-/** The token user's comments with the marker, oldest first. */
+/** The token identity's comments whose first line is the marker, oldest first. */
 async function markedComments(req: StickyCommentRequest, login: string): Promise<Found[]> {
   const marker = commentMarker(req.key);
   const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, { owner: req.owner, repo: req.repo, issue_number: req.issueNumber, per_page: 100 });
-  return comments.filter((c) => c.user?.login === login && (c.body ?? "").includes(marker)).sort((a, b) => a.id - b.id);
+  return comments.filter((c) => c.user?.login === login && startsWithMarker(c.body, marker)).sort((a, b) => a.id - b.id);
+}
+
+/** Whether a body's first line is exactly the marker (GitHub may store the line break as CRLF). */
+export function startsWithMarker(body: string | null | undefined, marker: string): boolean {
+  const text = body ?? "";
+  const end = text.indexOf("\n");
+  return (end < 0 ? text : text.slice(0, end)).replace(/\r$/, "") === marker;
+}
+
+async function deleteAll(req: StickyCommentRequest, comments: Found[]): Promise<void> {
+  for (const c of comments) {
+    try {
+      await req.octokit.rest.issues.deleteComment({ owner: req.owner, repo: req.repo, comment_id: c.id });
+    } catch (err) {
+      if ((err as { status?: number }).status !== 404) throw err; // another run deleted it first
+    }
+  }
 }
 
 /**
@@ -77,18 +99,47 @@ async function keepOldest(req: StickyCommentRequest, login: string, createdId: n
   const marked = await markedComments(req, login);
   const oldest = marked[0];
   if (!oldest || marked.length < 2) return undefined;
-  for (const extra of marked.slice(1)) await req.octokit.rest.issues.deleteComment({ owner: req.owner, repo: req.repo, comment_id: extra.id });
+  await deleteAll(req, marked.slice(1));
   if (oldest.id === createdId) return undefined;
   const { data } = await req.octokit.rest.issues.updateComment({ owner: req.owner, repo: req.repo, comment_id: oldest.id, body });
   return data.html_url;
 }
 
-/** The token's user; an Actions GITHUB_TOKEN may not read /user, and writes as github-actions[bot]. */
-export async function ownLogin(octokit: GitHubClient): Promise<string> {
+/**
+ * The login the token writes as, which is the only author whose marked comments are ours. A
+ * personal token reads it from /user. An installation token (a GitHub App's, and the Actions
+ * GITHUB_TOKEN, which is github-actions' installation) may not read /user; GraphQL's `viewer` names
+ * its bot, and REST names a bot `<slug>[bot]`. When neither answers: `github-actions[bot]`, the
+ * GITHUB_TOKEN's login; after creating a comment the caller knows for sure from the comment.
+ */
+export function ownLogin(octokit: GitHubClient): Promise<string> {
+  let known = logins.get(octokit);
+  if (!known) {
+    known = lookUpLogin(octokit);
+    logins.set(octokit, known);
+    known.catch(() => logins.delete(octokit));
+  }
+  return known;
+}
+
+/** One lookup per client: the identity does not change within a run. */
+const logins = new WeakMap<GitHubClient, Promise<string>>();
+
+async function lookUpLogin(octokit: GitHubClient): Promise<string> {
+  let integration = false;
   try {
     const { data } = await octokit.rest.users.getAuthenticated();
     return data.login;
-  } catch {
-    return "github-actions[bot]";
+  } catch (err) {
+    if (isRateLimited(err)) throw err;
+    integration = (err as { status?: number }).status === 403;
   }
+  try {
+    const data = await octokit.graphql<{ viewer?: { login?: unknown } }>("query { viewer { login } }");
+    const login = data.viewer?.login;
+    if (typeof login === "string" && /^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/.test(login)) return integration && !login.endsWith("[bot]") ? `${login}[bot]` : login;
+  } catch (err) {
+    if (isRateLimited(err)) throw err;
+  }
+  return "github-actions[bot]";
 }

@@ -1,10 +1,10 @@
 import type { GitHubClient } from "./client.js";
 import type { DriftReport } from "../../drift/report.js";
-import { ownLogin } from "./comment.js";
+import { ownLogin, startsWithMarker } from "./comment.js";
 
 /**
- * Exactly one drift issue per key: found by a hidden marker and the `composition-ci-drift` label
- * among the issues the token's user wrote. Created when drift appears; its body is the latest
+ * Exactly one drift issue per key: found by a hidden marker (the body's first line) and the
+ * `composition-ci-drift` label among the issues the token's user wrote. Created when drift appears; its body is the latest
  * report, with a short comment when the drift changed; closed with a comment when clean; reopened
  * (never duplicated) when drift comes back.
  */
@@ -78,6 +78,6 @@ async function findIssue(req: DriftIssueRequest): Promise<Issue | undefined> {
   const login = await ownLogin(req.octokit);
   const marker = driftMarker(req.key);
   const issues = (await req.octokit.paginate(req.octokit.rest.issues.listForRepo, { owner: req.owner, repo: req.repo, labels: DRIFT_LABEL, state: "all", per_page: 100 })) as Issue[];
-  const ours = issues.filter((i) => !i.pull_request && i.user?.login === login && (i.body ?? "").includes(marker)).sort((a, b) => b.number - a.number);
+  const ours = issues.filter((i) => !i.pull_request && i.user?.login === login && startsWithMarker(i.body, marker)).sort((a, b) => b.number - a.number);
   return ours.find((i) => i.state === "open") ?? ours[0];
 }
