@@ -2,7 +2,8 @@ import * as core from "@actions/core";
 import { formatDiff, runDiff } from "../commands/diff.js";
 import { hasChanges } from "../report/diff.js";
 import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT } from "../report/formats/markdown.js";
-import { gitHubClient } from "../report/github/client.js";
+import { gitHubClient, isRateLimited } from "../report/github/client.js";
+import { escapeMarkdown } from "../report/formats/md.js";
 import { upsertStickyComment } from "../report/github/comment.js";
 import { failingText } from "../report/verdict.js";
 import { blobBase, pullRequest, repository, runUrl } from "./context.js";
@@ -84,13 +85,17 @@ async function postComment(inputs: Inputs, issueNumber: number, body: string, cl
   }
   const { owner, repo } = repository();
   try {
-    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), log: core.info });
+    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), maxRateLimitWaitMs: maxRateLimitWait(), log: core.info });
     const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody });
     if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
     else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
     return res.url ?? "";
   } catch (err) {
-    core.warning(`the comment could not be posted (${(err as Error).message}); the report is in the job summary and report-dir`);
+    // A rate limit that lifts later than the run waits, an API that does not answer: the step
+    // still ends on its verdict, and the summary (already written) says where the comment went.
+    const why = (err as Error).message.split("\n")[0]!;
+    core.warning(`the comment could not be posted (${why}); the report is in the job summary and report-dir`);
+    appendSummary(`\n> ⚠️ The pull request comment could not be posted (${isRateLimited(err) ? "GitHub's rate limit" : "the GitHub API failed"}: ${escapeMarkdown(why)}); this summary and report-dir hold the report.\n`);
     return "";
   }
 }
@@ -99,6 +104,12 @@ async function postComment(inputs: Inputs, issueNumber: number, body: string, cl
 export function retryBase(): number | undefined {
   const v = Number(process.env.COMPOSITION_CI_GITHUB_RETRY_MS);
   return Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+/** The longest the run waits out GitHub's rate limits, in all (default: the client's 60 s). */
+export function maxRateLimitWait(): number | undefined {
+  const v = Number(process.env.COMPOSITION_CI_GITHUB_MAX_WAIT_MS);
+  return Number.isFinite(v) && v >= 0 && process.env.COMPOSITION_CI_GITHUB_MAX_WAIT_MS !== "" ? v : undefined;
 }
 
 export function requestTimeout(): number | undefined {

@@ -303,6 +303,28 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
     expect(r.summary).toContain("composition-ci");
   }, 60_000);
 
+  it("a rate limit that lifts in an hour (or retry-after: 600) is not waited for: the summary says the comment was not posted, the step ends on its verdict", async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 3600);
+    github.faults.push(
+      { method: "GET", path: new RegExp(comments), status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }, message: "API rate limit exceeded", times: 3 },
+      { method: "POST", path: new RegExp(comments), status: 403, headers: { "retry-after": "600" }, message: "You have exceeded a secondary rate limit", times: 3 },
+    );
+    const started = Date.now();
+    // No COMPOSITION_CI_GITHUB_MAX_WAIT_MS: the default bound (60 s) is what decides not to wait.
+    const r = await run({ "INPUT_COMMENT-KEY": "hour" });
+    const second = await run({ "INPUT_COMMENT-KEY": "hour" });
+    github.faults = [];
+    expect(Date.now() - started).toBeLessThan(50_000);
+    for (const x of [r, second]) {
+      expect(x.code).toBe(0);
+      expect(x.outputs.verdict).toBe("pass");
+      expect(x.outputs["comment-url"]).toBe("");
+      expect(x.summary).toContain("composition-ci");
+      expect(x.summary).toMatch(/The pull request comment could not be posted \(GitHub's rate limit/);
+    }
+    expect(r.stdout).toMatch(/lifts in 36\d\ds, more than this run waits/);
+  }, 120_000);
+
   it("an API that never answers times out; the step still reports, and passes on fail-on: never", async () => {
     github.faults.push({ method: "GET", path: /./, hang: true, times: 100 });
     const started = Date.now();

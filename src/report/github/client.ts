@@ -7,8 +7,10 @@ import { TOOL_VERSION } from "../../version.js";
 /**
  * The GitHub API client: @actions/github's Octokit (GitHub Enterprise Server's API URL from
  * GITHUB_API_URL, the runner's proxy settings), retrying server errors with backoff, waiting out
- * primary and secondary rate limits (a few times), and giving up on a request that does not answer
- * within `timeoutMs`, so the run never hangs on the API.
+ * primary and secondary rate limits (a few times, and for at most `maxRateLimitWaitMs` in all: a
+ * limit that resets in an hour, or `retry-after: 600`, is given up on at once, and the caller writes
+ * its report without the API), and giving up on a request that does not answer within
+ * `timeoutMs`, so the run never hangs on the API.
  */
 export type GitHubClient = ReturnType<typeof getOctokit>;
 
@@ -23,16 +25,28 @@ export interface ClientOptions {
   log?: (message: string) => void;
   /** Pace requests as GitHub asks (on by default; a test's local API needs no pacing). */
   throttle?: boolean;
+  /** The longest this client waits out rate limits, all waits together (default 60 s). */
+  maxRateLimitWaitMs?: number;
 }
 
 const RATE_LIMIT_RETRIES = 2;
+export const MAX_RATE_LIMIT_WAIT_MS = 60_000;
 
 export function gitHubClient(options: ClientOptions): GitHubClient {
   const say = options.log ?? (() => {});
   const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+  const budget = options.maxRateLimitWaitMs ?? MAX_RATE_LIMIT_WAIT_MS;
+  let waited = 0;
   const onLimit = (kind: string) => (retryAfter: number, request: { method?: string; url?: string }, _octokit: unknown, retryCount: number) => {
+    const what = `GitHub ${kind} rate limit on ${request.method ?? ""} ${request.url ?? ""}`;
     if (retryCount >= RATE_LIMIT_RETRIES) return false;
-    say(`GitHub ${kind} rate limit on ${request.method ?? ""} ${request.url ?? ""}: retrying in ${retryAfter}s`);
+    const ms = Math.max(0, retryAfter) * 1000;
+    if (waited + ms > budget) {
+      say(`${what}: it lifts in ${retryAfter}s, more than this run waits for GitHub (${Math.round((budget - waited) / 1000)}s left of ${budget / 1000}s); giving up`);
+      return false;
+    }
+    waited += ms;
+    say(`${what}: retrying in ${retryAfter}s`);
     return true;
   };
   const octokit = getOctokit(
