@@ -1,5 +1,4 @@
-import { killGroup } from "../render/runner/process.js";
-import { spawn } from "node:child_process";
+import { finishContained, signalContained, spawnContained } from "../render/runner/contain.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -233,10 +232,15 @@ function builtinRun(fn: BuiltinFunction, list: ResourceList, tag: string | undef
 const STDOUT_LIMIT = 256 * 1024 * 1024;
 const STDERR_TAIL = 4096;
 
-/** Runs a function process: the ResourceList on stdin, stdout collected, the stderr tail kept, killed at the timeout. */
+/**
+ * Runs a function process: the ResourceList on stdin, stdout collected, the stderr tail kept, killed
+ * at the timeout. It runs in its own process group with a tagged environment, and whatever it
+ * started and left running is killed when it ends (src/render/runner/contain.ts).
+ */
 function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, stdin: string, timeoutMs: number): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
+    const contained = spawnContained(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = contained.child as import("node:child_process").ChildProcessWithoutNullStreams;
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = "";
@@ -244,14 +248,14 @@ function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessE
     const timer = setTimeout(() => {
       if (settled) return;
       settled = true;
-      killGroup(child, "SIGKILL");
+      signalContained(contained, "SIGKILL");
       reject(new Error(`timed out after ${timeoutMs / 1000}s`));
     }, timeoutMs);
     timer.unref();
     child.stdout.on("data", (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > STDOUT_LIMIT) {
-        killGroup(child, "SIGKILL");
+        signalContained(contained, "SIGKILL");
         return;
       }
       out.push(chunk);
@@ -260,12 +264,16 @@ function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessE
       stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
     });
     child.on("error", (err) => {
+      finishContained(contained);
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       reject(err);
     });
+    // Its output is complete when it exits: what it left running (holding stdout open or not) is killed.
+    child.on("exit", () => signalContained(contained, "SIGKILL"));
     child.on("close", (code, signal) => {
+      finishContained(contained);
       if (settled) return;
       settled = true;
       clearTimeout(timer);

@@ -67,3 +67,12 @@ describe("function faults", () => {
   }, 20_000);
 });
 
+
+describe("a module function that does not load", () => {
+  it("a syntax error is render/function-failed naming the module's file and line, with no stack (not a crash, not an internal error)", async () => {
+    const { findings } = await check(repo("{ module: bad.mjs }", { "bad.mjs": "export default function (req, rsp) {\n  return { ...rsp };\n}\nconst = 3;\n" }));
+    expect(findings.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error render/function-failed"]);
+    expect(findings[0]!.message).toMatch(/cannot load module \S*bad\.mjs:4: SyntaxError: Unexpected token '='/);
+    expect(findings[0]!.message).not.toMatch(/crashed|\n\s+at /);
+  });
+});

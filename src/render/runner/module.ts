@@ -1,4 +1,6 @@
-import { pathToFileURL } from "node:url";
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { responseTo } from "../functions/response.js";
@@ -16,12 +18,13 @@ const loaded = import(workerData.url).then((mod) => {
   if (typeof fn !== "function") throw new Error("the module exports neither a default function nor compose()");
   return fn;
 });
+loaded.catch(() => {}); // said to each request, never a crash of the worker
 parentPort.on("message", async ({ id, req, rsp }) => {
   let compose;
   try {
     compose = await loaded;
   } catch (err) {
-    return parentPort.postMessage({ id, load: String(err && err.message || err) });
+    return parentPort.postMessage({ id, load: String(err && err.message || err), syntax: !!err && err.name === "SyntaxError" });
   }
   try {
     const out = await compose(req, rsp);
@@ -39,6 +42,7 @@ interface Reply {
   error?: string;
   stack?: string;
   load?: string;
+  syntax?: boolean;
 }
 
 /**
@@ -89,7 +93,10 @@ export class ModuleRuntime implements FunctionRuntime {
         reject(new FunctionFailure(`function ${this.name}: the request cannot be passed to the module: ${(err as Error).message}`));
       }
     });
-    if (reply.load !== undefined) throw new FunctionFailure(`cannot load module ${this.modulePath}: ${reply.load}`);
+    if (reply.load !== undefined) {
+      const at = reply.syntax ? await syntaxErrorAt(this.modulePath) : undefined;
+      throw new FunctionFailure(`cannot load module ${displayPath(at?.file ?? this.modulePath)}${at ? `:${at.line}` : ""}: ${reply.syntax ? "SyntaxError: " : ""}${reply.load}`, at?.excerpt);
+    }
     if (reply.error !== undefined) throw new FunctionFailure(`function ${this.name} threw: ${reply.error}`, reply.stack);
     return reply.rsp!;
   }
@@ -103,4 +110,29 @@ export class ModuleRuntime implements FunctionRuntime {
     await this.worker?.terminate();
     this.worker = undefined;
   }
+}
+
+/**
+ * Where a module's syntax error is: a failed import() says what, not where, so node checks the file
+ * (`node --check`, which prints `file:line`, the line and a caret). Undefined when the error is in
+ * a module it imports, or node does not say.
+ */
+function syntaxErrorAt(modulePath: string): Promise<{ file: string; line: number; excerpt?: string } | undefined> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--check", modulePath], { timeout: 10_000, maxBuffer: 256 * 1024, env: { PATH: process.env.PATH ?? "" } }, (err, _stdout, stderr) => {
+      if (!err) return resolve(undefined);
+      const lines = String(stderr).split("\n");
+      const head = /^(.*):(\d+)$/.exec(lines[0] ?? "");
+      if (!head) return resolve(undefined);
+      const file = head[1]!.startsWith("file://") ? fileURLToPath(head[1]!) : head[1]!;
+      const caret = lines.findIndex((l, i) => i > 0 && /^\s*\^+\s*$/.test(l));
+      resolve({ file, line: Number(head[2]), excerpt: caret > 0 ? lines.slice(1, caret + 1).join("\n") : undefined });
+    });
+  });
+}
+
+/** A path as findings show it: relative to the working directory when it is inside it. */
+function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : file;
 }

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { GrpcFunctionClient, grpcFailure } from "./grpc.js";
 import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
+import { endContained, spawnContained, type Contained } from "./contain.js";
 
 const STDERR_TAIL_BYTES = 4096;
 
@@ -33,7 +33,7 @@ export function freePort(): Promise<number> {
  */
 export class ProcessRuntime implements FunctionRuntime {
   readonly kind: RuntimeKind = "process";
-  private child: ChildProcess | undefined;
+  private child: Contained | undefined;
   private client: GrpcFunctionClient | undefined;
   private starting: Promise<GrpcFunctionClient> | undefined;
   private stderr = "";
@@ -58,14 +58,15 @@ export class ProcessRuntime implements FunctionRuntime {
     const port = await freePort();
     const [cmd, ...args] = this.options.command;
     if (!cmd) throw new FunctionFailure(`function ${this.name}: empty command`);
-    const child = spawn(cmd, [...args, "--insecure", `--address=127.0.0.1:${port}`], {
-      // Its own process group: stopping it stops whatever it started too (a shell, an interpreter).
-      detached: process.platform !== "win32",
+    // Its own process group, its environment tagged: stopping it stops whatever it started too (a
+    // shell, an interpreter, a daemon it detached).
+    const contained = spawnContained(cmd, [...args, "--insecure", `--address=127.0.0.1:${port}`], {
       cwd: this.options.cwd,
       env: this.options.env ?? process.env,
       stdio: ["ignore", "ignore", "pipe"],
     });
-    this.child = child;
+    const child = contained.child;
+    this.child = contained;
     child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
@@ -100,23 +101,9 @@ export class ProcessRuntime implements FunctionRuntime {
 
   async close(): Promise<void> {
     this.client?.close();
-    const child = this.child;
+    const contained = this.child;
     this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    killGroup(child, "SIGTERM");
-    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 2000);
-    await gone;
-    clearTimeout(timer);
-  }
-}
-
-/** Signals a child's whole process group (it was started detached), else the child alone. */
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    if (process.platform !== "win32" && child.pid) process.kill(-child.pid, signal);
-    else child.kill(signal);
-  } catch {
-    child.kill(signal);
+    // Even when it has exited: what it started may still run.
+    if (contained) await endContained(contained);
   }
 }
