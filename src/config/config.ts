@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
 import { staysInside } from "../manifest/discover.js";
+import { causeLine } from "../manifest/yaml-cause.js";
 import { isSeverity, type Severity } from "../report/finding.js";
 import { parseTestsConfig, type TestsConfig } from "../testing/config.js";
 
@@ -114,15 +115,21 @@ export function loadConfig(root: string, explicit?: string): Config {
  */
 export function parseConfig(text: string, file: string, root?: string): Config {
   const lineCounter = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { lineCounter, uniqueKeys: true });
+  // Keys are checked for uniqueness below, in one pass (the parser's own check is quadratic).
+  const doc = YAML.parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const lineOf = (node: unknown) => {
     const range = (node as { range?: number[] } | null)?.range;
     return range ? lineCounter.linePos(range[0]).line : undefined;
   };
   if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    throw new ConfigError(e.message.split("\n")[0], file, e.linePos?.[0].line);
+    const e = doc.errors[0]!;
+    const at = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+    const message = e.message.split("\n")[0]!;
+    // An unclosed quote is noticed where the text ends: said at the line that opens it.
+    throw new ConfigError(message, file, causeLine(text, message, at.line, at.col));
   }
+  const repeated = repeatedKey(doc);
+  if (repeated) throw new ConfigError(`the key "${repeated.key}" is repeated (map keys must be unique)`, file, lineOf(repeated.node));
   const config = emptyConfig();
   config.file = file;
   if (doc.contents === null) return config;
@@ -130,10 +137,12 @@ export function parseConfig(text: string, file: string, root?: string): Config {
   for (const pair of doc.contents.items) {
     const key = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     const line = lineOf(pair.key);
-    const value = YAML.isNode(pair.value) ? pair.value.toJS(doc) : pair.value;
     const fail = (msg: string): never => {
       throw new ConfigError(`${key}: ${msg}`, file, lineOf(pair.value) ?? line);
     };
+    const value = settingValue(pair.value, doc, text, (msg, at) => {
+      throw new ConfigError(`${key}: ${msg}`, file, at ?? lineOf(pair.value) ?? line);
+    });
     switch (key as (typeof KNOWN_KEYS)[number]) {
       case "ignore":
       case "schemaLocations":
@@ -190,6 +199,51 @@ export function parseConfig(text: string, file: string, root?: string): Config {
     }
   }
   return config;
+}
+
+/** The config's aliases expand to at most this many nodes: an alias bomb is a usage error, not a hang. */
+const CONFIG_MAX_ALIASES = 100;
+
+/**
+ * A setting's value as plain data. An alias bomb, or an alias without its anchor, is the config's
+ * fault, said at its line (`fail`), never an internal error.
+ */
+// `any`, as the parser's toJS gives it: each setting's case below checks what it holds.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function settingValue(node: unknown, doc: YAML.Document.Parsed, text: string, fail: (msg: string, line?: number) => never): any {
+  if (!YAML.isNode(node)) return node;
+  try {
+    return node.toJS(doc, { maxAliasCount: CONFIG_MAX_ALIASES });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/alias count/i.test(message)) return fail(`expands more than ${CONFIG_MAX_ALIASES} aliases (an anchor/alias bomb?); not read`);
+    if (/^Unresolved alias/.test(message)) {
+      const start = node.range ? text.slice(0, node.range[0]).split("\n").length : undefined;
+      return fail(`${message} (an alias names an anchor set before it)`, causeLine(text, message, start, 1));
+    }
+    return fail(message);
+  }
+}
+
+/** The first key a mapping of the config repeats, found in one pass with a set per mapping. */
+function repeatedKey(doc: YAML.Document.Parsed): { key: string; node: unknown } | undefined {
+  let found: { key: string; node: unknown } | undefined;
+  YAML.visit(doc, {
+    Map(_, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        if (!YAML.isScalar(pair.key)) continue;
+        const name = String(pair.key.value);
+        if (seen.has(name)) {
+          found = { key: name, node: pair.key };
+          return YAML.visit.BREAK;
+        }
+        seen.add(name);
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 /** A local path (or the fixed part of a location template) must stay inside the repository; URLs are not paths. */

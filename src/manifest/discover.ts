@@ -45,7 +45,11 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (err) {
+      // A directory that cannot be listed (no read permission) may hold manifests: it is handed to
+      // the loader like a file (`dir/`), which cannot read it either and says so (file/unreadable),
+      // rather than its files going unchecked in silence. One that vanished meanwhile is simply gone.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") found.set(dir, { abs: dir, rel: `${relDir}/` });
       return;
     }
     const layers = layersOf(dir, entries, inherited);

@@ -5,6 +5,8 @@ import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
 import type { Finding } from "../report/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
+import { apiGroupTypo, incompleteObject } from "./object-shape.js";
+import { pointAtCause } from "./yaml-cause.js";
 import { indentQuotedContinuations } from "./lenient.js";
 import { glimpseObjects, type UnreadObject } from "./glimpse.js";
 import { MANIFEST_SCHEMA, withGoNumbers } from "./go-numbers.js";
@@ -169,21 +171,21 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
     const what = file.endsWith(".json") ? "JSON" : "YAML";
     return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`);
   }
-  const findings = [...leniency, ...firstSyntaxErrors(parsed.errors).map((e) => ({ ...e, file }))];
+  const findings = [...leniency, ...firstSyntaxErrors(pointAtCause(text, parsed.errors)).map((e) => ({ ...e, file }))];
   // A repeated key matters only in an object something applies (a test's data file is no manifest).
   parsed.documents.forEach((doc, i) => {
     if (doc !== BROKEN && isKubeObject(doc)) for (const d of parsed.duplicates?.[i] ?? []) findings.push({ ...d, file });
   });
   const manifests: Manifest[] = [];
-  const malformed: { docIndex: number; pointer: string; message: string }[] = [];
+  const malformed: { docIndex: number; pointer: string; message: string; rule?: string }[] = [];
   parsed.documents.forEach((doc, docIndex) => {
     if (doc === BROKEN) return;
-    collectManifests(doc, source, docIndex, manifests, (pointer, message) => malformed.push({ docIndex, pointer, message }));
+    collectManifests(doc, source, docIndex, manifests, (pointer, message, rule) => malformed.push({ docIndex, pointer, message, rule }));
   });
   const unread = parsed.documents.includes(BROKEN) ? unreadBesides(manifests, glimpseObjects(text, file, "a document with a YAML error")) : [];
   for (const m of malformed) {
     const at = source.locate(m.docIndex, m.pointer);
-    findings.push({ rule: "schema/type", severity: "error", file, line: at.line, column: at.column, message: m.message });
+    findings.push({ rule: m.rule ?? "schema/type", severity: "error", file, line: at.line, column: at.column, message: m.message });
   }
   const language = manifests.length ? templateLanguage(text, file, abs) : undefined;
   if (language) {
@@ -349,10 +351,12 @@ function hasFillInPlaceholders(text: string, errors: Finding[]): boolean {
 
 /**
  * The objects of a document: itself, or a List's items. A document that has both apiVersion and
- * kind, one of them not a name (`apiVersion: 5`), and a List item that is not an object, are
- * said (`problem`): the API server refuses them, and they would otherwise pass unread.
+ * kind, one of them not a name (`apiVersion: 5`), a List item that is not an object, a document
+ * with metadata and only one of apiVersion and kind, and an object whose API group is a typo of a
+ * known one (object-shape.ts) are said (`problem`): the API server refuses them, and they would
+ * otherwise pass unread or unchecked.
  */
-function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[], problem: (pointer: string, message: string) => void): void {
+function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[], problem: (pointer: string, message: string, rule?: string) => void): void {
   if (!isKubeObject(doc)) {
     const o = doc as Record<string, unknown> | null;
     if (o && typeof o === "object" && !Array.isArray(o) && "apiVersion" in o && "kind" in o) {
@@ -360,15 +364,24 @@ function collectManifests(doc: unknown, source: SourceFile, docIndex: number, ou
         if (typeof o[key] !== "string" || o[key] === "") problem(`/${key}`, `\`${key}\` must be a non-empty string, not ${describe(o[key])}: the API server refuses the object`);
       }
     }
+    const incomplete = incompleteObject(doc);
+    if (incomplete) problem(incomplete.pointer, incomplete.message, incomplete.rule);
     return;
   }
+  const typo = (object: { apiVersion: string }, at: string) => {
+    const t = apiGroupTypo(object.apiVersion);
+    if (t) problem(`${at}${t.pointer}`, t.message, t.rule);
+  };
   if (doc.kind === "List" && Array.isArray(doc.items)) {
     doc.items.forEach((item, i) => {
-      if (isKubeObject(item)) out.push(new Manifest(item, source, docIndex, `/items/${i}`));
-      else problem(`/items/${i}`, `\`items[${i}]\` of a List must be an object with apiVersion and kind, not ${describe(item)}`);
+      if (isKubeObject(item)) {
+        typo(item, `/items/${i}`);
+        out.push(new Manifest(item, source, docIndex, `/items/${i}`));
+      } else problem(`/items/${i}`, `\`items[${i}]\` of a List must be an object with apiVersion and kind, not ${describe(item)}`);
     });
     return;
   }
+  typo(doc, "");
   out.push(new Manifest(doc, source, docIndex));
 }
 
