@@ -1,8 +1,9 @@
 import type { JsonObject } from "../render/functions/response.js";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
-import { changedFiles, GitError, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
+import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { renderSources, sourceFiles } from "../render/dependencies.js";
 import { diffFindings, diffSources, objectCounts, sourceKeys, type DiffReport } from "../report/diff.js";
@@ -182,11 +183,14 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const removeTrees = () => {
     for (const c of cleanups.splice(0)) c.cleanup();
   };
-  // A tree may be in RAM (/dev/shm): an interrupted run removes it too, then ends as the signal asks.
+  // A tree may be in RAM (/dev/shm): an interrupted run removes it too, those git is still writing
+  // included, then exits with 128 + the signal's number, as a shell reports a process it ended (a
+  // re-raised signal would not end the process when anything else listens for it).
   const interrupted = (signal: NodeJS.Signals) => {
     removeTrees();
+    removeMaterialized();
     for (const s of SIGNALS) process.removeListener(s, interrupted);
-    process.kill(process.pid, signal);
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
   };
   for (const s of SIGNALS) process.once(s, interrupted);
   try {

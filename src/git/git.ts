@@ -91,7 +91,12 @@ export async function materialize(commit: string, cwd: string, options: Material
   const parent = (options.inMemory && entries && memoryTempDir(entries)) || os.tmpdir();
   const dir = fs.mkdtempSync(path.join(parent, "composition-ci-base-"));
   const index = path.join(dir, ".composition-ci-index");
-  const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+  const cleanup = () => {
+    live.delete(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  // Known from its first moment: a run stopped while git writes it removes it too (removeMaterialized).
+  live.add(dir);
   try {
     const env = { ...process.env, GIT_INDEX_FILE: index };
     const rest = options.linkFrom && entries && sameDevice(options.linkFrom, dir) ? linkUnchanged(entries, options.linkFrom, dir) : undefined;
@@ -106,6 +111,25 @@ export async function materialize(commit: string, cwd: string, options: Material
     throw err;
   }
   return { dir, cleanup };
+}
+
+/** The trees materialized and not yet cleaned up, in this process. */
+const live = new Set<string>();
+
+/**
+ * Removes every tree this process has materialized and not cleaned up, written or still being
+ * written (git may still be writing into one: what it writes after is in a directory that is gone,
+ * and it fails). For a run stopped by a signal; synchronous, so it can run just before exit.
+ */
+export function removeMaterialized(): void {
+  for (const dir of [...live]) {
+    live.delete(dir);
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+    } catch {
+      // as much as could be removed
+    }
+  }
 }
 
 /** Every blob and submodule of a commit's tree. */
