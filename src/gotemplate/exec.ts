@@ -1,3 +1,4 @@
+import { BudgetExceeded, charge, chargeChars, chargeValue, withBudget } from "./budget.js";
 import { formatValue } from "./fmt.js";
 import { nodeString, type ArgNode, type ChainNode, type CommandNode, type FieldNode, type ListNode, type Node, type NumberNode, type PipeNode, type TemplateNode, type Tree, type VariableNode, type BranchNode } from "./nodes.js";
 import { quoteGo } from "./quote.js";
@@ -187,6 +188,7 @@ export class State {
 
   walk(dot: Value, node: Node): Flow {
     this.node = node;
+    charge(1);
     switch (node.type) {
       case "action": {
         const val = this.evalPipeline(dot, node.pipe);
@@ -194,6 +196,7 @@ export class State {
         return Flow.Normal;
       }
       case "text":
+        chargeChars(node.text.length);
         this.out += node.text;
         return Flow.Normal;
       case "list":
@@ -331,6 +334,7 @@ export class State {
   }
 
   private evalCommand(dot: Value, cmd: CommandNode, final: Final): Value {
+    charge(1);
     const first = cmd.args[0];
     switch (first.type) {
       case "field":
@@ -487,8 +491,14 @@ export class State {
         this.node = node;
         this.errorf(`error calling ${name}: ${err.message}`);
       }
+      if (err instanceof BudgetExceeded) {
+        this.node = node;
+        this.errorf(`error calling ${name}: ${err.message}`);
+      }
       throw err;
     }
+    // What it made counts: a list doubled forty times ends here, long before memory does.
+    chargeValue(result);
     return boxResult(result, sig.result);
   }
 
@@ -574,7 +584,9 @@ export class State {
       return;
     }
     if (v instanceof GoFunc) this.errorf(`can't print ${nodeString(n)} of type ${typeOf(v)!.name}`);
-    this.out += formatValue(v);
+    const text = formatValue(v);
+    chargeChars(text.length);
+    this.out += text;
   }
 }
 
@@ -600,19 +612,25 @@ function boxResult(v: Value, type: GoType): Value {
   return v;
 }
 
-/** Walks a template's tree with `dot` as its data; returns the output. */
+/**
+ * Walks a template's tree with `dot` as its data; returns the output. The execution has a budget
+ * (budget.ts): past it, it ends with an error at the node it reached.
+ */
 export function execute(set: ExecSet, name: string, tree: Tree | undefined, data: Value, ctx: CallContext, depth = 0): string {
-  const dot = data === null ? undefined : data;
-  const state: State = new State(set, name, ctx, dot, depth);
-  if (!tree || !tree.root) state.errorf(`${quoteGo(name)} is an incomplete or empty template`);
-  try {
-    state.walk(dot, tree.root);
-  } catch (err) {
-    if (err instanceof RangeError && /call stack/i.test(err.message)) {
-      state.errorf(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);
+  return withBudget(() => {
+    const dot = data === null ? undefined : data;
+    const state: State = new State(set, name, ctx, dot, depth);
+    if (!tree || !tree.root) state.errorf(`${quoteGo(name)} is an incomplete or empty template`);
+    try {
+      state.walk(dot, tree.root);
+    } catch (err) {
+      if (err instanceof RangeError && /call stack/i.test(err.message)) {
+        state.errorf(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);
+      }
+      if (err instanceof BudgetExceeded) state.errorf(err.message);
+      throw err;
     }
-    throw err;
-  }
-  return state.out;
+    return state.out;
+  });
 }
 

@@ -1,3 +1,4 @@
+import { chargeChars } from "./budget.js";
 import { GoError } from "./types.js";
 
 /** Go's strings and unicode behaviour where it differs from JavaScript's (runes, bytes, simple case mapping). */
@@ -88,6 +89,7 @@ function isSeparator(r: string): boolean {
 /** strings.Repeat */
 export function repeat(s: string, count: number): string {
   if (count < 0) throw new GoError("strings: negative Repeat count");
+  chargeChars(s.length * count, `a string of ${s.length * count} characters`);
   return s.repeat(count);
 }
 

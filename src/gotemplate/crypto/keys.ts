@@ -1,4 +1,5 @@
 import { createECDH, createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { charge, COSTS } from "../budget.js";
 import { bitString, children, decodePem, integer, oid, pem, sequence, toBigInt } from "./der.js";
 
 /**
@@ -139,6 +140,8 @@ export function generateKey(type: KeyType, seed: Uint8Array, bits = 2048): Priva
   const id = `${type}:${bits}:${Buffer.from(seed).toString("hex")}`;
   const hit = cache.get(id);
   if (hit) return hit;
+  // Charged before the work: a template that asks for a hundred RSA keys stops at the first one over budget.
+  charge(type === "rsa" ? (bits > 2048 ? COSTS.rsa4096 : COSTS.rsa2048) : type === "dsa" ? COSTS.rsa2048 : COSTS.ecKey, `generating a key (${type})`);
   const stream = new ByteStream(seed);
   let key: PrivateKey;
   switch (type) {

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, scryptSync } from "node:crypto";
 import { isIP } from "node:net";
+import { charge, COSTS } from "../budget.js";
 import { bcrypt } from "../crypto/bcrypt.js";
 import { decodePem } from "../crypto/der.js";
 import { ByteStream, generateKey, keyPem, parseKeyPem, type KeyType, type PrivateKey } from "../crypto/keys.js";
@@ -57,6 +58,7 @@ function derivePassword(counter: number, type: string, password: string, user: s
   if (!templates) return `cannot find password template ${type}`;
   const userBytes = Buffer.from(user, "utf8");
   const salt = Buffer.concat([Buffer.from(SEED), u32(userBytes.length), userBytes]);
+  charge(COSTS.scrypt, "derivePassword");
   const key = scryptSync(Buffer.from(password, "utf8"), salt, 64, { N: 32768, r: 8, p: 2, maxmem: 64 * 1024 * 1024 });
   const siteBytes = Buffer.from(site, "utf8");
   const seed = createHmac("sha256", key)
@@ -101,6 +103,7 @@ function decryptAES(password: string, crypt64: string): string {
 }
 
 function bcryptString(input: string, ctx: CallContext): string {
+  charge(COSTS.bcryptRound * 2 ** 10, "bcrypt");
   try {
     return bcrypt(Buffer.from(input, "utf8"), randomBytes(16, ctx));
   } catch (err) {

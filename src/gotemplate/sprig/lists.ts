@@ -1,3 +1,4 @@
+import { charge } from "../budget.js";
 import { deepEqual } from "../reflectutil.js";
 import { GoError, GoNum, SLICE_ANY, T, int, nilOf, sliceOf, typeOf, typed, type Value } from "../types.js";
 import { empty, fn, kindName, NIL_DEREF, toInt } from "./cast.js";
@@ -129,6 +130,9 @@ function num(v: Value): number {
 
 /** sprig's untilStep, as a []int. */
 export function untilStep(start: number, stop: number, step: number): Value[] {
+  // The list's length, charged before it is made: `until 100000000` ends here, not out of memory.
+  const count = step !== 0 && (stop - start) / step > 0 ? Math.ceil((stop - start) / step) : 0;
+  if (count > 0) charge(count, `a list of ${count} numbers`);
   const out: Value[] = [];
   if (stop < start) {
     if (step >= 0) return typed(out, sliceOf(T.int));

@@ -1,3 +1,4 @@
+import { chargeChars } from "../budget.js";
 import { GoError, GoNum, T, type CallContext, type Value } from "../types.js";
 import { fn } from "./cast.js";
 
@@ -15,12 +16,14 @@ const ASCII = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).
 
 function randomString(count: number, alphabet: string, ctx: CallContext): string {
   if (count < 0) throw new GoError(`randomstringutils illegal argument: Requested random string length ${count} is less than 0.`);
+  chargeChars(count * 16, `a random string of ${count} characters`);
   let out = "";
   for (let i = 0; i < count; i++) out += alphabet[Math.floor(ctx.random() * alphabet.length)];
   return out;
 }
 
 export function randomBytes(count: number, ctx: CallContext): Buffer {
+  chargeChars(count * 4, `${count} random bytes`);
   const b = Buffer.alloc(count);
   for (let i = 0; i < count; i++) b[i] = Math.floor(ctx.random() * 256);
   return b;

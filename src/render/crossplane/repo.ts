@@ -198,15 +198,53 @@ function stepPointer(operation: JsonObject, step: string): string {
 export const DEFAULT_MAX_NESTED_DEPTH = 5;
 
 /**
+ * What one source may make, nested XRs included, and what one run may make in all: an XR whose
+ * Composition composes XRs of its own type (with a fan-out of 20, five levels are 3.2 million
+ * renders) must not hold the run. Past a source's budget its remaining nested XRs are not
+ * rendered (render/budget, a warning on the source, whose diff is then unknown there); past the
+ * run's, no further source renders nested XRs. Other sources go on.
+ */
+export const RENDER_BUDGET = {
+  /** Composed objects of one source, nested XRs' included. */
+  objectsPerSource: 10_000,
+  /** Nested XRs rendered for one source. */
+  nestedRendersPerSource: 1_000,
+  /** Composed objects of every source of one run together. */
+  objectsPerRun: 200_000,
+};
+
+interface SourceBudget {
+  objects: number;
+  renders: number;
+  /** Said once; the rest of the walk stops. */
+  spent: boolean;
+  run: { objects: number };
+}
+
+/** A run's spending, per runtime pool (one pool per run). */
+const runBudgets = new WeakMap<RuntimePool, { objects: number }>();
+
+/**
  * Composed resources that are XRs of a definition in the repository are rendered in turn with
  * their own Composition (the common layering: a platform XR composing a network XR and a cluster
  * XR), to a depth limit; their objects join the source's, keyed under the nested XR's key
  * (`XNetwork/network > Subnet/a`). A nested XR has no name yet offline: it is rendered as
- * `<generateName><resource name>`. crossplane render renders only the first level.
+ * `<generateName><resource name>`. crossplane render renders only the first level. Each level's
+ * list is walked once, as it was when its render returned (the source's list of objects grows as
+ * nested objects join it, and may be that very list), within the budget (RENDER_BUDGET).
  */
-async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions, depth: number, prefix = ""): Promise<void> {
+async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions, depth: number, prefix = "", spending?: SourceBudget): Promise<void> {
   const limit = options.maxNestedDepth ?? DEFAULT_MAX_NESTED_DEPTH;
-  for (const child of composed) {
+  let budget = spending;
+  if (!budget) {
+    let run = runBudgets.get(pool);
+    if (!run) runBudgets.set(pool, (run = { objects: 0 }));
+    run.objects += composed.length;
+    budget = { objects: composed.length, renders: 0, spent: false, run };
+  }
+  const level = composed.slice();
+  for (const child of level) {
+    if (budget.spent) return;
     const gvk = gvkOf(String(child.apiVersion ?? ""), String(child.kind ?? ""));
     const type = index.xrType(gvk.group, gvk.version, gvk.kind, out.source.file);
     if (!type || type.claim) continue;
@@ -215,6 +253,13 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
     if (depth > limit) {
       out.findings.push(findingAt(out.source, "", "render/nested-depth", "info", `${where} was not rendered: nesting deeper than ${limit} (--max-nested-depth)`));
       continue;
+    }
+    const over = overBudget(budget);
+    if (over) {
+      budget.spent = true;
+      out.findings.push(findingAt(out.source, "", "render/budget", "warning", `${where} and the nested XRs after it were not rendered: ${over}; what they compose is unknown here (a Composition that composes XRs of its own type nests without end: lower --max-nested-depth, or break the cycle)`));
+      out.partial = [...(out.partial ?? []), key];
+      return;
     }
     const xr = nestedXr(child);
     const picked = pickComposition(xr, index, type, out.source.file);
@@ -227,6 +272,7 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
       out.partial = [...(out.partial ?? []), key];
       continue;
     }
+    budget.renders++;
     const rendered = await renderComposite({
       xr,
       composition: picked.object as JsonObject,
@@ -245,12 +291,22 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
       if (!rendered.notRunnable) out.partial = [...(out.partial ?? []), key];
       continue;
     }
+    budget.objects += rendered.composed.length;
+    budget.run.objects += rendered.composed.length;
     const nestedKeys = rendered.composed.map((o) => `${key} > ${renderedObjectKey(o)}`);
     out.documents.push(...rendered.composed);
     out.objects.push(...rendered.composed);
     out.keys.push(...nestedKeys);
-    await addNested(out, rendered.composed, index, pool, options, depth + 1, `${key} > `);
+    await addNested(out, rendered.composed, index, pool, options, depth + 1, `${key} > `, budget);
   }
+}
+
+/** Which budget is spent, said for the finding; undefined while none is. */
+function overBudget(b: SourceBudget): string | undefined {
+  if (b.objects >= RENDER_BUDGET.objectsPerSource) return `the source already composes ${b.objects} objects, its budget is ${RENDER_BUDGET.objectsPerSource}`;
+  if (b.renders >= RENDER_BUDGET.nestedRendersPerSource) return `${b.renders} nested XRs of the source were rendered, its budget is ${RENDER_BUDGET.nestedRendersPerSource}`;
+  if (b.run.objects >= RENDER_BUDGET.objectsPerRun) return `the run's sources already compose ${b.run.objects} objects, the run's budget is ${RENDER_BUDGET.objectsPerRun}`;
+  return undefined;
 }
 
 /** A composed XR as its own render's input: named, since Crossplane would have named it by now. */

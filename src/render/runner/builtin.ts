@@ -8,6 +8,7 @@ import { runCelFilter } from "../functions/cel-filter.js";
 import { packagePath } from "../../manifest/package-ref.js";
 import { FunctionFailure, type CallContext, type FunctionRuntime } from "./runtime.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
+import { withExecLimits } from "../../gotemplate/budget.js";
 
 export type BuiltinFunction = (req: RunFunctionRequest, call?: CallContext) => RunFunctionResponse;
 
@@ -47,9 +48,10 @@ export class BuiltinRuntime implements FunctionRuntime {
 
   constructor(private readonly fn: BuiltinFunction) {}
 
-  async run(req: RunFunctionRequest, _timeoutMs?: number, call?: CallContext): Promise<RunFunctionResponse> {
+  async run(req: RunFunctionRequest, timeoutMs?: number, call?: CallContext): Promise<RunFunctionResponse> {
     try {
-      return this.fn(req, call);
+      // A built-in runs on this thread: the template budget enforces --timeout for it.
+      return timeoutMs ? withExecLimits({ ms: timeoutMs }, () => this.fn(req, call)) : this.fn(req, call);
     } catch (err) {
       throw new FunctionFailure(`built-in function crashed: ${(err as Error).stack ?? String(err)}`);
     }
