@@ -17,6 +17,8 @@ export interface DiscoverOptions {
   notes?: string[];
   /** Filled with every directory walked (absolute path) and whether it may hold a `Kptfile`: kpt skips the others. */
   kptfileDirs?: Map<string, boolean>;
+  /** Filled with the `*.cue` files walked (KubeVela keeps definitions as CUE): known by name, never parsed as YAML. */
+  cueFiles?: DiscoveredFile[];
 }
 
 /** A path the user named is not there (or not a file or directory): a usage error, said as such. */
@@ -70,6 +72,8 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
         walk(abs, rel, layers);
       } else if (kind === "file" && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
         if (!ignored(abs, false)) add(abs, rel);
+      } else if (kind === "file" && options.cueFiles && entry.name.endsWith(".cue") && !ignored(abs, false)) {
+        options.cueFiles.push({ abs, rel });
       }
     }
   };

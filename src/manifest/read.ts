@@ -2,6 +2,7 @@ import type { Finding } from "../report/finding.js";
 import { discover, type DiscoveredFile } from "./discover.js";
 import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadCache, type LoadedFile, type LoadLimits } from "./load.js";
 import { chainsawFiles, kustomizePatchFiles, kustomizeResourceFiles } from "./roles.js";
+import { cueDefinitions } from "./cue-definitions.js";
 import type { Manifest } from "./manifest.js";
 import type { UnreadObject } from "./glimpse.js";
 
@@ -23,7 +24,9 @@ export interface ReadResult {
 export function readManifests(paths: string[], root: string, ignore: string[] = [], limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): ReadResult {
   const notes: string[] = [];
   const kptfileDirs = new Map<string, boolean>();
-  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes, kptfileDirs }), limits, cache), kptfileDirs);
+  const cueFiles: DiscoveredFile[] = [];
+  const result = mergeLoaded(loadFiles(discover(paths, { root, ignore, notes, kptfileDirs, cueFiles }), limits, cache), kptfileDirs);
+  result.unread.push(...cueDefinitions(cueFiles));
   for (const message of notes) result.findings.push({ rule: "file/ignored", severity: "info", message });
   return result;
 }
