@@ -1,5 +1,5 @@
 import type { UnreadObject } from "../manifest/glimpse.js";
-import { groupOf, type Manifest } from "../manifest/manifest.js";
+import { groupOf, Manifest } from "../manifest/manifest.js";
 import { isCrd } from "./schemas/crd.js";
 import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
 import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
@@ -30,6 +30,11 @@ export interface XrType {
   xrKind: string;
   /** True for the claim kind a (legacy) XRD offers. */
   claim: boolean;
+  /**
+   * No XRD of the repository defines the kind, but a Composition is for it: rendered with that
+   * Composition as `crossplane render` renders an XR it is given (`xrd` then stands in, empty).
+   */
+  untyped?: boolean;
   /** The XR schema, for the XR kind. */
   schema?: OpenAPISchema;
 }
@@ -99,7 +104,21 @@ export class RepoIndex {
 
   /** The XR or claim type of a manifest, defined by the XRD nearest to it; undefined when it is neither. */
   xrTypeOf(m: Manifest): XrType | undefined {
-    return this.xrType(m.group, m.version, m.kind, m.file);
+    return this.xrType(m.group, m.version, m.kind, m.file) ?? this.untypedXr(m);
+  }
+
+  private readonly untyped = new WeakMap<Manifest, XrType | null>();
+
+  /** An object that no XRD types but some Composition's compositeTypeRef names: an XR to render all the same. */
+  private untypedXr(m: Manifest): XrType | undefined {
+    let type = this.untyped.get(m);
+    if (type === undefined) {
+      const composable = m.group !== "" && m.group !== "apiextensions.crossplane.io" && !m.group.endsWith(".k8s.io") && this.compositionsFor(m.apiVersion, m.kind).length > 0;
+      const standIn = { apiVersion: "apiextensions.crossplane.io/v2", kind: "CompositeResourceDefinition", metadata: { name: "" }, spec: {} };
+      type = composable ? { xrd: new Manifest(standIn, m.source, m.docIndex, m.pointerPrefix), xrKind: m.kind, claim: false, untyped: true } : null;
+      this.untyped.set(m, type);
+    }
+    return type ?? undefined;
   }
 
   /** The type of `group/version/kind` as seen from `near` (the nearest XRD defining it). */
@@ -179,7 +198,7 @@ export class RepoIndex {
 
   /** True when some XRD defines the manifest's kind as an XR or claim. */
   isXrOrClaim(m: Manifest): boolean {
-    return this.xrTypesByKey.has(`${m.group}/${m.version}/${m.kind}`);
+    return this.xrTypesByKey.has(`${m.group}/${m.version}/${m.kind}`) || this.untypedXr(m) !== undefined;
   }
 
   /**

@@ -137,6 +137,13 @@ spec:
     expect(report.sources).toMatchObject({ rendered: 1 });
   });
 
+  it("an XR no XRD of the repository defines renders with the Composition for its type, as crossplane render does", async () => {
+    const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "app.yaml": composition("app", "k8s"), "examples/xr.yaml": xr }));
+    const report = JSON.parse(stdout);
+    expect(report.sources).toMatchObject({ total: 1, rendered: 1 });
+    expect(report.findings.filter((f: { severity: string }) => f.severity === "error")).toEqual([]);
+  });
+
   it("no Composition of the type in the repository: not rendered, a warning naming the type, never an error", async () => {
     const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "examples/xr.yaml": xr }));
     const report = JSON.parse(stdout);

@@ -62,7 +62,8 @@ interface Selection {
  */
 function selection(xr: JsonObject, type: XrType): Selection {
   const spec = asObject(xr.spec) ?? {};
-  const holder = isModernXr(type) ? (asObject(spec.crossplane) ?? {}) : spec;
+  // An XR no XRD types says where its choice is by its own shape.
+  const holder = type.untyped ? (asObject(spec.crossplane) ?? spec) : isModernXr(type) ? (asObject(spec.crossplane) ?? {}) : spec;
   const selector = asObject(holder.compositionSelector);
   const labels = asObject(selector?.matchLabels);
   return {
