@@ -186,3 +186,30 @@ spec:
     expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message)).toEqual([expect.stringContaining("needs EnvironmentConfig shared, which the repository does not hold")]);
   });
 });
+
+describe("noise", () => {
+  it("patch-and-transform's 'not adding new composed resource' on a first render is an info, not a warning", async () => {
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: cm
+            base: {apiVersion: v1, kind: ConfigMap}
+            patches:
+              - {fromFieldPath: status.endpoint, toFieldPath: data.endpoint, policy: {fromFieldPath: Required}}
+`;
+    const { findings } = await check({ "xrd.yaml": XRD, "composition.yaml": composition, "xr.yaml": XR });
+    const result = findings.filter((f) => f.rule === "render/function-result");
+    expect(result.map((f) => f.severity)).toEqual(["info"]);
+    expect(result[0]!.message).toContain("not adding new composed resource");
+  });
+});

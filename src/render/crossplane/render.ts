@@ -74,6 +74,13 @@ function refMismatch(xr: JsonObject, composition: JsonObject): string | undefine
 }
 
 /** Renders one XR through its Composition, as `crossplane render` does. Never throws for bad input. */
+/**
+ * What patch-and-transform says on every first render of a resource whose Required patch reads a
+ * field not set yet (the XR's status, another resource's output): the resource is added once the
+ * cluster sets it. Expected offline, so an info, not a warning.
+ */
+const FIRST_RENDER = /^not adding new composed resource .* to desired state because .*'policy\.fromFieldPath: Required'/;
+
 export async function renderComposite(req: RenderRequest): Promise<Rendered> {
   const problems: RenderProblem[] = [];
   const failed = (problem: RenderProblem): Rendered => ({ documents: [], composed: [], results: [], problems: [...problems, problem], ok: false });
@@ -117,7 +124,8 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     });
     for (const r of out.results) {
       if (r.severity === Severity.SEVERITY_FATAL) continue;
-      problems.push({ rule: "render/function-result", severity: RESULT_SEVERITY[r.severity] ?? "info", message: `step "${r.step}": ${r.message}`, step: r.step });
+      const severity = FIRST_RENDER.test(r.message) ? "info" : (RESULT_SEVERITY[r.severity] ?? "info");
+      problems.push({ rule: "render/function-result", severity, message: `step "${r.step}": ${r.message}`, step: r.step });
     }
     const observedByName = new Map(
       (req.observedResources ?? []).map((o) => [
