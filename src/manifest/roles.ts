@@ -74,6 +74,9 @@ const CHAINSAW_OPERATIONS = ["apply", "assert", "error", "create", "update", "pa
  * relative to the test's own file. Chainsaw fills them in from bindings (`($namespace)`), so they
  * are templates, and its assertions are partial objects.
  */
+/** Directory names that hold tests and their data, not the repository's objects. */
+const TEST_TREE = /^(tests?|e2e|testdata|test-data|fixtures?|chainsaw)$/i;
+
 export function chainsawFiles(manifests: Manifest[]): Set<string> {
   const files = new Set<string>();
   for (const test of manifests) {
@@ -84,7 +87,12 @@ export function chainsawFiles(manifests: Manifest[]): Set<string> {
         for (const op of asList((step as Record<string, unknown>)?.[phase])) {
           for (const name of CHAINSAW_OPERATIONS) {
             const file = ((op as Record<string, unknown>)?.[name] as { file?: unknown } | undefined)?.file;
-            if (typeof file === "string" && !/^[a-z]+:\/\//.test(file)) files.add(path.posix.normalize(path.posix.join(dir, file)));
+            if (typeof file !== "string" || /^[a-z]+:\/\//.test(file)) continue;
+            const target = path.posix.normalize(path.posix.join(dir, file));
+            // A file outside the test's own directory and outside every test tree
+            // (`../../package/xrd.yaml`) is the repository's, which the test applies too: it stays a manifest.
+            const insideTest = target.startsWith(dir === "." ? "" : `${dir}/`) && !target.startsWith("../");
+            if (insideTest || target.split("/").some((segment) => TEST_TREE.test(segment))) files.add(target);
           }
         }
       }

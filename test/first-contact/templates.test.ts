@@ -89,3 +89,13 @@ describe("duplicate keys in a file a kustomization reads", () => {
     expect(findings.filter((f) => f.rule === "yaml/duplicate-key").map((f) => `${f.severity} ${f.file}`).sort()).toEqual(["error base/cm.yaml", "warning other/cm.yaml"]);
   });
 });
+
+describe("a file a test applies can also be the package's own", () => {
+  it("a chainsaw Test's own fixtures are test data; the package's XRD it applies from outside its directory is still a manifest", async () => {
+    const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: e2e}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../../package/xrd.yaml}\n        - apply: {file: claim.yaml}\n";
+    const badXrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schma: {}}]\n";
+    const findings = await check({ "tests/e2e/chainsaw-test.yaml": test, "tests/e2e/claim.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: partial}\n", "package/xrd.yaml": badXrd });
+    expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field package/xrd.yaml"]);
+    expect(findings.filter((f) => f.rule === "file/not-applied").map((f) => f.message)).toEqual([expect.stringContaining("tests/e2e/claim.yaml")]);
+  });
+});
