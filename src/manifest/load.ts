@@ -37,7 +37,7 @@ export interface LoadedFile {
   unread?: UnreadObject[];
 }
 
-export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch";
+export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch" | "addon-template";
 
 /** Reads and loads one file, checking its size before reading it. */
 export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): LoadedFile {

@@ -70,7 +70,8 @@ function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): Re
   for (const loaded of files) if (loaded.role && loaded.source) byRole.set(loaded.role, [...(byRole.get(loaded.role) ?? []), loaded.source.file]);
   const kustomizations = files.flatMap((f) => (f.kustomization !== undefined && f.source ? [{ file: f.source.file, document: f.kustomization }] : []));
   const patches = kustomizePatchFiles(kustomizations, new Set(result.manifests.map((m) => m.file)));
-  for (const [role, named] of [["test-template", chainsawFiles(result.manifests)], ["kustomize-patch", patches]] as const) {
+  const addonTemplates = kubeVelaAddonTemplates(files);
+  for (const [role, named] of [["test-template", chainsawFiles(result.manifests)], ["kustomize-patch", patches], ["addon-template", addonTemplates]] as const) {
     if (!named.size) continue;
     const used = [...new Set(result.manifests.filter((m) => named.has(m.file)).map((m) => m.file))];
     result.manifests = result.manifests.filter((m) => !named.has(m.file));
@@ -89,12 +90,28 @@ function kustomizedDuplicates(findings: Finding[], kustomized: Set<string>): voi
   });
 }
 
+/**
+ * A KubeVela addon's `template.yaml` (beside the addon's `metadata.yaml`): the Application `vela
+ * addon enable` completes with the addon's resources and applies; not applied as written.
+ */
+function kubeVelaAddonTemplates(files: LoadedFile[]): Set<string> {
+  const read = new Set(files.flatMap((f) => (f.source ? [f.source.file] : [])));
+  const out = new Set<string>();
+  for (const file of read) {
+    const slash = file.lastIndexOf("/");
+    const dir = slash < 0 ? "" : file.slice(0, slash + 1);
+    if (file.slice(dir.length) === "template.yaml" && read.has(`${dir}metadata.yaml`)) out.add(file);
+  }
+  return out;
+}
+
 /** What files of each role hold, said of one file (`one`) or of several. */
 const ROLE_MESSAGES: Record<FileRole, { one: string; many: string; rest: string }> = {
   "test-assertion": { one: "holds", many: "hold", rest: "test assertions (kuttl or chainsaw): partial objects a test expects to find; not checked as manifests" },
   "test-template": { one: "is", many: "are", rest: "used by chainsaw Tests, which fill them in from bindings and assert them; not checked as manifests" },
   "render-output": { one: "holds", many: "hold", rest: "`crossplane render` output (golden files); not checked as manifests or rendered as sources" },
   "kustomize-patch": { one: "is a patch", many: "are patches", rest: "a Kustomization merges into other objects (partial objects); not checked as manifests" },
+  "addon-template": { one: "is a KubeVela addon's template", many: "are KubeVela addons' templates", rest: "(the Application `vela addon enable` completes with the addon's resources); not checked as manifests" },
 };
 
 function roleFinding(role: FileRole, files: string[]): Finding {

@@ -99,3 +99,11 @@ describe("a file a test applies can also be the package's own", () => {
     expect(findings.filter((f) => f.rule === "file/not-applied").map((f) => f.message)).toEqual([expect.stringContaining("tests/e2e/claim.yaml")]);
   });
 });
+
+describe("KubeVela addons", () => {
+  it("an addon's template.yaml beside its metadata.yaml is the Application vela addon enable completes: not applied as written", async () => {
+    const template = "apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata: {name: fluxcd, namespace: vela-system}\nspec: {components: []}\n";
+    const findings = await check({ "addons/fluxcd/metadata.yaml": "name: fluxcd\nversion: 1.0.0\n", "addons/fluxcd/template.yaml": template, "apps/template.yaml": template.replace("fluxcd", "app") });
+    expect(findings.filter((f) => f.rule === "file/not-applied").map((f) => f.file)).toEqual(["addons/fluxcd/template.yaml"]);
+  });
+});
