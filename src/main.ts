@@ -71,7 +71,9 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError || err instanceof PathNotFound) {
-      io.stderr(`composition-ci: ${err.message}\n`);
+      // An option the command does not know: name where its options are listed.
+      const hint = /^Unknown option/.test(err.message) && command ? ` (run 'composition-ci ${command} --help' for its options)` : "";
+      io.stderr(`composition-ci: ${err.message}${hint}\n`);
       return 2;
     }
     io.stderr(`composition-ci: internal error: ${(err as Error).stack ?? err}\n`);

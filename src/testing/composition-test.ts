@@ -5,6 +5,7 @@ import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
 import { subsetDifferences } from "./compare.js";
 import { notRunnableNote, readTestObjects, resolveTestPath, TestInputError, xrSchemaFromXrd, type RenderInput, type TestRenderer } from "./render.js";
 import type { TestFailure, TestResult, UnreadableTest } from "./types.js";
+import { NO_SUCH_FUNCTION } from "../render/runner/select.js";
 
 /**
  * Upbound's CompositionTest (`meta.dev.upbound.io/v1alpha1`, what `up test run` runs), without
@@ -222,6 +223,12 @@ export async function runCompositionTest(m: Manifest, spec: Spec, renderer: Test
     };
     const { rendered, via } = await renderer.render(request);
     result.source += ` via ${via}`;
+    if (rendered.notRunnable?.some((s) => s.reason === NO_SUCH_FUNCTION)) {
+      // A function that exists nowhere is the test's fault: it could not run.
+      result.status = "error";
+      result.failures.push({ message: `could not run: ${notRunnableNote(rendered.notRunnable.filter((s) => s.reason === NO_SUCH_FUNCTION))}`, ...at("") });
+      return result;
+    }
     if (rendered.notRunnable?.length) {
       // A function composition-ci may not or cannot run here is no fault of the repository (render/not-rendered).
       result.status = "skipped";

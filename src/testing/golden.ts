@@ -15,6 +15,7 @@ import type { GoldenEntry } from "./config.js";
 import { emptyGoldenFlags, parseGoldenFlags, type GoldenFlags } from "./flags.js";
 import { notRunnableNote, readTestObjects, resolveTestPath, TestInputError, xrSchemaFromXrd, type TestRender, type TestRenderer } from "./render.js";
 import type { TestFailure, TestResult, UnreadableTest } from "./types.js";
+import { NO_SUCH_FUNCTION } from "../render/runner/select.js";
 
 /**
  * Golden renders: a file holding what `crossplane render` printed for an example XR, compared with
@@ -235,6 +236,12 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
       }
     }
     result.source += ` via ${render.via}`;
+    if (render.rendered.notRunnable?.some((s) => s.reason === NO_SUCH_FUNCTION)) {
+      // A function that exists nowhere is the test's fault: it could not run.
+      result.status = "error";
+      result.failures.push({ message: `could not run: ${notRunnableNote(render.rendered.notRunnable.filter((s) => s.reason === NO_SUCH_FUNCTION))}` });
+      return done();
+    }
     if (render.rendered.notRunnable?.length) {
       // A function composition-ci may not or cannot run here is no fault of the repository (render/not-rendered).
       result.status = "skipped";

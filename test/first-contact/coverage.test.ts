@@ -1,5 +1,7 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, tempRepo } from "../helpers.js";
+import { REPO, runCli, tempRepo } from "../helpers.js";
 
 /** Issue 31, class 11: a report says what it rendered and tested, not only what it found. */
 
@@ -45,5 +47,24 @@ describe("check says what it rendered", () => {
   it("validate, which renders nothing, says nothing of rendering", async () => {
     const { stdout } = await runCli(["validate", ".", "--format", "json", "--offline"], tempRepo(FILES));
     expect(JSON.parse(stdout).sources).toBeUndefined();
+  });
+});
+
+describe("the CLI says what went wrong", () => {
+  it("an unknown flag names the command's --help", async () => {
+    const { code, stderr } = await runCli(["check", "--bogus"], tempRepo({}));
+    expect(code).toBe(2);
+    expect(stderr).toContain("(run 'composition-ci check --help' for its options)");
+  });
+
+  it("composition-ci test exits 1 when a test could not run because its function exists nowhere", async () => {
+    const dir = tempRepo({});
+    fs.cpSync(path.join(REPO, "examples"), dir, { recursive: true });
+    expect((await runCli(["test"], dir)).code).toBe(0);
+    const composition = path.join(dir, "crossplane/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace(/name: function-patch-and-transform/g, "name: function-nope"));
+    const { code, stdout } = await runCli(["test"], dir);
+    expect(code).toBe(1);
+    expect(stdout).toContain("could not run");
   });
 });

@@ -10,6 +10,9 @@ import { ProcessRuntime } from "./process.js";
 import { UnavailableRuntime, type FunctionRuntime } from "./runtime.js";
 
 export const RUNTIME_ANNOTATION = "render.crossplane.io/runtime";
+
+/** Why a step's function cannot run when it does not exist at all: neither a Function object, nor a built-in, nor configured. */
+export const NO_SUCH_FUNCTION = "is not in the repository (no Function object of that name)";
 export const DEVELOPMENT_TARGET_ANNOTATION = "render.crossplane.io/runtime-development-target";
 export const DEFAULT_DEVELOPMENT_TARGET = "localhost:9443";
 
@@ -124,7 +127,7 @@ function runtimeWithoutManifest(name: string, options: RuntimeOptions): Function
       `build and serve it (\`up project build\`), add a Function object for it annotated ${RUNTIME_ANNOTATION}: Development, or ${CONFIG_FIX}`,
     );
   }
-  return new UnavailableRuntime("builtin", "is not in the repository (no Function object of that name)", `add its Function object to the repository, or ${CONFIG_FIX}`);
+  return new UnavailableRuntime("builtin", NO_SUCH_FUNCTION, `add its Function object to the repository, or ${CONFIG_FIX}`);
 }
 
 /**
