@@ -1,7 +1,7 @@
 import * as core from "@actions/core";
 import { formatDiff, runDiff } from "../commands/diff.js";
 import { hasChanges } from "../report/diff.js";
-import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT } from "../report/formats/markdown.js";
+import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";
 import { gitHubClient, isRateLimited } from "../report/github/client.js";
 import { escapeMarkdown } from "../report/formats/md.js";
 import { upsertStickyComment } from "../report/github/comment.js";
@@ -45,11 +45,13 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   maskLogs(masker);
   const pr = pullRequest();
   const linkBase = blobBase(pr?.head?.sha);
+  const headSha = pr?.head?.sha as string | undefined;
+  const describes = headSha ? { sha: headSha, url: linkBase?.replace(/\/blob\/[^/]+\/$/, `/commit/${headSha}`), at: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC` } : undefined;
   // kpt: when the pull request changes an upstream package of this repository, what pulling it would do downstream.
   const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
   const kptSection = trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT);
   const markdown = (maxChars: number, fullReportHint: string) => {
-    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint });
+    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes });
     return masker.redact(kptSection ? `${main}\n${kptSection}\n` : main);
   };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
@@ -60,7 +62,8 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   annotate(result.headFindings, (f) => fresh.has(f), masker);
   const changed = hasChanges(report);
   setFindingOutputs(result.headFindings, changed, reportPath, inputs.sarifFile);
-  core.setOutput("verdict", report.verdict.failed ? "fail" : "pass");
+  // As the headline: a change an affected source could not render is neither a pass nor "unchanged".
+  core.setOutput("verdict", report.verdict.failed ? "fail" : renderGaps(report).unknown ? "incomplete" : "pass");
   let commentUrl = "";
   if (pr && inputs.comment !== "never") {
     const body = markdown(COMMENT_LIMIT - 200, `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`);

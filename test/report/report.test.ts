@@ -382,3 +382,12 @@ describe("the drift issue", () => {
     expect(cluster).toContain("compared with the cluster");
   });
 });
+
+describe("which commit the comment describes", () => {
+  it("the footer names the head commit, linked, and when it was made; a sha that is not one is left out", () => {
+    const r = report([source("a", [])], [source("a", [])]);
+    const md = formatDiffMarkdown(r, { maxChars: 65_000, describes: { sha: "0123456789abcdef0123", url: "https://github.test/o/r/commit/0123456789abcdef0123", at: "2026-11-26 08:55 UTC" } });
+    expect(md).toContain("Describes [`0123456`](https://github.test/o/r/commit/0123456789abcdef0123) as of 2026-11-26 08:55 UTC.");
+    expect(formatDiffMarkdown(r, { maxChars: 65_000, describes: { sha: "not)a-sha", url: "x" } })).not.toContain("Describes");
+  });
+});

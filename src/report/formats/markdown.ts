@@ -23,6 +23,8 @@ export interface MarkdownOptions {
   linkBase?: string;
   /** Where the whole report is, said at every cut. */
   fullReportHint?: string;
+  /** The pull request's head commit the comment describes, its page and when it was made (the Action's pr mode). */
+  describes?: { sha: string; url?: string; at?: string };
 }
 
 type Level = 0 | 1 | 2 | 3;
@@ -92,7 +94,7 @@ function render(report: DiffReport, level: Level, options: MarkdownOptions): str
   const parts = [headline(report), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
   if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
-  parts.push(footer(report));
+  parts.push(footer(report, options.describes));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
 
@@ -315,11 +317,14 @@ function sourceNames(changes: SourceChange[]): string[] {
   return changes.map((c) => (count.get(c.name)! > 1 ? `${code(c.name)} (${escapeMarkdown(c.file)})` : code(c.name)));
 }
 
-function footer(report: DiffReport): string {
+function footer(report: DiffReport, describes?: MarkdownOptions["describes"]): string {
   const { sources } = report;
   const scope = sources.all ? `all ${sources.total} sources` : `the ${sources.considered} of ${sources.total} sources the change affects`;
   const states = [`${sources.rendered} rendered`, sources.notRendered ? `${sources.notRendered} not rendered` : "", sources.failed ? `${sources.failed} failed` : ""].filter(Boolean).join(", ");
-  return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${scope}: ${states}.</sub>`;
+  // An edited sticky comment says which commit it describes, and since when: visibly current.
+  const short = describes && /^[0-9a-f]{7,64}$/i.test(describes.sha) ? describes.sha.slice(0, 7) : undefined;
+  const current = short ? ` Describes ${describes!.url ? `[${code(short)}](${describes!.url})` : code(short)}${describes!.at ? ` as of ${escapeMarkdown(describes!.at)}` : ""}.` : "";
+  return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${scope}: ${states}.${current}</sub>`;
 }
 
 function where(f: Finding, options: MarkdownOptions): string {
