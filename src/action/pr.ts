@@ -51,7 +51,7 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
   const kptSection = trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT);
   const markdown = (maxChars: number, fullReportHint: string) => {
-    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes });
+    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
     return masker.redact(kptSection ? `${main}\n${kptSection}\n` : main);
   };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));

@@ -82,10 +82,10 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
 
   afterAll(() => github.stop());
 
-  function runAction(extra: Record<string, string> = {}) {
+  function runAction(extra: Record<string, string> = {}, on: { dir: string; base: string } = repo) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-runner-"));
     const files = { event: path.join(work, "event.json"), output: path.join(work, "output"), summary: path.join(work, "summary.md"), reports: path.join(work, "reports") };
-    fs.writeFileSync(files.event, JSON.stringify({ pull_request: { number: PR, base: { sha: repo.base, ref: "main" }, head: { sha: "feedface", repo: { full_name: `${OWNER}/${NAME}` } } } }));
+    fs.writeFileSync(files.event, JSON.stringify({ pull_request: { number: PR, base: { sha: on.base, ref: "main" }, head: { sha: "feedface", repo: { full_name: `${OWNER}/${NAME}` } } } }));
     fs.writeFileSync(files.output, "");
     fs.writeFileSync(files.summary, "");
     const env: Record<string, string> = {
@@ -105,7 +105,7 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
       ...extra,
     };
     return new Promise<{ code: number; stdout: string; files: typeof files }>((resolve) => {
-      const child = spawn("node", [bundle], { cwd: repo.dir, env });
+      const child = spawn("node", [bundle], { cwd: on.dir, env });
       let stdout = "";
       child.stdout.on("data", (d) => (stdout += d));
       child.stderr.on("data", (d) => (stdout += d));
@@ -121,6 +121,23 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     for (const f of fs.readdirSync(run.files.reports!)) texts.push(fs.readFileSync(path.join(run.files.reports!, f), "utf8"));
     return texts.join("\n");
   };
+
+  it("a change to a source that cannot render: the headline says the diff is incomplete, never '0 sources changed', and the verdict output is incomplete", async () => {
+    const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}}}}}}}]\n";
+    const composition = "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: kcl\n      functionRef: {name: function-kcl}\n      input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: 'items = []'}}\n";
+    const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n";
+    const xr = (cidr: string) => `apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: net, namespace: default}\nspec: {cidr: "${cidr}"}\n`;
+    const git = gitRepo({ "xrd.yaml": xrd, "composition.yaml": composition, "functions.yaml": functions, "xr.yaml": xr("10.0.0.0/16") });
+    const base = git.git("rev-parse", "HEAD").trim();
+    fs.writeFileSync(path.join(git.dir, "xr.yaml"), xr("10.1.0.0/16"));
+    const run = await runAction({ "INPUT_OFFLINE": "true", INPUT_COMMENT: "never" }, { dir: git.dir, base });
+    const summary = fs.readFileSync(run.files.summary, "utf8");
+    expect(summary).toContain("### ⚠️ composition-ci: 1 of 1 affected source could not be rendered: the rendered diff is incomplete");
+    expect(summary).not.toContain("**0 sources changed**");
+    const outputs = readOutputs(run.files.output);
+    expect(outputs.verdict).toBe("incomplete");
+    expect(outputs.changed).toBe("true");
+  }, 60_000);
 
   it("first run: one comment with the composed-resource diff, masked secrets, truncated under the limit; outputs set", async () => {
     const run = await runAction();

@@ -390,4 +390,9 @@ describe("which commit the comment describes", () => {
     expect(md).toContain("Describes [`0123456`](https://github.test/o/r/commit/0123456789abcdef0123) as of 2026-11-26 08:55 UTC.");
     expect(formatDiffMarkdown(r, { maxChars: 65_000, describes: { sha: "not)a-sha", url: "x" } })).not.toContain("Describes");
   });
+
+  it("a second job's comment is told apart by its key in the title", () => {
+    const r = report([source("a", [])], [source("a", [])]);
+    expect(formatDiffMarkdown(r, { maxChars: 65_000, title: "staging" }).startsWith("### ✅ composition-ci (staging): passes")).toBe(true);
+  });
 });

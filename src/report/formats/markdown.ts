@@ -23,6 +23,8 @@ export interface MarkdownOptions {
   linkBase?: string;
   /** Where the whole report is, said at every cut. */
   fullReportHint?: string;
+  /** Told apart from another job's comment on the same pull request (the Action's comment-key). */
+  title?: string;
   /** The pull request's head commit the comment describes, its page and when it was made (the Action's pr mode). */
   describes?: { sha: string; url?: string; at?: string };
 }
@@ -91,7 +93,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 }
 
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
-  const parts = [headline(report), numbers(report)];
+  const parts = [headline(report, options.title), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
   if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report, options.describes));
@@ -116,16 +118,17 @@ function failingTests(report: DiffReport): string {
 const MAX_TEST_DIFFERENCES = 5;
 
 /** The step's verdict, as its exit code gives it. */
-function headline(report: DiffReport): string {
+function headline(report: DiffReport, title?: string): string {
   const v = report.verdict;
+  const name = title ? `composition-ci (${escapeMarkdown(title)})` : "composition-ci";
   const rule = `fail-on: ${v.failOn}${v.failOnNew ? ", new findings only" : ""}`;
-  if (v.failed) return `### ❌ composition-ci: fails on ${failingText(v)} (${rule})`;
+  if (v.failed) return `### ❌ ${name}: fails on ${failingText(v)} (${rule})`;
   const old = report.findings.unchanged.filter((f) => !f.suppressed && f.severity === "error").length;
   const context = v.failOnNew && old ? `; ${old} error${old === 1 ? "" : "s"} already on the base branch` : "";
   // A change composition-ci could not render is not "unchanged": the headline says the diff is incomplete.
   const { unknown, affected } = renderGaps(report);
-  if (unknown) return `### ⚠️ composition-ci: ${unknown} of ${affected} affected source${affected === 1 ? "" : "s"} could not be rendered: the rendered diff is incomplete (${rule}${context})`;
-  return `### ✅ composition-ci: passes (${rule}${context})`;
+  if (unknown) return `### ⚠️ ${name}: ${unknown} of ${affected} affected source${affected === 1 ? "" : "s"} could not be rendered: the rendered diff is incomplete (${rule}${context})`;
+  return `### ✅ ${name}: passes (${rule}${context})`;
 }
 
 /** The affected sources, and how many of them have no rendered diff (not rendered, or failing at base and head). */
