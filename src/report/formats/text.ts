@@ -34,6 +34,7 @@ export function formatText(report: Report, color: boolean, debug = false): strin
   const status = s.errors + s.warnings + s.infos === 0 ? paint("\x1b[32m", "✓ clean") : counts;
   lines.push(`${status}${suppressed} — ${s.documents} document${s.documents === 1 ? "" : "s"} in ${s.files} file${s.files === 1 ? "" : "s"}`);
   if (report.coverage) lines.push(coverageLine(report.coverage));
+  if (report.policies?.length) lines.push(policiesLine(report.policies));
   return lines.join("\n") + "\n";
 }
 
@@ -50,4 +51,11 @@ function coverageLine({ sources: s, tests: t }: Coverage): string {
 /** A file name as one line of text: control characters (a newline in a name) are escaped. */
 function printable(name: string): string {
   return name.replace(/[\x00-\x1f\x7f]/g, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+}
+
+/** The repository's admission policies, in one line: how many, and what they found (--explain-policies lists each). */
+function policiesLine(explain: NonNullable<Report["policies"]>): string {
+  const sum = (k: "matched" | "passed" | "failed" | "notEvaluated") => explain.reduce((n, e) => n + e[k], 0);
+  const notEvaluated = sum("notEvaluated");
+  return `policies: ${explain.length} admission polic${explain.length === 1 ? "y" : "ies"} matched ${sum("matched")} object${sum("matched") === 1 ? "" : "s"}: ${sum("passed")} passed, ${sum("failed")} failed${notEvaluated ? `, ${notEvaluated} not evaluated (need the cluster)` : ""}`;
 }
