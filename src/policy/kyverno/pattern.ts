@@ -167,28 +167,19 @@ function handle(key: string, pattern: Json, resource: Obj, path: string, ac: Anc
 function validateArray(resource: Json[], pattern: Json[], path: string, ac: AnchorMap): PatternError | undefined {
   if (pattern.length === 0) return new PatternError("pattern Array empty", path);
   const first = pattern[0];
-  if (isObject(first)) {
-    const skips: PatternError[] = [];
-    let applied = 0;
-    for (let i = 0; i < resource.length; i++) {
-      const err = validateElement(resource[i], first, `${path}${i}/`, ac);
-      if (err) {
-        if (isSkip(err)) {
-          skips.push(err);
-          continue;
-        }
-        return err;
-      }
-      applied++;
-    }
-    return applied === 0 && skips.length > 0 ? new PatternError(skips.map((e) => e.message).join("; "), path, "skip") : undefined;
-  }
+  // One map pattern is checked against every element; a list of patterns element by element.
+  if (isObject(first)) return validateElements(resource.length, (i) => validateElement(resource[i], first, `${path}${i}/`, ac), path);
   if (!Array.isArray(first)) return validateElement(resource, first, path, ac);
   if (resource.length < pattern.length) return new PatternError(`validate Array failed, array length mismatch, resource Array len is ${resource.length} and pattern Array len is ${pattern.length}`, "");
+  return validateElements(pattern.length, (i) => validateElement(resource[i], pattern[i], `${path}${i}/`, ac), path);
+}
+
+/** The first failure among `count` elements; when every one was skipped (a conditional anchor), a skip. */
+function validateElements(count: number, check: (i: number) => PatternError | undefined, path: string): PatternError | undefined {
   const skips: PatternError[] = [];
   let applied = 0;
-  for (let i = 0; i < pattern.length; i++) {
-    const err = validateElement(resource[i], pattern[i], `${path}${i}/`, ac);
+  for (let i = 0; i < count; i++) {
+    const err = check(i);
     if (err) {
       if (isSkip(err)) {
         skips.push(err);
