@@ -22,8 +22,9 @@ export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeco
   const { config, notes } = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
   const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
-  const report = await runTests(result, root, { paths: inputs.paths, allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
+  // The masker learns the secrets of the manifests and of what the tests read and render; the report's values are masked before they are formatted.
   const masker = maskerFor(result.manifests, [], config.secretFields);
+  const report = masker.redactJson(await runTests(result, root, { paths: inputs.paths, allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000, masker }));
   maskLogs(masker);
   const redact = (text: string) => masker.redact(text);
   const reportPath = writeReportFile(inputs.reportDir, "tests.txt", redact(formatTestReport("text", report, { toolVersion: TOOL_VERSION })));

@@ -93,9 +93,11 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const report: TestReport = await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true });
-  // A test's differences quote rendered values: secrets among them are masked, as check masks them.
+  // A test's differences quote what it read and rendered: the masker learns the secrets of the
+  // repository's manifests and of every object the tests read and render, and masks them in the
+  // report's values before they are formatted (quoted, escaped, cut), then in its text.
   const masker = maskerFor(result.manifests, [], config.secretFields);
+  const report: TestReport = masker.redactJson(await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true, masker }));
   const text = masker.redact(formatTestReport(format, report, { toolVersion: TOOL_VERSION, color: format === "text" && !values.output && io.isTTY }));
   writeOutput(io, values.output, text);
   if (values.junit) writeOutput(io, values.junit, masker.redact(formatTestReport("junit", report, { toolVersion: TOOL_VERSION })));

@@ -1,4 +1,6 @@
 import type { Finding } from "../report/finding.js";
+import { maskFindings } from "../report/mask.js";
+import { maskerFor } from "../report/secrets.js";
 import { applyPolicy } from "../validate/findings.js";
 import type { ValidateResult } from "../validate/run.js";
 import { runTests, type RunTestsOptions } from "./run.js";
@@ -11,8 +13,10 @@ import { countTests, type TestCounts } from "./types.js";
  * object, and one line says how the tests went. A golden file that ran as a test no longer needs
  * the note that it is render output left out of the manifests: it is removed from `result`.
  */
-export async function checkTests(result: ValidateResult, root: string, options: Omit<RunTestsOptions, "update">): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
-  const report = await runTests(result, root, options);
+export async function checkTests(result: ValidateResult, root: string, options: Omit<RunTestsOptions, "update" | "masker">): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
+  // The findings quote what the tests read and rendered, secrets that may be in no manifest: masked here.
+  const masker = maskerFor(result.manifests, [], result.config.secretFields);
+  const report = await runTests(result, root, { ...options, masker });
   if (!report.tests.length && !report.unreadable.length) return { findings: [] };
   const goldens = new Set(report.tests.filter((t) => t.kind === "golden" && t.status !== "skipped").map((t) => t.file));
   for (let i = result.findings.length - 1; i >= 0; i--) {
@@ -22,7 +26,7 @@ export async function checkTests(result: ValidateResult, root: string, options: 
   // A test file YAML cannot read is already a finding of validation (yaml/*): said once.
   const known = new Set(result.findings.filter((f) => f.severity === "error").map((f) => `${f.file}|${f.line}`));
   const findings = testFindings(report).filter((f) => f.rule !== "test/unreadable" || !known.has(`${f.file}|${f.line}`));
-  return { findings: applyPolicy(findings, result.config.rules, new Map()), summary: `ran ${testSummaryLine(report).replace(":", ` (${kinds(report)}):`)}\n`, counts: countTests(report) };
+  return { findings: maskFindings(applyPolicy(findings, result.config.rules, new Map()), masker), summary: `ran ${testSummaryLine(report).replace(":", ` (${kinds(report)}):`)}\n`, counts: countTests(report) };
 }
 
 /** `1 CompositionTest, 1 golden file`. */

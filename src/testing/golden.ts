@@ -217,6 +217,8 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
     const read = readGolden(abs, c.file);
     if ("unreadable" in read) return read.unreadable;
     golden = read;
+    // What it wants is quoted where the render differs: its secrets are masked too.
+    renderer.learn(read.documents);
   }
   try {
     const flags = c.flags ?? inferredFlags(golden?.documents ?? []);

@@ -17,6 +17,7 @@ import { gvkOf, type OpenAPISchema } from "../validate/schemas/types.js";
 import { schemasFromXrd } from "../validate/schemas/xrd.js";
 import { groupOf, versionOf } from "../manifest/manifest.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
+import type { SecretMasker } from "../report/mask.js";
 
 /**
  * Rendering for tests: one XR through its Composition with what the test gives (observed and
@@ -40,6 +41,12 @@ export interface TestRuntimeOptions {
   timeoutMs: number;
   /** Where function packages come from, as check renders (none: built-ins, configured runtimes and Docker). */
   packages?: RuntimeOptions["packages"];
+  /**
+   * Learns the secrets of every object the tests read and render (inputs, rendered objects,
+   * connection details, golden files), which may be nowhere in the repository's manifests: the
+   * report that quotes them is masked with it.
+   */
+  masker?: SecretMasker;
 }
 
 /** A test input that cannot be used (a missing file, a file with no XR): the test errs, saying this. */
@@ -134,8 +141,17 @@ export class TestRenderer {
       includeContext: input.includeContext,
       crossplaneVersion: this.repo.config.crossplaneVersion,
     });
+    this.learn([input.xr, composition.object, ...(input.observedResources ?? []), ...(input.requiredResources ?? []), ...(input.credentials ?? []), input.context]);
+    this.learn([rendered.xr, ...rendered.documents, ...rendered.composed]);
+    for (const details of rendered.connectionDetails ?? []) this.options.masker?.learnConnectionDetails(details);
     const name = (composition.object.metadata as JsonObject | undefined)?.name;
     return { rendered, via: `Composition ${typeof name === "string" ? name : ""} (${composition.file})` };
+  }
+
+  /** Tells the masker, if there is one, the secrets of objects a test read or rendered. */
+  learn(objects: unknown[]): void {
+    const masker = this.options.masker;
+    if (masker) for (const o of objects) if (o !== undefined) masker.learn(o);
   }
 
   /** The Composition Crossplane would select for the XR, from the repository. */
