@@ -5,6 +5,7 @@
 export { loadPolicies, type PolicySet } from "./load.js";
 export { evaluatePolicies } from "./evaluate.js";
 export { builtinResource, crdResources } from "./resources.js";
+export { compileCelRule, type CelRuleResult } from "./cel/rule.js";
 export type {
   EvaluateOptions,
   Location,

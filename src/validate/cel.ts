@@ -2,6 +2,7 @@ import { celEnv, isCelError, isCelList, parse, plan, type CelEnv, type CelFunc, 
 import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
 import { compileRe2 } from "./re2.js";
+import { compileCelRule, type CelRuleResult } from "../policy/index.js";
 import { kubernetesCel } from "./cel-kubernetes.js";
 import { celStrings } from "./cel-strings.js";
 import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
@@ -36,6 +37,11 @@ interface Compiled {
   fieldPath?: string;
   /** Why the rule cannot run (a parse error); reported once per object. */
   error?: string;
+  /**
+   * The rule on the policies' CEL engine, where this one cannot parse it (optional syntax such as
+   * `self.?spec.orValue({})`, which Kubernetes' CEL has): given plain JSON.
+   */
+  fallback?: (vars: Record<string, unknown>) => CelRuleResult;
   /** Set once an evaluation took longer than SLOW_RULE_MS: the rule is not run again. */
   slow?: boolean;
   /** The fields of `self` the rule and its message read, when they read it only as `self.<field>`. */
@@ -180,7 +186,12 @@ function compileRules(rules: CelRule[], transition = false): Compiled[] {
           base.selfFields = base.selfFields && message.selfFields && new Set([...base.selfFields, ...message.selfFields]);
         }
       } catch (err) {
-        base.error = `cannot parse: ${(err as Error).message}`;
+        const other = compileCelRule(base.rule);
+        if (typeof other === "function") {
+          base.fallback = other;
+          base.program = undefined;
+          base.messageProgram = undefined;
+        } else base.error = `cannot parse: ${(err as Error).message}`;
       }
       return base;
     });
@@ -315,6 +326,10 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
   const self = toCel(value, schema, size, only);
   const bindings: { self: unknown; oldSelf?: unknown } = old ? { self, oldSelf: toCel(old.value, schema, size) } : { self };
   for (const r of rules) {
+    if (r.fallback) {
+      fallbackRule(r, value, old, path, out);
+      continue;
+    }
     if (!r.program) {
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
       continue;
@@ -353,6 +368,19 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
     }
     out.push({ pointer: at, rule: "schema/cel", message: messageOf(r, bindings) });
   }
+}
+
+/** A rule the policies' engine evaluates: on plain JSON, with its budget; the static message (the messageExpression is this engine's too). */
+function fallbackRule(r: Compiled, value: unknown, old: { value: unknown } | undefined, path: (string | number)[], out: Violation[]): void {
+  const result = r.fallback!(old ? { self: value, oldSelf: old.value } : { self: value });
+  if ("value" in result && result.value === true) return;
+  const at = toPointer([...path, ...fieldPathSegments(r.fieldPath)]);
+  if ("error" in result) {
+    const message = `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${result.error}${result.overBudget ? " (the API server's cost budget refuses such rules)" : ""}`;
+    out.push({ pointer: at, rule: "schema/cel", message, severity: "info" });
+    return;
+  }
+  out.push({ pointer: at, rule: "schema/cel", message: r.message?.trim() ? r.message : `failed rule: ${r.rule}` });
 }
 
 function messageOf(r: Compiled, bindings: { self: unknown; oldSelf?: unknown }): string {

@@ -178,3 +178,34 @@ describe("policies in the report", () => {
     expect(rule).toMatchObject({ shortDescription: { text: "the repository's admission policy require-team-label" }, helpUri: expect.stringMatching(/docs\/policies\.md$/) });
   });
 });
+
+describe("CRD rules with optional syntax", () => {
+  it("a CRD's x-kubernetes-validations rule written with .? and orValue is evaluated (on the policies' CEL), not refused", async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pools.example.org}
+spec:
+  group: example.org
+  names: {kind: Pool, plural: pools}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              x-kubernetes-validations:
+                - rule: "self.?replicas.orValue(1) <= 5"
+                  message: at most five replicas
+              properties:
+                replicas: {type: integer}
+`;
+    const pool = (n: number) => `apiVersion: example.org/v1\nkind: Pool\nmetadata: {name: p${n}, namespace: default}\nspec: {replicas: ${n}}\n`;
+    const { report } = await check(tempRepo({ "crd.yaml": crd, "a.yaml": pool(3), "b.yaml": pool(8) }));
+    expect(report.findings.filter((f) => f.rule === "schema/cel").map((f) => `${f.severity} ${f.file} ${f.message}`)).toEqual(["error b.yaml at most five replicas"]);
+  });
+});
