@@ -22,6 +22,7 @@ import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
 import { changedPolicies } from "../validate/policies.js";
+import { xrdChanges, type DefinitionDiff } from "../report/definition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
 import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
@@ -257,6 +258,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
       changes,
       ...(coverage.unrendered.length ? { unrenderedFiles: coverage.unrendered } : {}),
+      ...definitionsOf(baseSide, headSide),
       objects: objectCounts(changes),
       findings,
       verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
@@ -327,6 +329,20 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
   });
   side.sources = rendered.sources;
   side.findings = [...side.findings, ...rendered.findings];
+}
+
+/** The XRDs present on both sides that the change alters, with what it means for their XRs. */
+function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[] } {
+  const key = (m: Manifest) => `${m.apiVersion}|${m.name ?? ""}`;
+  const before = new Map(base.result.manifests.filter((m) => m.kind === "CompositeResourceDefinition").map((m) => [key(m), m]));
+  const definitions: DefinitionDiff[] = [];
+  for (const m of head.result.manifests) {
+    const old = m.kind === "CompositeResourceDefinition" ? before.get(key(m)) : undefined;
+    if (!old || JSON.stringify(old.object) === JSON.stringify(m.object)) continue;
+    const changes = xrdChanges(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
+    if (changes.length) definitions.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes });
+  }
+  return definitions.length ? { definitions } : {};
 }
 
 /** The base side's rendered objects by source key and object key. */

@@ -6,6 +6,7 @@ import { sourceState, type RenderedSource } from "../render/source.js";
 import type { Finding } from "./finding.js";
 import type { SecretMasker } from "./mask.js";
 import type { Verdict } from "./verdict.js";
+import type { DefinitionDiff } from "./definition-changes.js";
 
 /**
  * What a change did to what the repository renders, source by source and object by object, and
@@ -250,6 +251,8 @@ export interface DiffReport {
    * applied as written (or their definitions are not in the repository), so no rendered diff shows them.
    */
   unrenderedFiles?: string[];
+  /** XRDs the change alters, and what that means for their XRs and claims (known without rendering). */
+  definitions?: DefinitionDiff[];
   objects: { added: number; changed: number; removed: number };
   findings: FindingsDiff;
   /** Whether the step fails, and on what: the headline says the same as the exit code. */
@@ -265,5 +268,5 @@ export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
 
 /** True when the report has something to say: a changed, unknown or failing source, a new or fixed finding, or a failing step. */
 export function hasChanges(report: DiffReport): boolean {
-  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0 || (report.unrenderedFiles?.length ?? 0) > 0;
+  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0 || (report.unrenderedFiles?.length ?? 0) > 0 || (report.definitions?.length ?? 0) > 0;
 }

@@ -95,7 +95,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [headline(report, options.title), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report, options.describes));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
@@ -268,6 +268,18 @@ const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info:
 function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity], repeats?: Map<Finding, number>): string {
   const at = where(f, options);
   return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdownKeepingCode(f.message)}${repeats ? alsoLikeIt(f, repeats) : ""}`;
+}
+
+/** What a changed XRD means for its XRs and claims, known without rendering; breaking changes first. */
+function definitionsSection(report: DiffReport): string {
+  if (!report.definitions?.length) return "";
+  const blocks = report.definitions.map((d) => {
+    const sorted = [...d.changes].sort((a, b) => Number(b.breaking) - Number(a.breaking));
+    const rows = sorted.slice(0, 20).map((c) => `  - ${c.breaking ? "⚠️ **breaking**: " : ""}${code(c.path)} ${escapeMarkdown(c.what)}`);
+    if (sorted.length > 20) rows.push(`  - …and ${sorted.length - 20} more`);
+    return `- ${escapeMarkdown(d.kind)} ${code(d.name)} (${code(d.file)})\n${rows.join("\n")}`;
+  });
+  return `**Definitions this change alters** (what it means for their XRs and claims, known without rendering)\n\n${blocks.join("\n")}`;
 }
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
