@@ -16,7 +16,6 @@ export const SEQ_INDENT = "internal.config.kubernetes.io/seqindent";
 export const PACKAGE_PATH = "internal.config.kubernetes.io/package-path";
 export const MIGRATION_ID = "internal.config.kubernetes.io/annotations-migration-resource-id";
 export const RESOURCE_ID = "internal.config.kubernetes.io/kpt-resource-id";
-export const LOCAL_CONFIG = "config.kubernetes.io/local-config";
 export const UPSTREAM_IDENTIFIER = "internal.kpt.dev/upstream-identifier";
 
 /** The annotations kpt removes before it writes a package back (and we before showing it). */
@@ -102,10 +101,7 @@ export function fileOf(o: JsonObject): { path: string; index: string } {
 }
 
 /** `config.kubernetes.io/local-config` set to anything but "" or "false": kpt live apply skips it. */
-export function isLocalConfig(o: JsonObject): boolean {
-  const v = annotation(o, LOCAL_CONFIG);
-  return v !== undefined && v !== "" && v !== "false";
-}
+export { isLocalConfig } from "../manifest/roles.js";
 
 /** The object without kpt's bookkeeping annotations, as `kpt fn render` writes it back to its file. */
 export function withoutBookkeeping(o: JsonObject): JsonObject {

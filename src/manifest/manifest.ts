@@ -119,3 +119,9 @@ export function isKubeObject(value: unknown): value is KubeObject {
   const v = value as Record<string, unknown>;
   return typeof v.apiVersion === "string" && v.apiVersion !== "" && typeof v.kind === "string" && v.kind !== "";
 }
+
+/** An object's identity across trees and renders: apiVersion, kind, namespace and name. */
+export function objectIdentity(o: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }): string {
+  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
+}

@@ -15,6 +15,18 @@ export function packagePath(pkg: string): string {
   return parts.join("/");
 }
 
+/** Who publishes builds of the crossplane-contrib functions (Upbound rebuilds them under its organisation). */
+const CONTRIB_FUNCTION_PUBLISHERS = ["crossplane-contrib", "upbound"];
+
+/**
+ * The function's name (`function-patch-and-transform`) when the package is crossplane-contrib's or
+ * Upbound's build of it: one function, whoever built it. A fork published elsewhere is not.
+ */
+export function contribFunctionName(pkg: string): string | undefined {
+  const [org, ...rest] = packagePath(pkg).split("/");
+  return rest.length === 1 && CONTRIB_FUNCTION_PUBLISHERS.includes(org!) ? rest[0] : undefined;
+}
+
 export interface PackageVersion {
   tag?: string;
   digest?: string;

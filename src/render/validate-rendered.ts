@@ -1,4 +1,4 @@
-import { Manifest, SourceFile, type KubeObject } from "../manifest/manifest.js";
+import { Manifest, objectIdentity, SourceFile, type KubeObject } from "../manifest/manifest.js";
 import { pointerToFieldPath, valueAtPointer } from "../manifest/pointer.js";
 import type { Finding } from "../report/finding.js";
 import type { SchemaEngine } from "../validate/engine.js";
@@ -19,7 +19,7 @@ import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
 export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine, repository: Manifest[] = []): Promise<Finding[]> {
   // A rendered object that is also a repository object (a kpt package's resource, say): what
   // validation already said about the repository's object is not said again.
-  const inRepository = new Map(repository.map((m) => [identity(m.object), m]));
+  const inRepository = new Map(repository.map((m) => [objectIdentity(m.object), m]));
   // A nested XR's objects (keys with " > ") come from another Composition's templates than the source's.
   const objects = sources.flatMap((s) => (s.ok ? s.objects.map((o, i) => ({ s, o: o as KubeObject, nested: (s.keys[i] ?? "").includes(" > ") })) : []));
   await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
@@ -31,7 +31,7 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
       // Findings go on the source (or the template the object came from), so the rendered object needs no text of its own.
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
       const template = nested ? undefined : templateOf(s, o as JsonObject);
-      const original = inRepository.get(identity(o));
+      const original = inRepository.get(objectIdentity(o));
       const known = new Set(original ? engine.validate(original, registry.get(gvkOf(original.apiVersion, original.kind), original.file) ?? entry).map((v) => `${v.rule}|${v.pointer}|${v.message}`) : []);
       for (const v of engine.validate(manifest, entry)) {
         if (known.has(`${v.rule}|${v.pointer}|${v.message}`)) continue;
@@ -82,7 +82,3 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
-function identity(o: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }): string {
-  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
-}

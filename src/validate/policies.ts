@@ -1,4 +1,4 @@
-import type { Manifest } from "../manifest/manifest.js";
+import { objectIdentity, type Manifest } from "../manifest/manifest.js";
 import { evaluatePolicies, crdResources, loadPolicies, type PolicyExplain, type PolicySet, type PolicyTarget, type ResourceFor } from "../policy/index.js";
 import type { Finding } from "../report/finding.js";
 import type { SchemaRegistry } from "./schemas/registry.js";
@@ -54,9 +54,9 @@ const NO_RUN: PolicyRun = { findings: [], explain: [] };
 /** Every repository object admitted (CREATE), after its schema's defaults as the API server sees it. */
 export function checkManifests(policies: RepositoryPolicies, manifests: readonly Manifest[], registry: SchemaRegistry, previous?: readonly Manifest[]): PolicyRun {
   if (!policies.set.policies.length) return NO_RUN;
-  const before = new Map((previous ?? []).map((m) => [identity(m.object as JsonObject), m]));
+  const before = new Map((previous ?? []).map((m) => [objectIdentity(m.object as JsonObject), m]));
   const targets: PolicyTarget[] = manifests.map((m) => {
-    const old = before.get(identity(m.object as JsonObject));
+    const old = before.get(objectIdentity(m.object as JsonObject));
     return {
       object: defaulted(m.object as JsonObject, registry, m.file),
       ...(old ? { oldObject: defaulted(old.object as JsonObject, registry, old.file), operation: "UPDATE" as const } : {}),
@@ -98,10 +98,6 @@ export function isPolicyObject(m: Manifest): boolean {
   return POLICY_GROUPS.has(m.group);
 }
 
-function identity(o: JsonObject): string {
-  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
-}
 
 const ADMISSION_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
 

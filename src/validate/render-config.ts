@@ -1,7 +1,8 @@
 import type { Finding } from "../report/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
 
-const RUNTIME_ANNOTATION = "render.crossplane.io/runtime";
+/** How a `crossplane render` configuration says how a function runs (Development, Docker). */
+export const RUNTIME_ANNOTATION = "render.crossplane.io/runtime";
 
 /**
  * A package object annotated `render.crossplane.io/runtime: Development` configures

@@ -5,7 +5,7 @@ import { runGoTemplating } from "../functions/go-templating/function.js";
 import { runEnvironmentConfigs } from "../functions/environment-configs.js";
 import { runExtraResources } from "../functions/extra-resources.js";
 import { runCelFilter } from "../functions/cel-filter.js";
-import { packagePath } from "../../manifest/package-ref.js";
+import { contribFunctionName } from "../../manifest/package-ref.js";
 import { FunctionFailure, type CallContext, type FunctionRuntime } from "./runtime.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { withExecLimits } from "../../gotemplate/budget.js";
@@ -23,16 +23,9 @@ const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-cel-filter": runCelFilter,
 };
 
-/**
- * Upbound publishes its own builds of the crossplane-contrib functions under its organisation
- * (`xpkg.upbound.io/upbound/function-patch-and-transform`): the same source, so the same built-in.
- */
-const SAME_FUNCTION_PUBLISHERS = ["upbound/"];
-
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
-  const path = packagePath(pkg);
-  const publisher = SAME_FUNCTION_PUBLISHERS.find((p) => path.startsWith(p));
-  return BUILTINS[publisher ? `crossplane-contrib/${path.slice(publisher.length)}` : path];
+  const name = contribFunctionName(pkg);
+  return name === undefined ? undefined : BUILTINS[`crossplane-contrib/${name}`];
 }
 
 export function builtinNames(): string[] {

@@ -9,7 +9,9 @@ import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "./process.js";
 import { UnavailableRuntime, type FunctionRuntime } from "./runtime.js";
 
-export const RUNTIME_ANNOTATION = "render.crossplane.io/runtime";
+import { RUNTIME_ANNOTATION } from "../../validate/render-config.js";
+
+export { RUNTIME_ANNOTATION };
 
 /** Why a step's function cannot run when it does not exist at all: neither a Function object, nor a built-in, nor configured. */
 export const NO_SUCH_FUNCTION = "is not in the repository (no Function object of that name)";

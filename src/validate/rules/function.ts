@@ -1,5 +1,5 @@
 import { groupOf, type Manifest } from "../../manifest/manifest.js";
-import { packagePath, packageVersion } from "../../manifest/package-ref.js";
+import { contribFunctionName, packageVersion } from "../../manifest/package-ref.js";
 import type { Finding } from "../../report/finding.js";
 import { gvkOf } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
@@ -50,9 +50,6 @@ function checkPackage(fn: Manifest, sink: FindingSink): void {
   else if (!SEMVER.test(tag)) say(`uses the floating tag ${tag}`);
 }
 
-/** The publishers whose builds of a function are that function (Upbound rebuilds crossplane-contrib's). */
-const SAME_FUNCTION_PUBLISHERS = ["crossplane-contrib", "upbound"];
-
 /**
  * The function a step runs, by its package's name, when it is one whose input composition-ci
  * knows: crossplane-contrib's or Upbound's build (or the config's builtin). A fork published
@@ -60,10 +57,7 @@ const SAME_FUNCTION_PUBLISHERS = ["crossplane-contrib", "upbound"];
  */
 function functionPackage(name: string, ctx: RuleContext): string | undefined {
   const pkg = asString(asObject(ctx.index.functions.get(name)?.object.spec)?.package);
-  if (pkg) {
-    const [org, ...rest] = packagePath(pkg).split("/");
-    return rest.length === 1 && SAME_FUNCTION_PUBLISHERS.includes(org!) ? rest[0] : undefined;
-  }
+  if (pkg) return contribFunctionName(pkg);
   return ctx.config.functions[name]?.builtin;
 }
 
