@@ -48,7 +48,7 @@ export function narrowToBase(head: Config, base: Config): Config {
   };
 }
 
-type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies">;
+type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount">;
 
 function gateOf(c: Config): Gate {
   return {
@@ -61,6 +61,7 @@ function gateOf(c: Config): Gate {
     parameterSchemas: c.parameterSchemas,
     tests: c.tests,
     policies: c.policies,
+    crossplaneServiceAccount: c.crossplaneServiceAccount,
   };
 }
 

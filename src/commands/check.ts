@@ -141,7 +141,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     select: options.select,
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
-  const policyRun = checkRendered(result.policies, sources, result.registry, options.oldObject);
+  const policyRun = checkRendered(result.policies, sources, result.registry, options.oldObject, result.config.crossplaneServiceAccount);
   const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests)), ...policyRun.findings];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);

@@ -43,6 +43,11 @@ export interface Config {
    * DeploymentRuntimeConfig mounts a ConfigMap there) → a directory of the repository.
    */
   templateMounts: Record<string, string>;
+  /**
+   * `crossplaneServiceAccount: <namespace>/<name>`: who creates composed resources, as admission
+   * policies see them (`request.userInfo`); crossplane-system/crossplane by default.
+   */
+  crossplaneServiceAccount?: string;
   /** `tests:`: golden files mapped from example XRs (`composition-ci test`, docs/testing.md). */
   tests?: TestsConfig;
 }
@@ -83,6 +88,7 @@ const KNOWN_KEYS = [
   "templateMounts",
   "tests",
   "packages",
+  "crossplaneServiceAccount",
 ] as const;
 
 export function emptyConfig(): Config {
@@ -189,6 +195,10 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "packages":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim()))) fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");
         config.packages = (value as string[]).map((v) => v.trim());
+        break;
+      case "crossplaneServiceAccount":
+        if (typeof value !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(value)) fail("must be <namespace>/<name> of the service account Crossplane runs as (crossplane-system/crossplane)");
+        config.crossplaneServiceAccount = value;
         break;
       case "crossplaneVersion":
         if (value !== 1 && value !== 2) fail("must be 1 or 2");

@@ -6,9 +6,9 @@ import { setJmespathClock } from "./kyverno/jmespath.js";
 import { groupOf } from "../manifest/manifest.js";
 import { policyFinding, type PolicySet } from "./load.js";
 import type { EvalContext, LoadedPolicy, Verdict } from "./policy.js";
-import { admissionOf, type Admission } from "./request.js";
+import { admissionOf, writtenName, type Admission } from "./request.js";
 import { BadSelector } from "./selector.js";
-import type { EvaluateOptions, JsonObject, PolicyEvaluation, PolicyExplain, PolicyResult, PolicyTarget } from "./types.js";
+import type { EvaluateOptions, JsonObject, PolicyEvaluation, PolicyExplain, PolicyResult, PolicyTarget, ResourceFor } from "./types.js";
 
 /**
  * Every policy on every target. A violation is a finding at the target's line (the validation's
@@ -55,11 +55,34 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
   return { findings, explain, results };
 }
 
+const mayMatchByKind = new WeakMap<PolicySet, Map<string, boolean>>();
+
+/**
+ * Whether some policy of the set may match the target, judged by what a policy's quick test reads
+ * (group, version, kind, resource, subresource), once per such key: callers prepare only these
+ * targets (schema defaults); the others no policy would match.
+ */
+export function mayBeMatched(set: PolicySet, target: PolicyTarget, resourceFor?: ResourceFor): boolean {
+  const a = admissionOf(target, 0, resourceFor, set.namespaces);
+  const key = kindKey(a);
+  const memo = mayMatchByKind.get(set) ?? mayMatchByKind.set(set, new Map()).get(set)!;
+  let may = memo.get(key);
+  if (may === undefined) {
+    may = set.policies.some((p) => !p.mayMatch || p.mayMatch(a));
+    memo.set(key, may);
+  }
+  return may;
+}
+
+function kindKey(a: Admission): string {
+  return `${a.group}\u0000${a.version}\u0000${a.kind}\u0000${a.resource.resource}\u0000${a.target.subResource ?? ""}`;
+}
+
 /** Admissions of one group, version, kind and resource together: a policy that cannot match one of them matches none. */
 function groupByKind(admissions: Admission[]): Admission[][] {
   const groups = new Map<string, Admission[]>();
   for (const a of admissions) {
-    const key = `${a.group}\u0000${a.version}\u0000${a.kind}\u0000${a.resource.resource}\u0000${a.target.subResource ?? ""}`;
+    const key = kindKey(a);
     (groups.get(key) ?? groups.set(key, []).get(key)!).push(a);
   }
   return [...groups.values()];
@@ -112,7 +135,6 @@ export function ruleId(policy: LoadedPolicy, v: Verdict): string {
 
 function violation(policy: LoadedPolicy, v: Verdict, a: Admission): Finding {
   const t = a.target;
-  const meta = (a.object.metadata ?? {}) as JsonObject;
   const pointer = v.pointer ?? "";
   const at = t.locate?.(pointer) ?? (pointer ? t.locate?.("") : undefined);
   const by = v.binding ? `, binding ${v.binding}` : "";
@@ -123,12 +145,12 @@ function violation(policy: LoadedPolicy, v: Verdict, a: Admission): Finding {
     ...(at ? { file: at.file, line: at.line, column: at.column } : {}),
     apiVersion: String(a.object.apiVersion ?? ""),
     kind: a.kind,
-    name: String(meta.name ?? meta.generateName ?? ""),
+    name: writtenName(a.object),
     ...(pointer ? { path: pointerToFieldPath(pointer) } : {}),
   };
 }
 
 function describe(a: Admission): string {
   const ns = a.namespace ? `${a.namespace}/` : "";
-  return `${a.kind} ${ns}${a.name}${a.target.source ? ` (${a.target.source})` : ""}`;
+  return `${a.kind} ${ns}${writtenName(a.object)}${a.target.source ? ` (${a.target.source})` : ""}`;
 }

@@ -3,8 +3,9 @@
  * (evaluatePolicies). It knows nothing of rendering, commands or GitHub.
  */
 export { loadPolicies, type PolicySet } from "./load.js";
-export { evaluatePolicies } from "./evaluate.js";
+export { evaluatePolicies, mayBeMatched } from "./evaluate.js";
 export { builtinResource, crdResources } from "./resources.js";
+export { withGeneratedName } from "./request.js";
 export { compileCelRule, type CelRuleResult } from "./cel/rule.js";
 export type {
   EvaluateOptions,

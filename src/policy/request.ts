@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { groupOf, versionOf } from "../manifest/manifest.js";
 import { resolveResource } from "./resources.js";
 import { toCel } from "./cel/values.js";
@@ -99,4 +100,33 @@ export function requestOf(a: Admission): JsonObject {
     userInfo: { username: user.username ?? "", ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}) },
     dryRun: false,
   };
+}
+
+/** The API server's alphabet for generated names (k8s.io/apimachinery/pkg/util/rand): no vowels, no 0, 1, 3. */
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const MAX_GENERATED_BASE = 58; // 63 less the five random characters
+
+/**
+ * The object as validating admission sees it when it has a `generateName` and no name: the API
+ * server has named it by then (`generateName` cut to 58 characters, plus five random characters).
+ * The suffix is drawn from the object itself, so a run is repeatable; a policy that reads only the
+ * name's prefix, length or alphabet decides as it would in the cluster.
+ */
+export function withGeneratedName(object: JsonObject): JsonObject {
+  const meta = object.metadata as JsonObject | undefined;
+  if (!meta || typeof meta.generateName !== "string" || (typeof meta.name === "string" && meta.name !== "")) return object;
+  const digest = createHash("sha256").update(JSON.stringify(object)).digest();
+  let suffix = "";
+  for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[digest[i]! % NAME_ALPHABET.length];
+  const named = { ...object, metadata: { ...meta, name: `${meta.generateName.slice(0, MAX_GENERATED_BASE)}${suffix}` } };
+  generated.add(named);
+  return named;
+}
+
+const generated = new WeakSet<object>();
+
+/** The name a finding shows: the `generateName` the user wrote when the name was generated here. */
+export function writtenName(object: JsonObject): string {
+  const meta = (object.metadata ?? {}) as JsonObject;
+  return String((generated.has(object) ? meta.generateName : meta.name ?? meta.generateName) ?? "");
 }

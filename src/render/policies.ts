@@ -1,15 +1,21 @@
-import type { UserInfo, PolicyTarget } from "../policy/index.js";
+import { mayBeMatched, type UserInfo, type PolicyTarget } from "../policy/index.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
-import { defaulted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../validate/policies.js";
+import { admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../validate/policies.js";
 import type { JsonObject } from "./functions/response.js";
 import { renderedObjectName, type RenderedSource } from "./source.js";
 import { templateOf } from "./validate-rendered.js";
 
-/** Who creates composed resources: Crossplane's service account, as the API server sees it. */
-export const CROSSPLANE_USER: UserInfo = {
-  username: "system:serviceaccount:crossplane-system:crossplane",
-  groups: ["system:serviceaccounts", "system:serviceaccounts:crossplane-system", "system:authenticated"],
-};
+/**
+ * Who creates composed resources: Crossplane's service account (`namespace/name`, by default
+ * crossplane-system/crossplane), as the API server names a service account's user.
+ */
+export function crossplaneUser(serviceAccount = "crossplane-system/crossplane"): UserInfo {
+  const [namespace, name] = serviceAccount.split("/") as [string, string];
+  return {
+    username: `system:serviceaccount:${namespace}:${name}`,
+    groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+  };
+}
 
 /**
  * Every object a source rendered (composed resources, nested XRs, workloads and traits, a kpt
@@ -17,20 +23,28 @@ export const CROSSPLANE_USER: UserInfo = {
  * template that produced the object (its base's line) or else on the source, naming the source.
  * `old`: the base side's objects by key (diff), which make the request an UPDATE.
  */
-export function checkRendered(policies: RepositoryPolicies, sources: readonly RenderedSource[], registry: SchemaRegistry, old?: (source: RenderedSource, key: string) => JsonObject | undefined): PolicyRun {
+export function checkRendered(
+  policies: RepositoryPolicies,
+  sources: readonly RenderedSource[],
+  registry: SchemaRegistry,
+  old?: (source: RenderedSource, key: string) => JsonObject | undefined,
+  serviceAccount?: string,
+): PolicyRun {
   if (!policies.set.policies.length) return { findings: [], explain: [] };
+  const userInfo = crossplaneUser(serviceAccount);
   const targets: PolicyTarget[] = [];
   for (const s of sources) {
     if (!s.ok) continue;
     s.objects.forEach((raw, i) => {
       const o = raw as JsonObject;
+      if (!mayBeMatched(policies.set, { object: o }, policies.resourceFor)) return;
       const key = s.keys[i] ?? "";
       const template = key.includes(" > ") ? undefined : templateOf(s, o);
       const previous = old?.(s, key);
       targets.push({
-        object: defaulted(o, registry, s.source.file),
-        ...(previous ? { oldObject: defaulted(previous, registry, s.source.file), operation: "UPDATE" as const } : {}),
-        userInfo: CROSSPLANE_USER,
+        object: admitted(o, registry, s.source.file),
+        ...(previous ? { oldObject: admitted(previous, registry, s.source.file), operation: "UPDATE" as const } : {}),
+        userInfo,
         source: `rendered ${String(o.kind)} "${renderedObjectName(o)}" from ${s.source.kind} ${s.source.name ?? ""} (${s.source.file})`,
         locate: (pointer) => {
           if (template) return { file: template.composition.file, ...template.composition.locate(`${template.pointer}${pointer}`) };

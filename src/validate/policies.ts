@@ -1,5 +1,5 @@
 import { objectIdentity, type Manifest } from "../manifest/manifest.js";
-import { evaluatePolicies, crdResources, loadPolicies, type PolicyExplain, type PolicySet, type PolicyTarget, type ResourceFor } from "../policy/index.js";
+import { evaluatePolicies, mayBeMatched, withGeneratedName, crdResources, loadPolicies, type PolicyExplain, type PolicySet, type PolicyTarget, type ResourceFor } from "../policy/index.js";
 import type { Finding } from "../report/finding.js";
 import type { SchemaRegistry } from "./schemas/registry.js";
 import { gvkOf } from "./schemas/types.js";
@@ -55,14 +55,16 @@ const NO_RUN: PolicyRun = { findings: [], explain: [] };
 export function checkManifests(policies: RepositoryPolicies, manifests: readonly Manifest[], registry: SchemaRegistry, previous?: readonly Manifest[]): PolicyRun {
   if (!policies.set.policies.length) return NO_RUN;
   const before = new Map((previous ?? []).map((m) => [objectIdentity(m.object as JsonObject), m]));
-  const targets: PolicyTarget[] = manifests.map((m) => {
+  const targets: PolicyTarget[] = [];
+  for (const m of manifests) {
+    if (!mayBeMatched(policies.set, { object: m.object as JsonObject }, policies.resourceFor)) continue;
     const old = before.get(objectIdentity(m.object as JsonObject));
-    return {
-      object: defaulted(m.object as JsonObject, registry, m.file),
-      ...(old ? { oldObject: defaulted(old.object as JsonObject, registry, old.file), operation: "UPDATE" as const } : {}),
+    targets.push({
+      object: admitted(m.object as JsonObject, registry, m.file),
+      ...(old ? { oldObject: admitted(old.object as JsonObject, registry, old.file), operation: "UPDATE" as const } : {}),
       locate: (pointer) => ({ file: m.file, ...m.locate(pointer) }),
-    };
-  });
+    });
+  }
   return runPolicies(policies, targets);
 }
 
@@ -72,11 +74,13 @@ export function runPolicies(policies: RepositoryPolicies, targets: PolicyTarget[
   return { findings, explain };
 }
 
-/** The object with its schema's defaults applied (a copy), as admission sees it; as written when the kind has no schema. */
-export function defaulted(object: JsonObject, registry: SchemaRegistry, near: string): JsonObject {
+/**
+ * The object as validating admission sees it: named when it had only a `generateName`, with its
+ * schema's defaults applied (a copy; the object is never touched).
+ */
+export function admitted(object: JsonObject, registry: SchemaRegistry, near: string): JsonObject {
   const entry = registry.get(gvkOf(String(object.apiVersion ?? ""), String(object.kind ?? "")), near);
-  if (!entry?.schema) return object;
-  return applyStructural(entry.schema, object).value as JsonObject; // copy on write: the object is never touched
+  return withGeneratedName(entry?.schema ? (applyStructural(entry.schema, object).value as JsonObject) : object);
 }
 
 /** The counts of two runs (repository objects, rendered objects) per policy, as one explanation. */

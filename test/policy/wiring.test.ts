@@ -101,6 +101,54 @@ describe("policies on what the repository holds and renders", () => {
     expect(JSON.parse(configured.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/")).map((f: Finding) => f.severity)).toEqual(["warning"]);
   });
 
+  it("rendered objects are created by Crossplane's service account; crossplaneServiceAccount names another", async () => {
+    const bySa = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: only-crossplane}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  validations:
+    - expression: "request.userInfo.username == 'system:serviceaccount:crossplane-system:crossplane' && 'system:serviceaccounts:crossplane-system' in request.userInfo.groups"
+      message: made by the default service account
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: only-crossplane}
+spec: {policyName: only-crossplane, validationActions: [Deny]}
+`;
+    const files = { "policies/vap.yaml": bySa, "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") };
+    expect((await check(tempRepo(files))).policy).toEqual([]);
+    const other = await check(tempRepo({ ...files, ".composition-ci.yaml": "crossplaneServiceAccount: upbound-system/crossplane\n" }));
+    expect(other.policy.map((f) => f.rule)).toEqual(["policy/only-crossplane"]);
+    const bad = await runCli(["check", "."], tempRepo({ ...files, ".composition-ci.yaml": "crossplaneServiceAccount: crossplane\n" }));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("crossplaneServiceAccount: must be <namespace>/<name>");
+  });
+
+  it("an object with only a generateName is admitted named as the API server names it; the finding shows the generateName", async () => {
+    const named = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: named}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  validations:
+    - expression: "object.metadata.name.matches('^shop-[bcdfghjklmnpqrstvwxz2456789]{5}$')"
+      message: generated from the XR's name
+    - expression: "!object.metadata.name.startsWith('shop-')"
+      message: never a shop name
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: named}
+spec: {policyName: named, validationActions: [Deny]}
+`;
+    const { policy } = await check(tempRepo({ "policies/vap.yaml": named, "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    expect(policy.map((f) => f.message.split(" (")[0])).toEqual(["never a shop name"]);
+    expect((policy[0] as Finding & { name?: string }).name).toBe("shop-");
+  });
+
   it("--explain-policies lists every policy with its counts, so none is silently skipped", async () => {
     const { stderr } = await runCli(["check", ".", "--explain-policies"], tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
     expect(stderr).toContain("ValidatingAdmissionPolicy require-team-label (policies/vap.yaml:1): matched 1: 1 passed, 0 failed, 0 not evaluated");

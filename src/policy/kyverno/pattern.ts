@@ -23,9 +23,17 @@ class PatternError {
 
 const ANCHOR = /^([+<=X^])?\((.+)\)$/;
 
-function parseAnchor(key: string): { modifier: string; key: string } | undefined {
+type Anchor = { modifier: string; key: string };
+
+/** Pattern keys come from the policies, so the parsed anchors are kept (a bounded set). */
+const anchors = new Map<string, Anchor | undefined>();
+
+function parseAnchor(key: string): Anchor | undefined {
+  if (anchors.has(key)) return anchors.get(key);
   const m = ANCHOR.exec(key.trim());
-  return m ? { modifier: m[1] ?? "", key: m[2]! } : undefined;
+  const parsed = m ? { modifier: m[1] ?? "", key: m[2]! } : undefined;
+  anchors.set(key, parsed);
+  return parsed;
 }
 
 const isSkip = (e: PatternError) => e.kind === "conditional" || e.kind === "global" || e.kind === "skip";
@@ -74,14 +82,7 @@ function validateElement(resource: Json, pattern: Json, path: string, ac: Anchor
 
 function validateMap(resource: Obj, patternIn: Obj, path: string, ac: AnchorMap): PatternError | undefined {
   const pattern = expandMetadataWildcards(patternIn, resource);
-  const anchorKeys: string[] = [];
-  const plainKeys: string[] = [];
-  for (const key of Object.keys(pattern)) {
-    const a = parseAnchor(key);
-    if (a && ["", "^", "=", "X"].includes(a.modifier)) anchorKeys.push(key);
-    else plainKeys.push(key);
-  }
-  anchorKeys.sort();
+  const { anchorKeys, plainKeys } = keyOrder(pattern);
   const skips: PatternError[] = [];
   let applied = 0;
   for (const key of anchorKeys) {
@@ -96,11 +97,30 @@ function validateMap(resource: Obj, patternIn: Obj, path: string, ac: AnchorMap)
     applied++;
   }
   if (skips.length > 0 && applied === 0) return new PatternError(skips.map((e) => e.message).join("; "), path, "skip");
-  for (const key of sortResourceKeys(plainKeys, pattern)) {
+  for (const key of plainKeys) {
     const err = handle(key, pattern[key], resource, path, ac);
     if (err) return err;
   }
   return undefined;
+}
+
+/** The order a map pattern's keys are checked in, worked out once per pattern object. */
+const keyOrders = new WeakMap<Obj, { anchorKeys: string[]; plainKeys: string[] }>();
+
+function keyOrder(pattern: Obj): { anchorKeys: string[]; plainKeys: string[] } {
+  const known = keyOrders.get(pattern);
+  if (known) return known;
+  const anchorKeys: string[] = [];
+  const plain: string[] = [];
+  for (const key of Object.keys(pattern)) {
+    const a = parseAnchor(key);
+    if (a && ["", "^", "=", "X"].includes(a.modifier)) anchorKeys.push(key);
+    else plain.push(key);
+  }
+  anchorKeys.sort();
+  const order = { anchorKeys, plainKeys: sortResourceKeys(plain, pattern) };
+  keyOrders.set(pattern, order);
+  return order;
 }
 
 /** Global anchors and keys with anchors below them first, the rest after, each group sorted. */
@@ -202,6 +222,7 @@ function expandMetadataWildcards(pattern: Obj, resource: Obj): Obj {
     const tagKey = Object.keys(meta).find((k) => k === tag || parseAnchor(k)?.key === tag);
     const have = (resource.metadata as Obj)[tag];
     if (!tagKey || !isObject(meta[tagKey]) || !isObject(have)) continue;
+    if (!Object.keys(meta[tagKey] as Obj).some((k) => hasWildcard(parseAnchor(k)?.key ?? k))) continue;
     const out: Obj = {};
     for (const [k, v] of Object.entries(meta[tagKey] as Obj)) {
       const a = parseAnchor(k);
@@ -238,7 +259,28 @@ export function matchValue(value: Json, pattern: Json): boolean {
 
 function matchStringPattern(value: Json, pattern: string): boolean {
   if (value === pattern) return true;
-  return pattern.split("|").some((or) => or.trim().split("&").every((and) => matchOperand(value, and.trim())));
+  return compiledPattern(pattern).some((or) => or.every((and) => matchOperand(value, and)));
+}
+
+/** An operand of a string pattern, parsed once: its operator and the pattern as a duration and a quantity. */
+interface Operand {
+  op: string;
+  text: string;
+  duration: number | undefined;
+  quantity: ReturnType<typeof quantity>;
+  range?: [Operand, Operand];
+}
+
+/** String patterns come from the policies, so each is split and parsed once (a bounded set). */
+const compiled = new Map<string, Operand[][]>();
+
+function compiledPattern(pattern: string): Operand[][] {
+  let known = compiled.get(pattern);
+  if (!known) {
+    known = pattern.split("|").map((or) => or.trim().split("&").map((and) => operandOf(and.trim())));
+    compiled.set(pattern, known);
+  }
+  return known;
 }
 
 const IN_RANGE = /^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$/;
@@ -252,20 +294,23 @@ function operatorOf(p: string): string {
   return "";
 }
 
-function matchOperand(value: Json, operand: string): boolean {
+function operandOf(operand: string): Operand {
   const op = operatorOf(operand);
-  if (op === "-") {
-    const m = IN_RANGE.exec(operand)!;
-    return matchOperand(value, `>= ${m[1]}`) && matchOperand(value, `<= ${m[2]}`);
+  if (op === "-" || op === "!-") {
+    const m = (op === "-" ? IN_RANGE : NOT_IN_RANGE).exec(operand)!;
+    const range: [Operand, Operand] = op === "-" ? [operandOf(`>= ${m[1]}`), operandOf(`<= ${m[2]}`)] : [operandOf(`< ${m[1]}`), operandOf(`> ${m[2]}`)];
+    return { op, text: operand, duration: undefined, quantity: undefined, range };
   }
-  if (op === "!-") {
-    const m = NOT_IN_RANGE.exec(operand)!;
-    return matchOperand(value, `< ${m[1]}`) || matchOperand(value, `> ${m[2]}`);
-  }
-  const p = operand.slice(op.length).trim();
-  const duration = compareWith(value, p, op, parseDuration, (a, b) => a - b);
+  const text = operand.slice(op.length).trim();
+  return { op, text, duration: parseDuration(text), quantity: quantity(text) };
+}
+
+function matchOperand(value: Json, operand: Operand): boolean {
+  const { op, text: p, range } = operand;
+  if (range) return op === "-" ? matchOperand(value, range[0]) && matchOperand(value, range[1]) : matchOperand(value, range[0]) || matchOperand(value, range[1]);
+  const duration = compareWith(value, operand.duration, op, parseDuration, (a, b) => a - b);
   if (duration !== undefined) return duration;
-  const q = compareWith(value, p, op, (s) => quantity(s), (a, b) => a.compare(b));
+  const q = compareWith(value, operand.quantity, op, (s) => quantity(s), (a, b) => a.compare(b));
   if (q !== undefined) return q;
   if (op !== "" && op !== "!") return false;
   let text: string;
@@ -278,8 +323,7 @@ function matchOperand(value: Json, operand: string): boolean {
 }
 
 /** Both sides parsed (a number value read as text, null as "0"), then compared; undefined when either does not parse. */
-function compareWith<T>(value: Json, pattern: string, op: string, parse: (s: string) => T | undefined, cmp: (a: T, b: T) => number): boolean | undefined {
-  const p = parse(pattern);
+function compareWith<T>(value: Json, p: T | undefined, op: string, parse: (s: string) => T | undefined, cmp: (a: T, b: T) => number): boolean | undefined {
   if (p === undefined) return undefined;
   let text: string;
   if (value === null || value === undefined) text = "0";
