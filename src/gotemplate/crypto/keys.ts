@@ -1,6 +1,7 @@
-import { createECDH, createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { charge, COSTS } from "../budget.js";
 import { bitString, children, decodePem, integer, oid, pem, sequence, toBigInt } from "./der.js";
+import { p256PrivateKey } from "./p256.js";
 
 /**
  * Private keys as sprig makes them (RSA, ECDSA P-256, Ed25519, DSA), generated deterministically
@@ -52,7 +53,7 @@ function modPow(b: bigint, e: bigint, m: bigint): bigint {
   return r;
 }
 
-export function modInverse(a: bigint, m: bigint): bigint {
+function modInverse(a: bigint, m: bigint): bigint {
   let [r0, r1] = [((a % m) + m) % m, m];
   let [s0, s1] = [1n, 0n];
   while (r1 !== 0n) {
@@ -163,12 +164,7 @@ export function generateKey(type: KeyType, seed: Uint8Array, bits = 2048): Priva
     case "ecdsa": {
       const n = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
       const d = (stream.bigint(256) % (n - 1n)) + 1n;
-      const dBytes = Buffer.from(d.toString(16).padStart(64, "0"), "hex");
-      const ecdh = createECDH("prime256v1");
-      ecdh.setPrivateKey(dBytes);
-      const pub = ecdh.getPublicKey();
-      const jwk = { kty: "EC", crv: "P-256", d: b64u(dBytes), x: b64u(pub.subarray(1, 33)), y: b64u(pub.subarray(33)) };
-      key = { type, key: createPrivateKey({ key: jwk, format: "jwk" }) };
+      key = { type, key: p256PrivateKey(Buffer.from(d.toString(16).padStart(64, "0"), "hex")) };
       break;
     }
     case "ed25519": {

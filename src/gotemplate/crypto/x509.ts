@@ -74,8 +74,10 @@ function signWith(key: PrivateKey, tbs: Buffer, stream: ByteStream): Buffer {
     case "ed25519":
       return sign(null, tbs, key.key);
     case "ecdsa": {
-      const d = BigInt("0x" + Buffer.from((key.key.export({ format: "jwk" }) as { d: string }).d, "base64url").toString("hex"));
-      return signP256(createHash("sha256").update(tbs).digest(), d, () => stream.bigint(256));
+      const raw = Buffer.from((key.key.export({ format: "jwk" }) as { d: string }).d, "base64url");
+      const d = Buffer.concat([Buffer.alloc(Math.max(0, 32 - raw.length)), raw]);
+      // The nonce's hedge comes from the certificate's seeded stream: the same render signs the same way
+      return signP256(tbs, d, stream.bytes(32));
     }
     default:
       throw new Error("x509: only RSA, ECDSA and Ed25519 keys supported");

@@ -105,7 +105,7 @@ function decryptAES(password: string, crypt64: string): string {
 function bcryptString(input: string, ctx: CallContext): string {
   charge(COSTS.bcryptRound * 2 ** 10, "bcrypt");
   try {
-    return bcrypt(Buffer.from(input, "utf8"), randomBytes(16, ctx));
+    return bcrypt(input, randomBytes(16, ctx));
   } catch (err) {
     return `failed to encrypt string with bcrypt: ${(err as Error).message}`;
   }
