@@ -20,6 +20,8 @@ Commands:
   validate [paths...]   check every manifest against its schema and the semantic rules
   render ...            render XRs through their function pipelines (like crossplane render),
                         and OAM ApplicationConfigurations (--all)
+  composition render    the same, by crossplane's v2.5 name (crossplane composition render)
+  operation render      render op, by crossplane's v2.5 name (crossplane operation render)
   test [paths...]       run CompositionTests and golden render files (--update rewrites goldens)
   diff --base REF       what a change does to the rendered output and the findings (PR report)
   drift                 today's render against a committed snapshot and/or the cluster
@@ -44,6 +46,11 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await validateCommand(rest, io);
       case "render":
         return await renderCommand(rest, io);
+      // crossplane v2.5's names: `crossplane composition render`, `crossplane operation render`.
+      case "composition":
+      case "operation":
+        if (rest[0] !== "render") throw new UsageError(`${command} has one subcommand: ${command} render (run 'composition-ci ${command} render --help')`);
+        return await renderCommand(command === "operation" ? ["op", ...rest.slice(1)] : rest.slice(1), io);
       case "test":
         return await testCommand(rest, io);
       case "diff":

@@ -48,7 +48,7 @@ export function narrowToBase(head: Config, base: Config): Config {
   };
 }
 
-type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount">;
+type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "crossplaneRelease" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount">;
 
 function gateOf(c: Config): Gate {
   return {
@@ -57,6 +57,7 @@ function gateOf(c: Config): Gate {
     maxFileBytes: c.maxFileBytes,
     missingSchemas: c.missingSchemas,
     crossplaneVersion: c.crossplaneVersion,
+    crossplaneRelease: c.crossplaneRelease,
     clusterDefinitions: c.clusterDefinitions,
     parameterSchemas: c.parameterSchemas,
     tests: c.tests,

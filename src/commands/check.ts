@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { renderEverything } from "../render/repo.js";
+import { renderRelease } from "./options.js";
 import { notRenderedFindings, renderSummary, sourceCoverage } from "../render/not-rendered.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
@@ -43,6 +44,9 @@ Options: those of validate, and
   --offline         function packages only from the cache (see functions pull)
   --max-nested-depth N
                     render composed XRs with their own Compositions this deep (default 5; 0: not)
+  --crossplane-version V
+                    render as that Crossplane release's crossplane render prints it (v2.2,
+                    v2.3.4, v2.5; default: the config's crossplaneVersion, else v2.5)
   --no-render       validation only
   --output-dir DIR  also write DIR/rendered/ (one YAML stream per rendered source, as
                     crossplane render prints it, secret values masked), DIR/report.json
@@ -52,7 +56,7 @@ Options: those of validate, and
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false, maxNestedDepth: undefined as number | undefined };
+  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false, maxNestedDepth: undefined as number | undefined, crossplaneVersion: undefined as string | undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
@@ -61,6 +65,11 @@ function ownFlags(argv: string[]) {
       const value = a.startsWith("--max-nested-depth=") ? a.slice("--max-nested-depth=".length) : argv[++i];
       // A flag left without its value is said as one with a wrong value.
       own.maxNestedDepth = nestedDepthOption(value ?? "a missing value");
+    }
+    else if (a === "--crossplane-version" || a.startsWith("--crossplane-version=")) {
+      const value = a.startsWith("--crossplane-version=") ? a.slice("--crossplane-version=".length) : argv[++i];
+      if (!value) throw new UsageError("--crossplane-version needs a release (v2.5, v2.3.4, v2.2)");
+      own.crossplaneVersion = value;
     }
     else if (a === "--offline") {
       own.offline = true;
@@ -96,7 +105,7 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   if (!own.render) return validateCommand(rest, io, undefined, { allowExec: own.allowExec });
   return validateCommand(rest, io, async (result, root) => {
     const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
-    const { sources, findings, policyExplain } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth });
+    const { sources, findings, policyExplain } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth, crossplaneVersion: own.crossplaneVersion });
     if (sources.length) io.stderr(renderSummary(sources));
     // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
     const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
@@ -116,6 +125,8 @@ export interface RenderStepOptions {
   /** Where function packages come from (none: only built-ins, configured runtimes and Docker). */
   packages?: PackageSettings;
   maxNestedDepth?: number;
+  /** --crossplane-version: the release whose render is printed (else the config's, else the newest modelled). */
+  crossplaneVersion?: string;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
   /** The base side's rendered object of a key (diff): the policies admit the head's as an UPDATE of it. */
@@ -135,6 +146,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     packages: options.packages,
     trustedPackages: result.config.trustedFunctions,
     maxNestedDepth: options.maxNestedDepth,
+    release: renderRelease(options.crossplaneVersion, result.config),
     templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,

@@ -62,6 +62,8 @@ Options:
                                 base ref's config; the head's config may only narrow it (the
                                 Action's pr mode does this)
   --timeout D                   per function call (default: 60s)
+  --crossplane-version V        render as that Crossplane release prints it (default: the
+                                config's crossplaneVersion, else v2.5)
   --max-nested-depth N          render composed XRs with their own Compositions this deep
                                 (default 5; 0: not at all)
   --offline                     function packages only from the cache (see functions pull)
@@ -98,6 +100,8 @@ export interface DiffOptions {
   timeoutMs?: number;
   /** How deep composed XRs render with their own Compositions (default 5). */
   maxNestedDepth?: number;
+  /** --crossplane-version: the release both sides render as. */
+  crossplaneVersion?: string;
   configFile?: string;
   crds?: string[];
   /** Admission policy files or directories besides the repository's (`--policies`). */
@@ -154,6 +158,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     trustBaseConfig: values["trust-base-config"],
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
+    crossplaneVersion: values["crossplane-version"],
     configFile: values.config,
     crds: values.crds,
     policies: values.policies,
@@ -324,6 +329,7 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
     packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
     maxNestedDepth: options.maxNestedDepth,
+    crossplaneVersion: options.crossplaneVersion,
     select,
     ...(previous ? { oldObject: (s: RenderedSource, key: string) => previous.get(`${side.keys.get(s.source) ?? ""}\u0000${key}`) } : {}),
   });

@@ -40,6 +40,7 @@ Options:
                           where the Development function NAME listens (repeatable)
   --timeout D             per function call (default: 60s)
   --max-nested-depth N    render composed XRs with their own Compositions this deep (default 5)
+  --crossplane-version V  render as that Crossplane release prints it (default: the config's, else v2.5)
   --offline               function packages only from the cache (see functions pull)
   --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
 `;
@@ -69,6 +70,8 @@ export interface DriftOptions {
   timeoutMs?: number;
   /** How deep composed XRs render with their own Compositions (default 5). */
   maxNestedDepth?: number;
+  /** --crossplane-version: the release the repository renders as. */
+  crossplaneVersion?: string;
   configFile?: string;
   crds?: string[];
   schemaLocations?: string[];
@@ -102,6 +105,7 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     packages: commandPackageSettings(io, { offline: values.offline }),
     timeoutMs: parseDuration(values.timeout ?? "60s"),
     maxNestedDepth: nestedDepthOption(values["max-nested-depth"]),
+    crossplaneVersion: values["crossplane-version"],
     configFile: values.config,
     crds: values.crds,
     schemaLocations: values["schema-location"],
@@ -147,6 +151,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
     packages: options.packages,
     timeoutMs: options.timeoutMs ?? 60_000,
     maxNestedDepth: options.maxNestedDepth,
+    crossplaneVersion: options.crossplaneVersion,
   });
   const masker = maskerFor(validated.manifests, sources, config.secretFields);
   const current = snapshotOf(sources, masker);

@@ -5,6 +5,8 @@ import { UsageError, type CommandIO } from "./io.js";
 import { parseDevelopmentTargets, TrustError } from "../trust.js";
 import { packageSettings, type PackageSettings } from "../render/runner/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
+import type { Config } from "../config/config.js";
+import { releaseFor, VersionError, type CrossplaneRelease } from "../render/crossplane/version.js";
 
 /** Flags every command that renders a tree takes (diff, drift). */
 export const TREE_OPTIONS = {
@@ -16,6 +18,7 @@ export const TREE_OPTIONS = {
   "development-target": { type: "string", multiple: true },
   timeout: { type: "string" },
   "max-nested-depth": { type: "string" },
+  "crossplane-version": { type: "string" },
   config: { type: "string" },
   crds: { type: "string", multiple: true },
   policies: { type: "string", multiple: true },
@@ -30,6 +33,16 @@ export function nestedDepthOption(value: string | undefined): number | undefined
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new UsageError("--max-nested-depth needs a whole number of 0 or more");
   return n;
+}
+
+/** The release a command renders as (--crossplane-version, else the config's); a bad one is a usage error. */
+export function renderRelease(flag: string | undefined, config: Pick<Config, "crossplaneVersion" | "crossplaneRelease">): CrossplaneRelease {
+  try {
+    return releaseFor(flag, config);
+  } catch (err) {
+    if (err instanceof VersionError) throw new UsageError(`--crossplane-version: ${err.message}`);
+    throw err;
+  }
 }
 
 /** parseArgs with positionals, strict, its errors as usage errors (exit 2). */

@@ -24,7 +24,9 @@ import type { SchemaLookup } from "../render/crossplane/pipeline.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { writeOwnedFiles } from "./output-dir.js";
-import { commandPackageSettings, nestedDepthOption, parseCommandArgs, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, nestedDepthOption, parseCommandArgs, renderRelease, targetsOrUsage } from "./options.js";
+import type { CrossplaneRelease } from "../render/crossplane/version.js";
+import type { OpenAPISchema } from "../validate/schemas/types.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -60,7 +62,13 @@ Options (the same names and short forms as crossplane render):
   --xrd PATH                    the XRD whose defaults apply to the XR first
   -r, --include-function-results
                                 print the functions' results as Result documents
-  -x, --include-full-xr         print the input XR's spec and metadata, not only the desired XR's
+  -x, --include-full-xr         print the input XR merged under the rendered one (v2.2: its spec
+                                and metadata instead of the desired XR's)
+  --crossplane-version V        print as that Crossplane release's crossplane render does: v2.3
+                                and later run the XR reconciler (composed names, resourceRefs,
+                                Responsive/Synced/Ready, events as Results), v2.2 and v1 the
+                                in-process render (default: the config's crossplaneVersion, else
+                                v2.5; docs/render.md)
   -c, --include-context         print the final context as a Context document
   --timeout D                   per-call timeout, e.g. 60s, 2m, 500ms (default: 60s)
   --allow-exec                  allow functions that run repository code (process, module,
@@ -85,8 +93,8 @@ const OPTIONS = {
   "context-values": { type: "string", multiple: true },
   "function-credentials": { type: "string" },
   "required-schemas": { type: "string", short: "s" },
-  // crossplane render's engine and project flags: composition-ci renders in-process, with no engine image.
   "crossplane-version": { type: "string" },
+  // crossplane render's engine and project flags: composition-ci renders in-process, with no engine image.
   "crossplane-image": { type: "string" },
   "crossplane-binary": { type: "string" },
   "crossplane-docker-network": { type: "string" },
@@ -110,7 +118,7 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parse>["values"];
-type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[]; templateMounts: Record<string, string> };
+type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[]; templateMounts: Record<string, string>; release: CrossplaneRelease };
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
   if (argv[0] === "op") return renderOpCommand(argv.slice(1), io);
@@ -136,6 +144,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     trustedPackages: config.trustedFunctions,
     clusterDefinitions: config.clusterDefinitions,
     templateMounts: config.templateMounts,
+    release: renderRelease(values["crossplane-version"], config),
   };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
   for (const flag of ENGINE_FLAGS) {
@@ -153,7 +162,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
 /** What only `render <xr> <composition>` reads; --all renders every source from the repository alone. */
 const ONE_XR_FLAGS = ["observed-resources", "required-resources", "extra-resources", "function-annotations", "context-files", "context-values", "function-credentials", "required-schemas", "xrd", "include-context"] as const;
 
-const ENGINE_FLAGS = ["crossplane-version", "crossplane-image", "crossplane-binary", "crossplane-docker-network", "project-file", "cache-dir", "max-concurrency"] as const;
+const ENGINE_FLAGS = ["crossplane-image", "crossplane-binary", "crossplane-docker-network", "project-file", "cache-dir", "max-concurrency"] as const;
 
 async function renderOne(
   [xrPath, compositionPath, functionsPath]: [string, string, string?],
@@ -176,7 +185,8 @@ async function renderOne(
       xr,
       composition,
       runtime: (name) => pool.get(name),
-      xrSchema: values.xrd ? xrSchemaFrom(readInputs(values.xrd, io.cwd), xr) : undefined,
+      ...(values.xrd ? xrdFor(readInputs(values.xrd, io.cwd), xr) : {}),
+      release: options.release,
       observedResources: read(values["observed-resources"]),
       requiredResources: [...readAll(values["required-resources"]), ...readAll(values["extra-resources"])],
       call: callContext(options, path.relative(options.root, path.resolve(io.cwd, compositionPath))),
@@ -291,10 +301,11 @@ function schemaLookup(manifests: Manifest[], builtins = false): SchemaLookup {
   return (apiVersion, kind) => registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined;
 }
 
-function xrSchemaFrom(manifests: Manifest[], xr: JsonObject) {
+/** --xrd: the XR's schema (its defaults apply) and the XRD itself (its apiVersion and scope choose where refs are printed). */
+function xrdFor(manifests: Manifest[], xr: JsonObject): { xrSchema: OpenAPISchema | undefined; xrd: JsonObject } {
   for (const xrd of manifests.filter(isXrd)) {
     for (const s of schemasFromXrd(xrd)) {
-      if (`${s.gvk.group}/${s.gvk.version}` === xr.apiVersion && s.gvk.kind === xr.kind) return s.schema;
+      if (`${s.gvk.group}/${s.gvk.version}` === xr.apiVersion && s.gvk.kind === xr.kind) return { xrSchema: s.schema, xrd: xrd.object as JsonObject };
     }
   }
   throw new UsageError(`--xrd: no XRD there defines ${String(xr.apiVersion)} ${String(xr.kind)}`);

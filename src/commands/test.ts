@@ -5,7 +5,7 @@ import { formatTestReport, runTests, testExitCode, TEST_FORMATS, type TestFormat
 import { validateRepo, type ValidateResult } from "../validate/run.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, oneOf, parseCommandArgs, targetsOrUsage, writeOutput } from "./options.js";
+import { commandPackageSettings, oneOf, parseCommandArgs, renderRelease, targetsOrUsage, writeOutput } from "./options.js";
 import { parseDuration } from "./render.js";
 
 export const TEST_HELP = `Usage: composition-ci test [paths...] [options]
@@ -29,6 +29,10 @@ Options:
   --output FILE                 write the report to FILE instead of stdout
   --junit FILE                  also write JUnit XML to FILE (for CI test reporters)
   --update                      rewrite golden files that differ (or are missing)
+  --crossplane-version V        the release every golden file is compared (and --update writes)
+                                as; without it (or the config's crossplaneVersion) each file's
+                                release is recognised from its shape (v2.2 or earlier, or v2.3+
+                                compared as v2.5)
   --allow-exec                  allow functions that run repository code (process, module, Docker)
   --development-target NAME=ADDR
                                 where the Development function NAME listens (repeatable)
@@ -50,6 +54,7 @@ const OPTIONS = {
   output: { type: "string" },
   junit: { type: "string" },
   update: { type: "boolean" },
+  "crossplane-version": { type: "string" },
   "allow-exec": { type: "boolean" },
   "development-target": { type: "string", multiple: true },
   timeout: { type: "string" },
@@ -97,7 +102,7 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
   // repository's manifests and of every object the tests read and render, and masks them in the
   // report's values before they are formatted (quoted, escaped, cut), then in its text.
   const masker = maskerFor(result.manifests, [], config.secretFields);
-  const report: TestReport = masker.redactJson(await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true, masker }));
+  const report: TestReport = masker.redactJson(await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true, masker, release: values["crossplane-version"] === undefined ? undefined : renderRelease(values["crossplane-version"], result.config) }));
   const text = masker.redact(formatTestReport(format, report, { toolVersion: TOOL_VERSION, color: format === "text" && !values.output && io.isTTY }));
   writeOutput(io, values.output, text);
   if (values.junit) writeOutput(io, values.junit, masker.redact(formatTestReport("junit", report, { toolVersion: TOOL_VERSION })));

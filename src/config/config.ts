@@ -32,6 +32,8 @@ export interface Config {
   packages: string[];
   /** 1 keeps Crossplane v1 semantics where v2 removed them (e.g. `mode: Resources`). */
   crossplaneVersion?: 1 | 2;
+  /** `crossplaneVersion: v2.3.4` (a release, not only a major): whose `crossplane render` output is printed. */
+  crossplaneRelease?: string;
   /** OAM / KubeVela definitions installed in the cluster rather than kept in the repository. */
   clusterDefinitions: string[];
   /** JSON schemas of KubeVela definitions' parameters, by definition name (paths from the root). */
@@ -200,10 +202,13 @@ export function parseConfig(text: string, file: string, root?: string): Config {
         if (typeof value !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(value)) fail("must be <namespace>/<name> of the service account Crossplane runs as (crossplane-system/crossplane)");
         config.crossplaneServiceAccount = value;
         break;
-      case "crossplaneVersion":
-        if (value !== 1 && value !== 2) fail("must be 1 or 2");
-        config.crossplaneVersion = value;
+      case "crossplaneVersion": {
+        const release = /^v?([12])(?:\.(\d+)(?:\.(\d+))?)?$/.exec(String(value ?? "").trim());
+        if ((typeof value !== "number" && typeof value !== "string") || !release) fail("must be 1, 2 or a release (v2.3.4, v2.5)");
+        config.crossplaneVersion = Number(release![1]) as 1 | 2;
+        if (release![2] !== undefined) config.crossplaneRelease = String(value).trim();
         break;
+      }
       default:
         throw new ConfigError(`unknown key "${key}" (known keys: ${KNOWN_KEYS.join(", ")})`, file, line);
     }

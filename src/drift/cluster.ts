@@ -73,7 +73,7 @@ function resourceOf(o: JsonObject): string {
   return slash < 0 ? String(o.kind) : `${String(o.kind)}.${apiVersion.slice(slash + 1)}.${apiVersion.slice(0, slash)}`;
 }
 
-function meta(o: JsonObject): { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } {
+function meta(o: JsonObject): { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } {
   return (o.metadata ?? {}) as never;
 }
 
@@ -121,12 +121,21 @@ function invalidIdentity(o: JsonObject): string | undefined {
   return undefined;
 }
 
+/**
+ * A name the reconciler generated (the generateName and twelve hex characters of a hash of the
+ * XR's UID): the cluster's XR has another UID, so the live object has another name.
+ */
+function generatedName(o: JsonObject): boolean {
+  const m = meta(o);
+  return typeof m.name === "string" && typeof m.generateName === "string" && m.name.startsWith(m.generateName) && /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length));
+}
+
 /** By name, or for a generated name by the composite label and the composition resource name. */
 async function getLive(rendered: JsonObject, kubectl: Kubectl): Promise<Live> {
   const m = meta(rendered);
   const invalid = invalidIdentity(rendered);
   if (invalid) return { invalid };
-  if (m.name) {
+  if (m.name && !generatedName(rendered)) {
     const found = await get(kubectl, { resource: resourceOf(rendered), name: m.name, namespace: m.namespace });
     return found ? { found } : { missing: true };
   }
@@ -169,8 +178,10 @@ function forComparison(rendered: JsonObject): JsonObject {
 /** Fields the render sets whose live value differs: `path: render X, cluster Y`. */
 export function compareToLive(rendered: JsonObject, live: JsonObject): string[] {
   const out: string[] = [];
+  const generated = generatedName(rendered);
   const walk = (want: unknown, have: unknown, at: string) => {
     if (at === "status" || at.startsWith("metadata.ownerReferences")) return;
+    if (generated && at === "metadata.name") return;
     if (SERVER_METADATA.some((f) => at === `metadata.${f}`)) return;
     if (want && typeof want === "object" && !Array.isArray(want)) {
       if (!have || typeof have !== "object" || Array.isArray(have)) return void out.push(`${at || "(root)"}: render sets an object, cluster has ${show(have)}`);

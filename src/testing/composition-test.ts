@@ -1,3 +1,4 @@
+import { parseCrossplaneVersion } from "../render/crossplane/version.js";
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
 import type { JsonObject } from "../render/functions/response.js";
@@ -6,6 +7,8 @@ import { subsetDifferences } from "./compare.js";
 import { notRunnableNote, readTestObjects, resolveTestPath, TestInputError, xrSchemaFromXrd, type RenderInput, type TestRenderer } from "./render.js";
 import type { TestFailure, TestResult, UnreadableTest } from "./types.js";
 import { NO_SUCH_FUNCTION } from "../render/runner/select.js";
+
+const UP_TEST_RELEASE = parseCrossplaneVersion("v2.2");
 
 /**
  * Upbound's CompositionTest (`meta.dev.upbound.io/v1alpha1`, what `up test run` runs), without
@@ -216,7 +219,8 @@ export async function runCompositionTest(m: Manifest, spec: Spec, renderer: Test
       context: spec.context,
       credentials,
       timeoutMs: spec.timeoutSeconds === undefined ? undefined : spec.timeoutSeconds * 1000,
-      // What up test renders with.
+      // What up test renders with: its in-process render, as crossplane render printed before the engine (v2.2).
+      release: UP_TEST_RELEASE,
       includeFullXr: true,
       includeFunctionResults: true,
       includeContext: true,

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseCrossplaneVersion } from "../render/crossplane/version.js";
 
 /**
  * The `crossplane render` flags a golden file was made with (config `tests.golden[].flags`), so a
@@ -20,6 +21,8 @@ export interface GoldenFlags {
   functionAnnotations: [string, string][];
   /** Per function call, in milliseconds. */
   timeoutMs?: number;
+  /** --crossplane-version: the release that wrote the golden file (recognised from its shape otherwise). */
+  crossplaneVersion?: string;
 }
 
 const OPTIONS = {
@@ -36,8 +39,8 @@ const OPTIONS = {
   xrd: { type: "string" },
   composition: { type: "string" },
   timeout: { type: "string" },
-  // crossplane render's engine and project flags: accepted and ignored (composition-ci renders in-process).
   "crossplane-version": { type: "string" },
+  // crossplane render's engine and project flags: accepted and ignored (composition-ci renders in-process).
   "crossplane-image": { type: "string" },
   "crossplane-binary": { type: "string" },
   "crossplane-docker-network": { type: "string" },
@@ -46,7 +49,7 @@ const OPTIONS = {
   "max-concurrency": { type: "string" },
 } as const;
 
-export const GOLDEN_FLAG_NAMES = Object.keys(OPTIONS).filter((k) => !k.startsWith("crossplane-") && !["project-file", "cache-dir", "max-concurrency"].includes(k));
+export const GOLDEN_FLAG_NAMES = Object.keys(OPTIONS).filter((k) => (k === "crossplane-version" || !k.startsWith("crossplane-")) && !["project-file", "cache-dir", "max-concurrency"].includes(k));
 
 export function emptyGoldenFlags(): GoldenFlags {
   return { includeFunctionResults: false, includeFullXr: false, includeContext: false, observedResources: [], requiredResources: [], contextFiles: [], contextValues: [], functionAnnotations: [] };
@@ -81,6 +84,14 @@ export function parseGoldenFlags(flags: string[]): GoldenFlags {
   if (values.xrd) out.xrd = values.xrd;
   if (values.composition) out.composition = values.composition;
   if (values.timeout !== undefined) out.timeoutMs = parseTimeout(values.timeout);
+  if (values["crossplane-version"] !== undefined) {
+    try {
+      parseCrossplaneVersion(values["crossplane-version"]);
+    } catch (err) {
+      throw new Error(`--crossplane-version: ${(err as Error).message}`);
+    }
+    out.crossplaneVersion = values["crossplane-version"];
+  }
   return out;
 }
 

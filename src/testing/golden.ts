@@ -1,3 +1,4 @@
+import { behaviourOf, NEWEST_MODELLED, parseCrossplaneVersion, type CrossplaneRelease } from "../render/crossplane/version.js";
 import fs from "node:fs";
 import path from "node:path";
 import * as jsyaml from "js-yaml";
@@ -222,16 +223,17 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
   }
   try {
     const flags = c.flags ?? inferredFlags(golden?.documents ?? []);
+    const writer = writerOf(flags, golden?.documents, renderer.options.release ?? NEWEST_MODELLED, renderer.options.releaseStated === true);
     result.note = c.flags ? `tests.golden[${c.entry}]` : `found; rendered as render --all does${flagWords(flags)}`;
-    let render = await renderGoldenCase(c, flags, renderer);
+    let render = await renderGoldenCase(c, flags, renderer, writer.release);
     const source = new SourceFile(c.file, golden?.text ?? "");
-    let failures = golden && render.rendered.ok ? compareStreams(golden.documents, render.rendered.documents, source) : [];
+    let failures = golden && render.rendered.ok ? compareStreams(golden.documents, alignConditions(golden.documents, render.rendered.documents), source) : [];
     // A found golden file does not say whether it was rendered with -x. Its XR has a spec and the
     // render's has none: it was. Both have one (a function set it): the closer render is meant.
     if (!c.flags && golden && failures.length && render.rendered.ok && hasSpec(golden.documents)) {
       const full = { ...flags, includeFullXr: true };
-      const again = await renderGoldenCase(c, full, renderer);
-      const fullFailures = again.rendered.ok ? compareStreams(golden.documents, again.rendered.documents, source) : failures;
+      const again = await renderGoldenCase(c, full, renderer, writer.release);
+      const fullFailures = again.rendered.ok ? compareStreams(golden.documents, alignConditions(golden.documents, again.rendered.documents), source) : failures;
       if (again.rendered.ok && (!hasSpec(render.rendered.documents) || weight(fullFailures) < weight(failures))) {
         [render, failures] = [again, fullFailures];
         result.note = `found; rendered as render --all does${flagWords(full)}`;
@@ -265,7 +267,7 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
     if (failures.length) {
       if (update) return write(abs, render, result, done);
       result.status = "failed";
-      result.failures = failures;
+      result.failures = [...failures, { message: `rendered as Crossplane ${writer.release.text}'s crossplane render prints it (${writer.why}); if the change is meant, \`composition-ci test --update\` rewrites the file` }];
     }
   } catch (err) {
     if (!(err instanceof TestInputError)) throw err;
@@ -294,10 +296,62 @@ function inferredFlags(documents: unknown[]): GoldenFlags {
   return { ...emptyGoldenFlags(), includeFunctionResults: kinds.includes("Result"), includeContext: kinds.includes("Context") };
 }
 
-/** The stream's XR (its first document) has a spec: -x prints the input's; a function may set one too. */
+/**
+ * The stream's XR (its first document) has a spec: -x prints the input's; a function may set one
+ * too. The refs the engine writes (spec.crossplane.resourceRefs, spec.resourceRefs) do not count.
+ */
 function hasSpec(documents: unknown[]): boolean {
   const xr = documents.find(isObject);
-  return isObject(xr) && xr.spec !== undefined;
+  if (!isObject(xr) || !isObject(xr.spec)) return isObject(xr) && xr.spec !== undefined;
+  const { resourceRefs, crossplane, ...rest } = xr.spec;
+  void resourceRefs;
+  const ownCrossplane = isObject(crossplane) ? Object.keys(crossplane).filter((k) => k !== "resourceRefs") : crossplane === undefined ? [] : ["crossplane"];
+  return Object.keys(rest).length > 0 || ownCrossplane.length > 0;
+}
+
+/** Which release wrote a golden file: its flags say, or its shape (the engine's refs, conditions and composed names), else the run's. */
+function writerOf(flags: GoldenFlags, documents: unknown[] | undefined, runRelease: CrossplaneRelease, stated: boolean): { release: CrossplaneRelease; why: string } {
+  if (flags.crossplaneVersion) return { release: parseCrossplaneVersion(flags.crossplaneVersion), why: "its --crossplane-version" };
+  if (stated) return { release: runRelease, why: "the release --crossplane-version or the config's crossplaneVersion names" };
+  if (!documents) return { release: runRelease, why: "the run's release: the file is new" };
+  const engine = behaviourOf(runRelease).engine ? runRelease : NEWEST_MODELLED;
+  if (writtenByEngine(documents)) return { release: engine, why: "the file has the reconciler's resourceRefs, conditions or composed names: written by v2.3 or later" };
+  return { release: parseCrossplaneVersion("v2.2"), why: "the file has none of the reconciler's resourceRefs, Responsive or Synced conditions: written by v2.2 or earlier" };
+}
+
+const ENGINE_CONDITIONS = new Set(["Responsive", "Synced"]);
+
+function writtenByEngine(documents: unknown[]): boolean {
+  const [xr, ...rest] = documents.filter(isObject);
+  if (!xr) return false;
+  const spec = isObject(xr.spec) ? xr.spec : {};
+  if (Array.isArray(spec.resourceRefs) || (isObject(spec.crossplane) && Array.isArray(spec.crossplane.resourceRefs))) return true;
+  const conditions = isObject(xr.status) && Array.isArray(xr.status.conditions) ? xr.status.conditions : [];
+  if (conditions.some((c) => isObject(c) && ENGINE_CONDITIONS.has(String(c.type)))) return true;
+  // A composed resource named by ChildName: its generateName and twelve hex characters.
+  return rest.some((d) => {
+    const m = isObject(d.metadata) ? d.metadata : {};
+    return typeof m.name === "string" && typeof m.generateName === "string" && m.name.startsWith(m.generateName) && /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length));
+  });
+}
+
+/**
+ * The rendered documents with each object's status conditions in the order of the golden file's
+ * types (types it does not have last): conditions are compared by type, not by position.
+ */
+function alignConditions<T>(golden: unknown[], rendered: T[]): T[] {
+  return rendered.map((d, i) => {
+    const want = golden[i];
+    if (!isObject(d) || !isObject(d.status) || !Array.isArray(d.status.conditions)) return d;
+    if (!isObject(want) || !isObject(want.status) || !Array.isArray(want.status.conditions)) return d;
+    const order = want.status.conditions.map((c) => (isObject(c) ? String(c.type) : ""));
+    const rank = (c: unknown) => {
+      const at = order.indexOf(isObject(c) ? String(c.type) : "");
+      return at < 0 ? order.length : at;
+    };
+    const conditions = [...d.status.conditions].sort((a, b) => rank(a) - rank(b));
+    return { ...d, status: { ...d.status, conditions } } as T;
+  });
 }
 
 function flagWords(flags: GoldenFlags): string {
@@ -311,7 +365,7 @@ function flagWords(flags: GoldenFlags): string {
  * `render --all` and `check` render the example (the repository's XRD defaults, its
  * EnvironmentConfigs).
  */
-async function renderGoldenCase(c: GoldenCase, flags: GoldenFlags, renderer: TestRenderer): Promise<TestRender> {
+async function renderGoldenCase(c: GoldenCase, flags: GoldenFlags, renderer: TestRenderer, release: CrossplaneRelease): Promise<TestRender> {
   const root = renderer.repo.root;
   const near = c.source.file;
   const xr = renderer.asXr(c.source.object as JsonObject, near);
@@ -323,10 +377,15 @@ async function renderGoldenCase(c: GoldenCase, flags: GoldenFlags, renderer: Tes
   };
   const configured = c.flags !== undefined;
   let xrSchema;
+  let xrdObject: JsonObject | undefined;
   if (flags.xrd) {
     const xrd = single(flags.xrd, "XRD");
     xrSchema = xrSchemaFromXrd(xrd.object, xr, xrd.file);
-  } else if (!configured) xrSchema = renderer.repoXrSchema(xr, near);
+    xrdObject = xrd.object;
+  } else if (!configured) {
+    xrSchema = renderer.repoXrSchema(xr, near);
+    xrdObject = renderer.repoXrd(xr, near);
+  }
   return renderer.render({
     xr,
     near,
@@ -341,6 +400,8 @@ async function renderGoldenCase(c: GoldenCase, flags: GoldenFlags, renderer: Tes
     includeFullXr: flags.includeFullXr,
     includeFunctionResults: flags.includeFunctionResults,
     includeContext: flags.includeContext,
+    release,
+    ...(xrdObject ? { xrd: xrdObject } : {}),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { CrossplaneRelease } from "../render/crossplane/version.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { Config } from "../config/config.js";
@@ -47,6 +48,10 @@ export interface TestRuntimeOptions {
    * report that quotes them is masked with it.
    */
   masker?: SecretMasker;
+  /** The Crossplane release new golden files are written as (--crossplane-version, else the config's, else the newest modelled). */
+  release?: CrossplaneRelease;
+  /** The release was said (flag or config): golden files are compared as it, whatever their shape. */
+  releaseStated?: boolean;
 }
 
 /** A test input that cannot be used (a missing file, a file with no XR): the test errs, saying this. */
@@ -68,6 +73,10 @@ export interface RenderInput {
   includeFullXr?: boolean;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
+  /** The Crossplane release whose render is compared (default: the newest modelled). */
+  release?: CrossplaneRelease;
+  /** The XR's XRD: with v2.3.4 and later, a legacy XR's refs are at spec.resourceRefs. */
+  xrd?: JsonObject;
 }
 
 export interface TestRender {
@@ -114,6 +123,13 @@ export class TestRenderer {
     return type?.claim ? xrFromClaim(object, type) : cloneJson(object);
   }
 
+  /** The repository's XRD of the XR's type nearest to `near`, if any. */
+  repoXrd(xr: JsonObject, near: string): JsonObject | undefined {
+    const apiVersion = String(xr.apiVersion ?? "");
+    const type = this.repo.index.xrType(groupOf(apiVersion), versionOf(apiVersion), String(xr.kind ?? ""), near);
+    return type && !type.untyped ? (type.xrd.object as JsonObject) : undefined;
+  }
+
   /** The schema of the XR's type from the repository's XRD nearest to `near` (what check applies). */
   repoXrSchema(xr: JsonObject, near: string): OpenAPISchema | undefined {
     const apiVersion = String(xr.apiVersion ?? "");
@@ -139,7 +155,8 @@ export class TestRenderer {
       includeFullXr: input.includeFullXr,
       includeFunctionResults: input.includeFunctionResults,
       includeContext: input.includeContext,
-      crossplaneVersion: this.repo.config.crossplaneVersion,
+      release: input.release,
+      ...(input.xrd ? { xrd: input.xrd } : {}),
     });
     this.learn([input.xr, composition.object, ...(input.observedResources ?? []), ...(input.requiredResources ?? []), ...(input.credentials ?? []), input.context]);
     this.learn([rendered.xr, ...rendered.documents, ...rendered.composed]);

@@ -1,3 +1,4 @@
+import { releaseFor } from "../render/crossplane/version.js";
 import fs from "node:fs";
 import path from "node:path";
 import { discover } from "../manifest/discover.js";
@@ -23,7 +24,10 @@ export interface RunTestsOptions extends TestRuntimeOptions {
 /** Finds and runs the tests of a validated tree. Never throws for bad input: it is in the report. */
 export async function runTests(result: ValidateResult, root: string, options: RunTestsOptions): Promise<TestReport> {
   const started = performance.now();
-  const renderer = new TestRenderer({ root, index: result.index, registry: result.registry, engine: result.engine, config: result.config }, options);
+  // A release the run is told (--crossplane-version, the config's) is what every golden file is compared as.
+  const stated = options.release !== undefined || result.config.crossplaneRelease !== undefined || result.config.crossplaneVersion === 1;
+  const release = options.release ?? releaseFor(undefined, result.config);
+  const renderer = new TestRenderer({ root, index: result.index, registry: result.registry, engine: result.engine, config: result.config }, { ...options, release, releaseStated: stated });
   const tests: TestResult[] = [];
   const unreadable: UnreadableTest[] = [...unreadableTestFiles(result, root)];
   try {

@@ -134,7 +134,7 @@ spec:
   matchConstraints:
     resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
   validations:
-    - expression: "object.metadata.name.matches('^shop-[bcdfghjklmnpqrstvwxz2456789]{5}$')"
+    - expression: "object.metadata.name.matches('^shop-[bcdfghjklmnpqrstvwxz2456789]{5}$') || object.metadata.name.matches('^shop-[0-9a-f]{12}$')"
       message: generated from the XR's name
     - expression: "!object.metadata.name.startsWith('shop-')"
       message: never a shop name
@@ -144,9 +144,13 @@ kind: ValidatingAdmissionPolicyBinding
 metadata: {name: named}
 spec: {policyName: named, validationActions: [Deny]}
 `;
-    const { policy } = await check(tempRepo({ "policies/vap.yaml": named, "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: shop-, namespace: default}\ndata: {a: b}\n";
+    const { policy } = await check(tempRepo({ "policies/vap.yaml": named, "cm.yaml": cm }));
     expect(policy.map((f) => f.message.split(" (")[0])).toEqual(["never a shop name"]);
     expect((policy[0] as Finding & { name?: string }).name).toBe("shop-");
+    // A composed resource is named by the reconciler before it is created (v2.3+: its generateName and a hash).
+    const rendered = await check(tempRepo({ "policies/vap.yaml": named.replace("{5}$", "{12}$"), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    expect(rendered.policy.map((f) => f.message.split(" (")[0])).toEqual(["never a shop name"]);
   });
 
   it("--explain-policies lists every policy with its counts, so none is silently skipped", async () => {

@@ -91,7 +91,7 @@ describe("the Docker runtime (a stand-in docker CLI)", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const [xr] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
-    expect(xr.status.conditions[0]).toMatchObject({ type: "Ready", reason: "Available" });
+    expect(xr.status.conditions.find((c: { type: string }) => c.type === "Ready")).toMatchObject({ type: "Ready", reason: "Available" });
     const calls = fs.readFileSync(path.join(bin, "calls.log"), "utf8").trim().split("\n");
     expect(calls[0]).toBe("version --format {{.Server.Version}}");
     expect(calls[1]).toBe(`image inspect --format {{.Id}} ${IMAGE}`);

@@ -88,7 +88,8 @@ describeShared("function-go-templating examples (../shared/corpus/go-templating-
     const r = await render("conditions");
     expectOk(r);
     const types = ((r.xr!.status as JsonObject).conditions as JsonObject[]).map((c) => `${c.type}=${c.status}`);
-    expect(types).toEqual(["Ready=True", "TestCondition=False", "ConditionTrue=True", "DatabaseReady=True"]);
+    // The reconciler's order (v2.3+): Responsive, the functions' conditions, Synced, Ready.
+    expect(types).toEqual(["Responsive=True", "TestCondition=False", "ConditionTrue=True", "DatabaseReady=True", "Synced=True", "Ready=True"]);
   });
 
   it("context: the README's output", async () => {

@@ -23,13 +23,17 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     expect(subnet.data).toEqual({ kind: "subnet", cidr: "10.0.0.0/16" });
     // As Crossplane labels them: composed resources of a nested XR carry the root XR's name.
     expect(subnet.metadata.labels["crossplane.io/composite"]).toBe("prod");
-    expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-network" });
+    // The inner XR is the object the outer composed, named by the reconciler; its own UID owns its objects.
+    const inner = docs[2];
+    expect(inner.metadata.name).toMatch(/^prod-[0-9a-f]{12}$/);
+    expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: inner.metadata.name });
+    expect(subnet.metadata.ownerReferences[0].uid).not.toBe(inner.metadata.ownerReferences[0].uid);
   });
 
-  it("a nested XR's stand-in name is a valid object name, whatever its composition resource name", async () => {
+  it("v2.2 (no reconciler names): a nested XR's stand-in name is a valid object name, whatever its composition resource name", async () => {
     const files = nestedXrFiles();
     files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace("- name: network", "- name: compositeNetwork_EKS");
-    const { stdout } = await runCli(["render", "--all", "."], tempRepo(files));
+    const { stdout } = await runCli(["render", "--all", ".", "--crossplane-version", "v2.2"], tempRepo(files));
     const subnet = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.data?.kind === "subnet");
     expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-compositenetwork-eks" });
   });

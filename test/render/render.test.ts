@@ -137,19 +137,21 @@ describe("render with built-in functions", () => {
     expect(bucket.spec.forProvider.region).toBe("eu-north-1"); // from the XRD default location: EU
     expect(bucket.metadata.labels).toEqual({ "crossplane.io/composite": "photos", "example.org/id": "photos-EU" });
     expect(bucket.metadata.generateName).toBe("photos-");
+    expect(bucket.metadata.name).toMatch(/^photos-[0-9a-f]{12}$/); // the reconciler's ChildName (render-engine.test.ts)
     expect(bucket.metadata.namespace).toBe("team-a");
     expect(bucket.metadata.ownerReferences).toEqual([
-      { apiVersion: "example.org/v1", blockOwnerDeletion: true, controller: true, kind: "XBucket", name: "photos", uid: "" },
+      { apiVersion: "example.org/v1", blockOwnerDeletion: true, controller: true, kind: "XBucket", name: "photos", uid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) },
     ]);
-    const ready = (s!.rendered!.xr!.status as any).conditions[0];
-    expect(ready).toMatchObject({ type: "Ready", status: "False", reason: "Creating", message: "Unready resources: bucket" });
+    const conditions = (s!.rendered!.xr!.status as any).conditions;
+    expect(conditions.map((c: any) => c.type)).toEqual(["Responsive", "Synced", "Ready"]);
+    expect(conditions[2]).toMatchObject({ type: "Ready", status: "False", reason: "Creating", message: "Unready resources: bucket" });
   });
 
   it("takes names and readiness from observed resources", async () => {
     const observed = {
       apiVersion: "s3.aws.upbound.io/v1beta1",
       kind: "Bucket",
-      metadata: { name: "photos-x7k2p", annotations: { "crossplane.io/composition-resource-name": "bucket" } },
+      metadata: { name: "photos-x7k2p", namespace: "team-a", annotations: { "crossplane.io/composition-resource-name": "bucket" } },
       status: { conditions: [{ type: "Ready", status: "True" }] },
     };
     const comp = YAML.parse(composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`));
@@ -165,7 +167,7 @@ describe("render with built-in functions", () => {
     const bucket = rendered.composed[0] as any;
     expect(bucket.metadata.name).toBe("photos-x7k2p");
     expect(bucket.spec.forProvider.region).toBe("us-east-2");
-    expect((rendered.xr!.status as any).conditions[0]).toMatchObject({ status: "True", reason: "Available" });
+    expect((rendered.xr!.status as any).conditions.find((c: any) => c.type === "Ready")).toMatchObject({ status: "True", reason: "Available" });
   });
 
   it("refuses a Composition for another type, and converts mode: Resources with a warning", async () => {
@@ -220,9 +222,14 @@ describe("render with built-in functions", () => {
     const { code, stdout } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-r"], dir);
     expect(code).toBe(0);
     const docs = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
-    expect(docs.map((d) => d.kind)).toEqual(["XBucket", "Bucket"]);
+    expect(docs.map((d) => d.kind)).toEqual(["XBucket", "Bucket", "Result", "Result"]);
     expect(docs[0].metadata).toEqual({ name: "photos", namespace: "team-a" });
     expect(docs[1].spec.forProvider.region).toBe("us-east-2");
+    // -r prints the reconciler's events (v2.3+): the composition it selected, the resource not yet ready.
+    expect(docs.slice(2).map((d) => `${d.severity} ${d.reason}: ${d.message}`)).toEqual([
+      "Normal SelectComposition: Successfully selected composition: buckets",
+      'Normal ComposeResources: Composed resource "bucket" is not yet ready',
+    ]);
   });
 });
 
@@ -397,7 +404,7 @@ spec: { package: example.org/add-label:v1.0.0 }
       "xr.yaml": xr("photos", ", location: US"),
       "observed.yaml": `apiVersion: s3.aws.upbound.io/v1beta1
 kind: Bucket
-metadata: { name: photos-abc, annotations: { crossplane.io/composition-resource-name: bucket } }
+metadata: { name: photos-abc, namespace: team-a, annotations: { crossplane.io/composition-resource-name: bucket } }
 status: { conditions: [{ type: Ready, status: "True" }] }
 `,
     });
@@ -420,7 +427,7 @@ status: { conditions: [{ type: Ready, status: "True" }] }
       expect(stderr).toBe("");
       expect(code).toBe(0);
       const [xrDoc] = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
-      expect(xrDoc.status.conditions[0]).toMatchObject({ type: "Ready", status: "True", reason: "Available" });
+      expect(xrDoc.status.conditions.find((c: any) => c.type === "Ready")).toMatchObject({ type: "Ready", status: "True", reason: "Available" });
     }
   });
 

@@ -67,7 +67,7 @@ describe("the JUnit report", () => {
     expect(failure.text).toContain('  data.tier: want "<web & \\"api\\">", got "web"');
     const goldenFailure = childrenNamed(goldenCase, "failure")[0]!;
     expect(goldenFailure.attributes.type).toBe("test/golden");
-    expect(goldenFailure.text).toMatch(/apps\/v1 Deployment shop-\* \(composition resource deployment\) \(examples\/app\.golden\.yaml:\d+\)\n {2}spec\.replicas: want 2, got 3/);
+    expect(goldenFailure.text).toMatch(/apps\/v1 Deployment shop-[0-9a-f]{12} \(composition resource deployment\) \(examples\/app\.golden\.yaml:\d+\)\n {2}spec\.replicas: want 2, got 3/);
     expect(childrenNamed(errs, "error")[0]!.text).toContain("apis/none.yaml: no such file or directory");
     expect(childrenNamed(unreadable, "error")[0]!.attributes.message).toMatch(/^cannot read the test file: /);
     expect(unreadable.attributes.line).toBe("4"); // where the parser finds the unclosed mapping

@@ -5,6 +5,8 @@ import { applyStructural } from "../../validate/structural.js";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { toPipelineComposition } from "./convert.js";
+import { EngineError, engineObserved, engineRender, engineTrailer, legacySchema, observedXr, shortCircuit } from "./engine.js";
+import { behaviourOf, type CrossplaneRelease } from "./version.js";
 import {
   contextDocument,
   renderedComposed,
@@ -28,8 +30,10 @@ export interface RenderRequest extends OutputOptions, PipelineEnvironment {
   composition: JsonObject;
   /** The XR's schema (from its XRD): its defaults are applied to the XR first. */
   xrSchema?: OpenAPISchema;
-  /** Crossplane major version whose semantics apply (1 allows `mode: Resources` silently-ish). */
-  crossplaneVersion?: 1 | 2;
+  /** The Crossplane release whose `crossplane render` output is printed (default: the newest modelled). */
+  release?: CrossplaneRelease;
+  /** The XR's XRD, when known: from v2.3.4 a legacy XR's refs are printed at spec.resourceRefs. */
+  xrd?: JsonObject;
 }
 
 /** Something about a render a user should know; the caller places it in a file. */
@@ -108,12 +112,23 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
 
   const copy = cloneJson(req.xr);
   const xr = req.xrSchema ? (applyStructural(req.xrSchema, copy).value as JsonObject) : copy;
+  const behaviour = behaviourOf(req.release);
+  const compositionName = String(((composition.metadata ?? {}) as JsonObject).name ?? "");
+  const legacy = legacySchema(req.xrd, behaviour);
+  if (behaviour.engine) {
+    const stopped = shortCircuit(xr, behaviour);
+    if (stopped) {
+      const documents = [stopped.xr, ...engineTrailer(stopped.events, undefined, req)];
+      return { documents, xr: stopped.xr, composed: [], results: [], problems, ok: true };
+    }
+  }
   try {
+    const observed = behaviour.engine ? engineObserved(xr, req.observedResources ?? [], behaviour) : req.observedResources;
     const out = await runPipeline({
-      xr,
+      xr: behaviour.engine ? observedXr(xr, compositionName, legacy, behaviour) : xr,
       steps,
       runtime: req.runtime,
-      observedResources: req.observedResources,
+      observedResources: observed,
       requiredResources: req.requiredResources,
       context: req.context,
       credentials: req.credentials,
@@ -126,6 +141,12 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       if (r.severity === Severity.SEVERITY_FATAL) continue;
       const severity = FIRST_RENDER.test(r.message) ? "info" : (RESULT_SEVERITY[r.severity] ?? "info");
       problems.push({ rule: "render/function-result", severity, message: `step "${r.step}": ${r.message}`, step: r.step });
+    }
+    if (behaviour.engine) {
+      const engine = engineRender({ xr, out, observed: observed ?? [], compositionName, behaviour, options: req, legacy });
+      const documents = [engine.xr, ...engine.composed, ...engineTrailer(engine.events, out.context, req)];
+      const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) => (r?.connectionDetails ? [r.connectionDetails] : []));
+      return { documents, xr: engine.xr, composed: engine.composed, results: out.results, problems, ok: true, connectionDetails };
     }
     const observedByName = new Map(
       (req.observedResources ?? []).map((o) => [
@@ -142,6 +163,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) => (r?.connectionDetails ? [r.connectionDetails] : []));
     return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true, connectionDetails };
   } catch (err) {
+    if (err instanceof EngineError) return failed({ rule: err.rule, severity: "error", message: err.message, ...(err.resourceName ? { resourceName: err.resourceName } : {}) });
     if (err instanceof PipelineNotRunnable) return { documents: [], composed: [], results: [], problems, ok: false, notRunnable: err.steps };
     if (!(err instanceof PipelineError)) throw err;
     return failed({ rule: err.rule, severity: "error", message: err.message, step: err.step, functionName: err.functionName, detail: err.detail });

@@ -15,6 +15,7 @@ import { gvkOf } from "../../validate/schemas/types.js";
 import { failedInternally, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../source.js";
 import type { NotRunnableStep } from "./pipeline.js";
 import { observedReads } from "./offline.js";
+import type { CrossplaneRelease } from "./version.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 
@@ -32,6 +33,8 @@ export interface RepoRenderOptions extends RuntimeOptions {
   templateMounts?: Record<string, string>;
   /** How deep composed XRs are rendered in turn with their own Compositions (default 5; 0: not at all). */
   maxNestedDepth?: number;
+  /** The Crossplane release whose `crossplane render` output is printed (default: the newest modelled). */
+  release?: CrossplaneRelease;
 }
 
 /** An XR or claim rendered through its Composition. */
@@ -121,6 +124,8 @@ async function renderSource(
     schemaFor: options.schemaFor,
     includeFunctionResults: options.includeFunctionResults,
     includeFullXr: options.includeFullXr,
+    release: options.release,
+    xrd: type.untyped ? undefined : (type.xrd.object as JsonObject),
   });
   const out: RenderedXr = {
     source,
@@ -284,6 +289,8 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
       call: callContext(options, picked.file),
       timeoutMs: options.timeoutMs,
       schemaFor: options.schemaFor,
+      release: options.release,
+      xrd: type.untyped ? undefined : (type.xrd.object as JsonObject),
     });
     for (const p of rendered.problems) out.findings.push(problemFinding({ ...p, message: `${where}: ${p.message}` }, out.source, picked));
     if (rendered.notRunnable) out.notRendered = [...(out.notRendered ?? []), ...rendered.notRunnable.map((n) => notRunnableAt(n, picked, index))];
