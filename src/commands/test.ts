@@ -16,10 +16,13 @@ Runs the composition tests below the paths (default: .), with no Docker and no c
     rendered through its Composition and every object of spec.assertResources must be found among
     the rendered ones and hold what it says (fields it omits are free; lists compare item by item).
     validate: true also checks the rendered objects against their schemas.
+  CompositionTest objects (test.crossplane.io/v1alpha1, Crossplane's design): each of spec.tests
+    renders its XR (patched by addFields/removeFields) with the Composition and Functions it
+    lists; each resource of its chainsaw assertions must match a rendered one.
   Golden files: a file holding a \`crossplane render\` output stream whose XR is an example of the
     repository, or one mapped from example XRs by tests.golden in .composition-ci.yaml. The render
-    is compared with it as objects (generated names' random part and UIDs aside), listing every
-    difference; --update rewrites the golden files that differ in crossplane render's format.
+    is compared with it as objects, as the release that wrote it prints them (v2.2's generated
+    names' random part and UIDs aside), listing every difference; --update rewrites the golden files that differ in crossplane render's format.
 
 docs/testing.md says more.
 

@@ -16,6 +16,7 @@ const TOOL_GROUPS = new Set([
   "chainsaw.kyverno.io",
   "meta.dev.upbound.io",
   "dev.crossplane.io",
+  "test.crossplane.io",
   "kpt.dev",
   "fn.kpt.dev",
   "config.kubernetes.io",

@@ -58,7 +58,8 @@ const SPEC_FIELDS = [
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-class Malformed extends Error {
+/** Why a test object cannot be read, at the JSON pointer of the part to blame. */
+export class Malformed extends Error {
   constructor(
     message: string,
     readonly pointer: string,
@@ -161,10 +162,15 @@ function candidatesFor(want: JsonObject, rendered: JsonObject[]): JsonObject[] {
 }
 
 /** Each assertion against the rendered documents: nothing when it holds, else why not. */
-export function assertRendered(assertions: JsonObject[], rendered: JsonObject[], at: (pointer: string) => { file: string; line: number }): TestFailure[] {
+export function assertRendered(
+  assertions: JsonObject[],
+  rendered: JsonObject[],
+  at: (pointer: string) => { file: string; line: number },
+  pointerOf: (index: number) => string = (i) => `/spec/assertResources/${i}`,
+): TestFailure[] {
   const failures: TestFailure[] = [];
   assertions.forEach((want, i) => {
-    const base = `/spec/assertResources/${i}`;
+    const base = pointerOf(i);
     const candidates = candidatesFor(want, rendered);
     if (candidates.length === 0) {
       const sameKind = rendered.filter((o) => o.apiVersion === want.apiVersion && o.kind === want.kind).map(objectLabel);

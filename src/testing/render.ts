@@ -77,6 +77,8 @@ export interface RenderInput {
   release?: CrossplaneRelease;
   /** The XR's XRD: with v2.3.4 and later, a legacy XR's refs are at spec.resourceRefs. */
   xrd?: JsonObject;
+  /** The Function objects to run (a test's own list); the repository's when absent. */
+  functions?: JsonObject[];
 }
 
 export interface TestRender {
@@ -97,11 +99,13 @@ export class TestRenderer {
     this.functions = functionManifests(repo.index);
   }
 
-  private pool(annotations: Record<string, string> | undefined): RuntimePool {
-    const key = JSON.stringify(annotations ?? {});
+  /** One pool per set of annotations and, for a test that lists its Function objects, per such list (else the repository's). */
+  private pool(annotations: Record<string, string> | undefined, listed?: JsonObject[]): RuntimePool {
+    const key = JSON.stringify([annotations ?? {}, listed ?? null]);
     let pool = this.pools.get(key);
     if (!pool) {
-      const functions = annotations && Object.keys(annotations).length ? new Map([...this.functions].map(([n, f]) => [n, { ...f, annotations: { ...f.annotations, ...annotations } }])) : this.functions;
+      const base = listed ? functionManifestsOf(listed) : this.functions;
+      const functions = annotations && Object.keys(annotations).length ? new Map([...base].map(([n, f]) => [n, { ...f, annotations: { ...f.annotations, ...annotations } }])) : base;
       pool = new RuntimePool(functions, {
         functions: this.repo.config.functions,
         root: this.repo.root,
@@ -138,7 +142,7 @@ export class TestRenderer {
 
   async render(input: RenderInput): Promise<TestRender> {
     const composition = input.composition ?? this.pickComposition(input.xr, input.near);
-    const pool = this.pool(input.functionAnnotations);
+    const pool = this.pool(input.functionAnnotations, input.functions);
     const registry = this.repo.registry;
     const rendered = await renderComposite({
       xr: input.xr,
@@ -246,4 +250,17 @@ export function xrSchemaFromXrd(xrd: JsonObject, xr: JsonObject, file: string): 
 /** Why a test was not run: the functions composition-ci may not or cannot run here, and what would let it. */
 export function notRunnableNote(steps: NotRunnableStep[]): string {
   return `not rendered: ${steps.map((n) => `step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}`).join("; ")}`;
+}
+
+/** Function objects (pkg.crossplane.io Function) by name, as the runtime pool reads them. */
+function functionManifestsOf(objects: JsonObject[]): Map<string, FunctionManifest> {
+  const out = new Map<string, FunctionManifest>();
+  for (const o of objects) {
+    if (o.kind !== "Function") continue;
+    const meta = (o.metadata ?? {}) as JsonObject;
+    const annotations = Object.fromEntries(Object.entries((meta.annotations ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+    const pkg = (o.spec as JsonObject | undefined)?.package;
+    out.set(String(meta.name ?? ""), { name: String(meta.name ?? ""), package: typeof pkg === "string" ? pkg : undefined, annotations });
+  }
+  return out;
 }

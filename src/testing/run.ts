@@ -7,6 +7,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
 import type { ValidateResult } from "../validate/run.js";
 import { isCompositionTest, readCompositionTest, runCompositionTest } from "./composition-test.js";
+import { isCrossplaneCompositionTest, readCrossplaneTest, runCrossplaneTest } from "./crossplane-test.js";
 import { configuredGoldens, examplesByIdentity, foundGolden, readGolden, runGolden, type GoldenCase } from "./golden.js";
 import { TestRenderer, type TestRuntimeOptions } from "./render.js";
 import type { TestReport, TestResult, UnreadableTest } from "./types.js";
@@ -35,6 +36,11 @@ export async function runTests(result: ValidateResult, root: string, options: Ru
       const read = readCompositionTest(m);
       if ("unreadable" in read) unreadable.push(read.unreadable);
       else tests.push(await runCompositionTest(m, read.spec, renderer));
+    }
+    for (const m of result.manifests.filter(isCrossplaneCompositionTest)) {
+      const read = readCrossplaneTest(m);
+      if ("unreadable" in read) unreadable.push(read.unreadable);
+      else tests.push(...(await runCrossplaneTest(m, read.cases, renderer)));
     }
     const configured = configuredGoldens(result.config.tests?.golden ?? [], result.manifests, renderer);
     unreadable.push(...configured.problems);
