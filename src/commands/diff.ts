@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
+import { builtinVersionChanges } from "../render/builtin-versions.js";
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { renderSources, sourceFiles } from "../render/dependencies.js";
@@ -244,6 +245,9 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     } else await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
+    // A Function whose version changes while it runs built in: the diff cannot show what the new version does.
+    const versions = builtinVersionChanges(baseSide.result.manifests, headSide.result.manifests, headSide.sources, headSide.result.config);
+    headSide.findings = [...headSide.findings, ...applyPolicy(versions, headSide.result.config.rules, objectSuppressions(versions, headSide.result.manifests))];
     const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
     headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
     const masker = maskerFor(

@@ -43,7 +43,14 @@ describe("diff: what a change does, rendered", () => {
   it("a changed Function, the config file, or --all render everything that depends on them", async () => {
     const { dir, git } = gitRepo(triples(5));
     fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace("v0.8.2", "v0.8.3"));
-    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(5);
+    const moved = (await runDiff({ root: dir, paths: ["."], base: "main" })).report;
+    expect(moved.sources.rendered).toBe(5);
+    // The function runs built in: what its new version changes is said, not shown as "unchanged".
+    const said = moved.findings.new.filter((f) => f.rule === "render/builtin-version");
+    expect(said).toHaveLength(1);
+    expect(said[0]!).toMatchObject({ severity: "warning", file: "functions.yaml" });
+    expect(said[0]!.message).toContain("moves from v0.8.2 to v0.8.3, and composition-ci renders it with its built-in model of the function: the rendered diff for the 5 sources that use it (");
+    expect(said[0]!.message).toContain(", and 2 more)");
     git("checkout", "-q", "--", ".");
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "rules: {}\n");
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, considered: 5, rendered: 5, notRendered: 0, failed: 0, all: true });

@@ -1,0 +1,70 @@
+import type { Config } from "../config/config.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { packageVersion } from "../manifest/package-ref.js";
+import type { Finding } from "../report/finding.js";
+import { findingAt } from "../validate/findings.js";
+import { RUNTIME_ANNOTATION } from "../validate/render-config.js";
+import type { JsonObject } from "./functions/response.js";
+import { builtinFor } from "./runner/builtin.js";
+import type { RenderedSource } from "./source.js";
+
+/**
+ * A built-in models one version of its function. When a change moves a Function's package to
+ * another version (tag or digest) and the function runs built in, the rendered diff cannot show
+ * what the new version does differently: said, for the sources that use the function, never
+ * passed over as "unchanged".
+ */
+export function builtinVersionChanges(base: readonly Manifest[], head: readonly Manifest[], sources: readonly RenderedSource[], config: Pick<Config, "functions">): Finding[] {
+  const before = functionsByName(base);
+  const out: Finding[] = [];
+  for (const [name, fn] of functionsByName(head)) {
+    const was = before.get(name);
+    const pkg = packageOf(fn);
+    if (!was || pkg === undefined || packageOf(was) === pkg || !runsBuiltIn(name, fn, config)) continue;
+    const from = versionText(packageOf(was) ?? "");
+    const to = versionText(pkg);
+    const users = sources.filter((s) => usesFunction(s, name)).map((s) => `${s.source.kind} ${s.source.name ?? ""}`);
+    const affected = users.length ? ` for the ${users.length === 1 ? "source" : `${users.length} sources`} that use it (${users.slice(0, 3).join(", ")}${users.length > 3 ? `, and ${users.length - 3} more` : ""})` : "";
+    out.push(
+      findingAt(
+        fn,
+        "/spec/package",
+        "render/builtin-version",
+        "warning",
+        `Function ${name} moves from ${from} to ${to}, and composition-ci renders it with its built-in model of the function: the rendered diff${affected} shows what the rest of the change does, not what the new version changes. ` +
+          "Read the function's release notes; the annotation render.crossplane.io/runtime: Docker with --allow-exec renders the real packages where Docker runs",
+      ),
+    );
+  }
+  return out;
+}
+
+function functionsByName(manifests: readonly Manifest[]): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
+  for (const m of manifests) if (m.kind === "Function" && m.group === "pkg.crossplane.io" && m.name) out.set(m.name, m);
+  return out;
+}
+
+function packageOf(m: Manifest): string | undefined {
+  const pkg = (m.object.spec as JsonObject | undefined)?.package;
+  return typeof pkg === "string" ? pkg.trim() : undefined;
+}
+
+function versionText(pkg: string): string {
+  const v = packageVersion(pkg);
+  return [v.tag, v.digest].filter(Boolean).join("@") || "no tag";
+}
+
+/** The runtime choice of src/render/runner/select.ts, as far as it decides built in or not. */
+function runsBuiltIn(name: string, fn: Manifest, config: Pick<Config, "functions">): boolean {
+  if (config.functions[name]) return false;
+  const annotations = ((fn.object.metadata as JsonObject | undefined)?.annotations ?? {}) as Record<string, unknown>;
+  if (annotations[RUNTIME_ANNOTATION] === "Docker") return false;
+  return builtinFor(packageOf(fn) ?? "") !== undefined;
+}
+
+function usesFunction(s: RenderedSource, name: string): boolean {
+  const composition = (s as RenderedSource & { composition?: Manifest }).composition;
+  const pipeline = (composition?.object.spec as JsonObject | undefined)?.pipeline;
+  return Array.isArray(pipeline) && pipeline.some((step) => ((step as JsonObject).functionRef as JsonObject | undefined)?.name === name);
+}
