@@ -138,6 +138,17 @@ severity: Normal
 `);
   });
 
+  it("an empty pipeline (upstream's TestRender EmptyPipeline): refs [], Responsive, Synced and Ready all True, the selection event", async () => {
+    const empty = "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: bucket-composition}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XBucket}\n  mode: Pipeline\n  pipeline: []\n";
+    const { code, stdout } = await render({ "xr.yaml": BUCKET_XR, "composition.yaml": empty }, "-r");
+    expect(code).toBe(0);
+    const [out, ...events] = docs(stdout);
+    expect(out!.spec).toEqual({ crossplane: { resourceRefs: [] } });
+    expect(stdout).toContain("spec:\n  crossplane:\n    resourceRefs: []\n");
+    expect(out!.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual(["Responsive=True WatchCircuitClosed", "Synced=True ReconcileSuccess", "Ready=True Available"]);
+    expect(events.map((e) => e.reason)).toEqual(["SelectComposition"]);
+  });
+
   it("a namespaced XR: composed resources in its namespace (a function's other namespace overridden, with a warning event), refs without a namespace", async () => {
     const xr = "apiVersion: example.crossplane.io/v1\nkind: XApp\nmetadata: {name: my-app, namespace: default}\nspec: {region: a}\n";
     const resources = `          - name: deployment

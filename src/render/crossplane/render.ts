@@ -106,8 +106,9 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
   }
   const spec = (composition.spec ?? {}) as JsonObject;
   const steps = (spec.pipeline ?? []) as PipelineStep[];
-  if (spec.mode !== "Pipeline" || steps.length === 0) {
-    return failed({ rule: "render/no-pipeline", severity: "error", message: "the Composition has no pipeline steps to render" });
+  // An empty pipeline is valid (the schema asks only that one is there): it composes nothing.
+  if (spec.mode !== "Pipeline" || !Array.isArray(spec.pipeline)) {
+    return failed({ rule: "render/no-pipeline", severity: "error", message: "the Composition has no pipeline to render (spec.mode: Pipeline and spec.pipeline)" });
   }
 
   const copy = cloneJson(req.xr);
