@@ -23,7 +23,8 @@ import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
 import { changedPolicies } from "../validate/policies.js";
-import { xrdChanges, type DefinitionDiff } from "../report/definition-changes.js";
+import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
+import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
 import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
@@ -341,18 +342,35 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
   side.findings = [...side.findings, ...rendered.findings];
 }
 
-/** The XRDs present on both sides that the change alters, with what it means for their XRs. */
+/**
+ * The objects present on both sides whose change is known without rendering: XRDs (what it means
+ * for their XRs and claims), Compositions (steps and composed resources), activation policies,
+ * package dependencies and package versions.
+ */
 function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[] } {
-  const key = (m: Manifest) => `${m.apiVersion}|${m.name ?? ""}`;
-  const before = new Map(base.result.manifests.filter((m) => m.kind === "CompositeResourceDefinition").map((m) => [key(m), m]));
+  const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
+  const before = new Map(base.result.manifests.filter((m) => knownChanges(m)).map((m) => [key(m), m]));
   const definitions: DefinitionDiff[] = [];
   for (const m of head.result.manifests) {
-    const old = m.kind === "CompositeResourceDefinition" ? before.get(key(m)) : undefined;
-    if (!old || JSON.stringify(old.object) === JSON.stringify(m.object)) continue;
-    const changes = xrdChanges(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
+    const compare = knownChanges(m);
+    const old = compare ? before.get(key(m)) : undefined;
+    if (!compare || !old || JSON.stringify(old.object) === JSON.stringify(m.object)) continue;
+    const changes = compare(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
     if (changes.length) definitions.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes });
   }
   return definitions.length ? { definitions } : {};
+}
+
+/** How a kind's change is told without rendering, for the kinds that have a way. */
+function knownChanges(m: Manifest): ((base: Record<string, unknown>, head: Record<string, unknown>) => DefinitionChange[]) | undefined {
+  if (m.group === "apiextensions.crossplane.io") {
+    if (m.kind === "CompositeResourceDefinition") return xrdChanges;
+    if (m.kind === "Composition") return compositionChanges;
+    if (m.kind === "ManagedResourceActivationPolicy") return activationChanges;
+  }
+  if (m.group === "meta.pkg.crossplane.io" || (m.kind === "Project" && (m.group === "meta.dev.upbound.io" || m.group === "dev.crossplane.io"))) return dependencyChanges;
+  if (m.group === "pkg.crossplane.io" && ["Provider", "Function", "Configuration"].includes(m.kind)) return packageChanges;
+  return undefined;
 }
 
 /** The base side's rendered objects by source key and object key. */

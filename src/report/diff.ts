@@ -37,7 +37,18 @@ export interface ObjectChange {
    * name or namespace, its `crossplane.io/external-name`, or a location (`spec.forProvider.region`, …).
    */
   replacedBy?: string[];
+  /** For `changed`: the fields that differ, leaf by leaf (masked; at most MAX_FIELD_CHANGES). */
+  fields?: FieldChange[];
 }
+
+/** One field of a changed object: added (no `before`), removed (no `after`) or changed. */
+export interface FieldChange {
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export const MAX_FIELD_CHANGES = 20;
 
 export interface SourceChange {
   key: string;
@@ -160,16 +171,40 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     const meta = (o.metadata ?? {}) as { name?: string };
     const kind = String(o.kind ?? "");
     const name = key.startsWith(`${kind}/`) ? key.slice(kind.length + 1) : (meta.name ?? key);
-    const [oldText, newText] = [before && toYaml(masker.maskObject(before)), after && toYaml(masker.maskObject(after))];
+    const [maskedBefore, maskedAfter] = [before && masker.maskObject(before), after && masker.maskObject(after)];
+    const [oldText, newText] = [maskedBefore && toYaml(maskedBefore), maskedAfter && toYaml(maskedAfter)];
     const status: ChangeStatus = !before ? "added" : !after ? "removed" : oldText === newText ? "unchanged" : "changed";
     const change: ObjectChange = { key, kind, name, status };
     if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides);
     if (status === "changed") {
+      change.fields = fieldChanges(maskedBefore, maskedAfter);
       const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAtSegments(before, path)) !== JSON.stringify(valueAtSegments(after, path))).map((path) => path.join("."));
       if (replacedBy.length) change.replacedBy = replacedBy;
     }
     return change;
   });
+}
+
+/** The leaf fields that differ between two objects, as field paths (`spec.items[0].name`), at most MAX_FIELD_CHANGES. */
+export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
+  const out: FieldChange[] = [];
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const child = (path: string, key: string | number) => (typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${key}]`);
+  const walk = (a: unknown, b: unknown, path: string): void => {
+    if (out.length >= MAX_FIELD_CHANGES) return;
+    if (isMap(a) && isMap(b)) {
+      for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) walk(a[key], b[key], child(path, key));
+      return;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], child(path, i));
+      return;
+    }
+    if (JSON.stringify(a) === JSON.stringify(b)) return;
+    out.push({ path: path || "(root)", ...(a !== undefined ? { before: a } : {}), ...(b !== undefined ? { after: b } : {}) });
+  };
+  walk(before, after, "");
+  return out;
 }
 
 /** Fields that name an object or where it lives: changing one replaces it (delete and create). */

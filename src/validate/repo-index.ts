@@ -114,7 +114,8 @@ export class RepoIndex {
     let type = this.untyped.get(m);
     if (type === undefined) {
       const composable = m.group !== "" && m.group !== "apiextensions.crossplane.io" && !m.group.endsWith(".k8s.io") && this.compositionsFor(m.apiVersion, m.kind).length > 0;
-      const standIn = { apiVersion: "apiextensions.crossplane.io/v2", kind: "CompositeResourceDefinition", metadata: { name: "" }, spec: {} };
+      // The stand-in names the XR's group and version: what renders it (its Compositions, their Functions) is found through them.
+      const standIn = { apiVersion: "apiextensions.crossplane.io/v2", kind: "CompositeResourceDefinition", metadata: { name: "" }, spec: { group: m.group, versions: [{ name: m.version }] } };
       type = composable ? { xrd: new Manifest(standIn, m.source, m.docIndex, m.pointerPrefix), xrKind: m.kind, claim: false, untyped: true } : null;
       this.untyped.set(m, type);
     }

@@ -111,7 +111,7 @@ describe("every source has one honest state", () => {
     failing.partial = ["XNetwork/n"];
     const failed = report([source("a", [object("a"), object("b")])], [failing]);
     expect(failed.changes[0]!.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/a:unchanged", "ConfigMap/b:removed"]);
-    expect(formatDiffMarkdown(failed, { maxChars: 65_000 })).toContain("`ConfigMap/b` of XNet `a` is **removed**");
+    expect(formatDiffMarkdown(failed, { maxChars: 65_000 })).toContain("`ConfigMap/b` is **removed** in XNet `a`");
   });
 
   it("a nested XR failing at base and at head: the rest of the source is still compared", () => {
@@ -267,9 +267,25 @@ describe("layout for review", () => {
     const r = report([source("a", [cm("keep", { a: "1" }, "old-name"), cm("gone", {})])], [source("a", [cm("keep", { a: "1" }, "new-name")])]);
     const md = formatDiffMarkdown(r, { maxChars: 65_000 });
     expect(md).toContain("⚠️ **Deleted or replaced when this merges**");
-    expect(md).toContain("- `ConfigMap/gone` of XNet `a` is **removed**");
-    expect(md).toContain("- `ConfigMap/keep` of XNet `a` is **replaced**: `metadata.name` changes");
+    expect(md).toContain("- `ConfigMap/gone` is **removed** in XNet `a`");
+    expect(md).toContain("- `ConfigMap/keep` is **replaced**: `metadata.name` changes in XNet `a`");
     expect(md.indexOf("Deleted or replaced")).toBeLessThan(md.indexOf("**Changes**"));
+  });
+
+  it("the summary: one line per field change and per deleted object, counted once across the XRs that render it (issue 32.3)", () => {
+    const r = report(
+      ["a", "b"].map((n) => source(n, [cm("vpc", { cidr: "10.0.0.0/16" }), cm("gateway", {})])),
+      ["a", "b"].map((n) => source(n, [cm("vpc", { cidr: "10.1.0.0/16" })])),
+    );
+    const md = formatDiffMarkdown(r, { maxChars: 65_000 });
+    const summary = md.slice(md.indexOf("**Summary**"), md.indexOf("**Changes**"));
+    expect(summary).toContain("Composition xnets\n\n```diff\n");
+    expect(summary).toContain('~ ConfigMap vpc: data.cidr "10.0.0.0/16" → "10.1.0.0/16"   (in 2 XRs)\n');
+    expect(summary).toContain("- ConfigMap gateway   (deleted in 2 XRs)");
+    expect(summary.match(/ConfigMap gateway/g)).toHaveLength(1);
+    // The deletion's warning at the top is said once too, naming both sources.
+    expect(md).toContain("- `ConfigMap/gateway` is **removed** in 2 sources (`a`, `b`)");
+    expect(md.indexOf("**Summary**")).toBeLessThan(md.indexOf("**Changes**"));
   });
 
   it("a link to the workflow run", () => {

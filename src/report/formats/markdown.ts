@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
-import type { DiffReport, SourceChange } from "../diff.js";
+import { MAX_FIELD_CHANGES, type DiffReport, type SourceChange } from "../diff.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
 import { alsoLikeIt, groupRepeats } from "../repeats.js";
@@ -95,7 +95,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
   const parts = [headline(report, options.title), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), summarySection(report, level), changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report, options.describes));
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
@@ -157,17 +157,75 @@ function numbers(report: DiffReport): string {
   return items.join(" · ");
 }
 
-/** Removed objects and objects the change replaces (a new name, external name or location), first. */
+/** Removed objects and objects the change replaces (a new name, external name or location), first; each once, with the sources it happens in. */
 function replacements(report: DiffReport): string {
-  const lines: string[] = [];
+  const seen = new Map<string, { text: string; sources: SourceChange[] }>();
   for (const c of report.changes) {
     for (const o of c.objects) {
-      const what = `${code(o.key)} of ${escapeMarkdown(c.kind)} ${code(c.name)}`;
-      if (o.status === "removed") lines.push(`- ${what} is **removed**`);
-      else if (o.replacedBy) lines.push(`- ${what} is **replaced**: ${o.replacedBy.map((f) => code(f)).join(", ")} change${o.replacedBy.length === 1 ? "s" : ""}`);
+      let text: string | undefined;
+      if (o.status === "removed") text = `${code(o.key)} is **removed**`;
+      else if (o.replacedBy) text = `${code(o.key)} is **replaced**: ${o.replacedBy.map((f) => code(f)).join(", ")} change${o.replacedBy.length === 1 ? "s" : ""}`;
+      if (!text) continue;
+      const entry = seen.get(text) ?? seen.set(text, { text, sources: [] }).get(text)!;
+      entry.sources.push(c);
     }
   }
+  const lines = [...seen.values()].map(({ text, sources }) => `- ${text} in ${sources.length === 1 ? `${escapeMarkdown(sources[0]!.kind)} ${code(sources[0]!.name)}` : `${sources.length} sources (${shortList(sourceNames(sources))})`}`);
   return lines.length ? `⚠️ **Deleted or replaced when this merges**\n\n${lines.join("\n")}` : "";
+}
+
+const SUMMARY_LINES: Record<Level, number> = { 0: 60, 1: 20, 2: 0, 3: 0 };
+
+/**
+ * What changed, one line per object or field, in Terraform's spirit, grouped by what renders it
+ * and counted once across the sources that render the same change; the diffs stay below.
+ */
+function summarySection(report: DiffReport, level: Level): string {
+  const max = SUMMARY_LINES[level];
+  if (max === 0) return "";
+  const groups = new Map<string, Map<string, Set<SourceChange>>>();
+  const add = (via: string, line: string, c: SourceChange) => {
+    const lines = groups.get(via) ?? groups.set(via, new Map()).get(via)!;
+    (lines.get(line) ?? lines.set(line, new Set()).get(line)!).add(c);
+  };
+  for (const c of report.changes) {
+    for (const o of c.objects) {
+      const label = `${o.kind} ${o.name}`;
+      if (o.status === "added") add(c.via, `+ ${label}`, c);
+      else if (o.status === "removed") add(c.via, `- ${label}`, c);
+      else if (o.status === "changed") {
+        for (const f of o.fields ?? []) add(c.via, `~ ${label}: ${f.path} ${f.before === undefined ? "(none)" : shown(f.before)} → ${f.after === undefined ? "(none)" : shown(f.after)}`, c);
+        if ((o.fields?.length ?? 0) >= MAX_FIELD_CHANGES) add(c.via, `~ ${label}: … more fields (the diff below)`, c);
+      }
+    }
+  }
+  if (groups.size === 0) return "";
+  let budget = max;
+  const blocks: string[] = [];
+  let left = 0;
+  for (const [via, lines] of groups) {
+    const rows: string[] = [];
+    for (const [line, sources] of lines) {
+      if (budget <= 0) {
+        left++;
+        continue;
+      }
+      budget--;
+      const n = sources.size;
+      const xrs = [...sources].every((s) => s.via.startsWith("Composition")) ? "XR" : "source";
+      const where = line.startsWith("- ") ? (n > 1 ? `   (deleted in ${n} ${xrs}s)` : "   (deleted)") : n > 1 ? `   (in ${n} ${xrs}s)` : "";
+      rows.push(`${line}${where}`);
+    }
+    if (rows.length) blocks.push(`${escapeMarkdown(via)}\n\n${fenced(rows.join("\n"), "diff")}`);
+  }
+  const more = left ? `\n\n…and ${left} more line${left === 1 ? "" : "s"}: the diffs below have them.` : "";
+  return `**Summary** (each change once, across the sources that render it; diffs below)\n\n${blocks.join("\n\n")}${more}`;
+}
+
+/** A value in a summary line: JSON, cut at 60 characters. */
+function shown(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
 interface ChangeGroup {
@@ -270,7 +328,7 @@ function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severi
   return `- ${icon} **${f.severity}** ${code(f.rule)}${at ? ` ${at}` : ""}: ${escapeMarkdownKeepingCode(f.message)}${repeats ? alsoLikeIt(f, repeats) : ""}`;
 }
 
-/** What a changed XRD means for its XRs and claims, known without rendering; breaking changes first. */
+/** What the change does to XRDs, Compositions, activation policies and packages, known without rendering; breaking changes first. */
 function definitionsSection(report: DiffReport): string {
   if (!report.definitions?.length) return "";
   const blocks = report.definitions.map((d) => {
@@ -279,7 +337,7 @@ function definitionsSection(report: DiffReport): string {
     if (sorted.length > 20) rows.push(`  - …and ${sorted.length - 20} more`);
     return `- ${escapeMarkdown(d.kind)} ${code(d.name)} (${code(d.file)})\n${rows.join("\n")}`;
   });
-  return `**Definitions this change alters** (what it means for their XRs and claims, known without rendering)\n\n${blocks.join("\n")}`;
+  return `**What this change alters, known without rendering** (definitions, Compositions, activation policies, packages)\n\n${blocks.join("\n")}`;
 }
 
 /** Sources composition-ci could not render, once per function: the diff is unknown, and how to know it. */
