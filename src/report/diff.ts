@@ -69,6 +69,8 @@ export interface SourceChange {
   failedNested?: string[];
   /** Fields of the XR filled from observed state: the render cannot know them offline. */
   observedReads?: string[];
+  /** The source's own change (the XR, claim or ApplicationConfiguration as written; masked), when it changed: known without rendering. */
+  sourceDiff?: string;
   objects: ObjectChange[];
 }
 
@@ -106,6 +108,10 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
   if (s.observedReads?.length) change.observedReads = s.observedReads;
+  if (base && head) {
+    const [before, after] = [toYaml(masker.maskObject(base.source.object as Record<string, unknown>)), toYaml(masker.maskObject(head.source.object as Record<string, unknown>))];
+    if (before !== after) change.sourceDiff = unifiedDiff(`${s.source.kind}/${s.source.name ?? ""}`, before, after);
+  }
   const [headState, baseState] = [head && sourceState(head), base && sourceState(base)];
   if (headState === "not-rendered") return notRenderedAt(change, head!, "head");
   if (headState === "failed") return failedAtHead(change, base, head!, masker);

@@ -134,6 +134,9 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     const summary = fs.readFileSync(run.files.summary, "utf8");
     expect(summary).toContain("### ⚠️ composition-ci: 1 of 1 affected source could not be rendered: the rendered diff is incomplete");
     expect(summary).not.toContain("**0 sources changed**");
+    // What is known without rendering: the example's own change.
+    expect(summary).toContain("<details><summary>The example as written (changed by this pull request)</summary>");
+    expect(summary).toContain('-  cidr: 10.0.0.0/16\n+  cidr: 10.1.0.0/16');
     const outputs = readOutputs(run.files.output);
     expect(outputs.verdict).toBe("incomplete");
     expect(outputs.changed).toBe("true");

@@ -354,13 +354,23 @@ function notRenderedSection(report: DiffReport): string {
     }
   }
   if (byWhat.size === 0) return "";
+  const examples = exampleDiffs(report.changes.filter((c) => c.status === "not-rendered"));
   const lines = [...byWhat].map(([what, e]) => {
     const side = e.at.has("head") ? "" : " at base";
     const steps = e.steps.size ? ` (step${e.steps.size === 1 ? "" : "s"} ${shortList([...e.steps].map(code))})` : "";
     const n = e.sources.size;
     return `- ${code(what)}${steps} ${escapeMarkdownKeepingCode(e.reason)}: ${n} source${n === 1 ? "" : "s"} not rendered${side} (${shortList(sourceNames([...e.sources]))}). To render ${n === 1 ? "it" : "them"}: ${escapeMarkdownKeepingCode(e.fix)}`;
   });
-  return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}`;
+  return `**Not rendered: the diff of these is unknown**\n\n${lines.join("\n")}${examples}`;
+}
+
+/** How the examples that could not render changed, as written: what the change does to them, known without rendering. */
+function exampleDiffs(changes: SourceChange[]): string {
+  const changed = changes.filter((c) => c.sourceDiff);
+  if (!changed.length) return "";
+  const names = sourceNames(changed);
+  const blocks = changed.map((c, i) => `${escapeMarkdown(c.kind)} ${names[i]}\n\n${fenced(trim(c.sourceDiff!), "diff")}`);
+  return `\n\n<details><summary>${changed.length === 1 ? "The example" : `${changed.length} examples`} as written (changed by this pull request)</summary>\n\n${blocks.join("\n\n")}\n\n</details>`;
 }
 
 /** Changed files no source renders from: a reviewer reads them in the pull request's own diff. */
