@@ -1,7 +1,9 @@
 // Bundles the CLI (dist/cli-main.js, started by dist/cli.js) and the Action (dist/index.js),
-// dependencies included, with esbuild.
+// dependencies included, with esbuild, and the third-party notice of what they include
+// (OUTDIR/THIRD_PARTY_NOTICES.md, scripts/notices.mjs).
 // `node scripts/bundle.mjs OUTDIR` writes elsewhere (the tests bundle the current source).
 import { build } from "esbuild";
+import { writeNotices } from "./notices.mjs";
 
 const outdir = process.argv[2] ?? "dist";
 
@@ -33,7 +35,7 @@ if (process.execArgv.length === 0 && !process.env.COMPOSITION_CI_NO_REEXEC) {
 }
 `;
 
-await build({
+const { metafile } = await build({
   entryPoints: { "cli-main": "src/cli.ts", index: "src/index.ts" },
   outdir,
   bundle: true,
@@ -47,7 +49,13 @@ await build({
   alias: { punycode: "punycode/" },
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning",
+  // Which files went into which bundle: the third-party notice lists their packages.
+  metafile: true,
 });
+
+// Every npm package whose code is in the bundles, with its license and its license and notice
+// files' text, sorted (two builds write the same bytes).
+writeNotices(metafile, outdir);
 
 // The built-in schemas' validators, compiled once here and shipped (scripts/precompile.ts).
 const { execFileSync } = await import("node:child_process");
