@@ -48,7 +48,7 @@ export function narrowToBase(head: Config, base: Config): Config {
   };
 }
 
-type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "crossplaneRelease" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount">;
+type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "crossplaneRelease" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount" | "diff">;
 
 function gateOf(c: Config): Gate {
   return {
@@ -63,6 +63,7 @@ function gateOf(c: Config): Gate {
     tests: c.tests,
     policies: c.policies,
     crossplaneServiceAccount: c.crossplaneServiceAccount,
+    diff: c.diff,
   };
 }
 

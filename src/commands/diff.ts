@@ -256,7 +256,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [...baseSide.sources, ...headSide.sources],
       [...new Set([...baseSide.result.config.secretFields, ...headSide.result.config.secretFields])],
     );
-    const changes = diffSources(baseSide.sources, headSide.sources, masker);
+    // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
+    const changes = diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {});
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
     const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redactAlike(text));

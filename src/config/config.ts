@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
 import { staysInside } from "../manifest/discover.js";
+import { parseFieldPath } from "../manifest/fieldpath.js";
 import { causeLine } from "../manifest/yaml-cause.js";
 import { isSeverity, type Severity } from "../report/finding.js";
 import { parseTestsConfig, type TestsConfig } from "../testing/config.js";
@@ -50,8 +51,15 @@ export interface Config {
    * policies see them (`request.userInfo`); crossplane-system/crossplane by default.
    */
   crossplaneServiceAccount?: string;
+  /** `diff:`: what the rendered diff leaves out (`ignore`: fields, by kind or of every object; whole kinds) and its context lines. */
+  diff?: DiffConfig;
   /** `tests:`: golden files mapped from example XRs (`composition-ci test`, docs/testing.md). */
   tests?: TestsConfig;
+}
+
+export interface DiffConfig {
+  ignore: { kind?: string; path?: string }[];
+  context?: number;
 }
 
 export interface FunctionConfig {
@@ -91,6 +99,7 @@ const KNOWN_KEYS = [
   "tests",
   "packages",
   "crossplaneServiceAccount",
+  "diff",
 ] as const;
 
 export function emptyConfig(): Config {
@@ -197,6 +206,9 @@ export function parseConfig(text: string, file: string, root?: string): Config {
       case "packages":
         if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim()))) fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");
         config.packages = (value as string[]).map((v) => v.trim());
+        break;
+      case "diff":
+        config.diff = parseDiffConfig(value, fail);
         break;
       case "crossplaneServiceAccount":
         if (typeof value !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(value)) fail("must be <namespace>/<name> of the service account Crossplane runs as (crossplane-system/crossplane)");
@@ -321,4 +333,34 @@ export function ruleLevel(rules: Record<string, RuleLevel>, rule: string): RuleL
   if (rule in rules) return rules[rule];
   const family = rule.split("/")[0];
   return rules[`${family}/*`];
+}
+
+/** `diff: {ignore: [{kind, path}], context: N}`: each ignore entry names a kind, a field path, or both. */
+function parseDiffConfig(value: unknown, fail: (msg: string) => never): DiffConfig {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return fail("must be a mapping {ignore: [{kind, path}], context: N}");
+  const v = value as Record<string, unknown>;
+  const extra = Object.keys(v).filter((k) => k !== "ignore" && k !== "context");
+  if (extra.length) fail(`unknown key "${extra[0]}" (known: ignore, context)`);
+  const out: DiffConfig = { ignore: [] };
+  if (v.ignore !== undefined) {
+    if (!Array.isArray(v.ignore)) fail("ignore must be a list of {kind, path}");
+    (v.ignore as unknown[]).forEach((entry, i) => {
+      const e = (entry ?? {}) as Record<string, unknown>;
+      if (typeof entry !== "object" || Array.isArray(entry) || (e.kind === undefined && e.path === undefined)) fail(`ignore[${i}] must name a kind, a field path, or both: {kind: Deployment, path: "spec.template.metadata.annotations[checksum/config]"}`);
+      if ((e.kind !== undefined && typeof e.kind !== "string") || (e.path !== undefined && typeof e.path !== "string")) fail(`ignore[${i}]: kind and path are strings`);
+      if (typeof e.path === "string") {
+        try {
+          parseFieldPath(e.path);
+        } catch (err) {
+          fail(`ignore[${i}].path: ${(err as Error).message}`);
+        }
+      }
+      out.ignore.push({ ...(typeof e.kind === "string" ? { kind: e.kind } : {}), ...(typeof e.path === "string" ? { path: e.path } : {}) });
+    });
+  }
+  if (v.context !== undefined) {
+    if (!Number.isInteger(v.context) || (v.context as number) < 0 || (v.context as number) > 100) fail("context must be a whole number of lines from 0 to 100");
+    out.context = v.context as number;
+  }
+  return out;
 }

@@ -192,6 +192,29 @@ export function setSegments(object: JsonObject, segments: Segment[], value: unkn
   }
 }
 
+/**
+ * Removes what a field path names, if it is there (a field, or a list element, the elements after
+ * it moving up); `[*]` and `.*` remove each match. A malformed path throws FieldPathError.
+ */
+export function deleteFieldPath(object: JsonObject, path: string): void {
+  const concrete = path.includes("*") ? expandWildcards(object, path) : [path];
+  // Last first: removing a list element moves the ones after it.
+  for (const p of concrete.reverse()) {
+    const segments = parseFieldPath(p);
+    const last = segments.at(-1);
+    if (!last) continue;
+    let parent: unknown;
+    try {
+      parent = segments.length > 1 ? getSegments(object, segments.slice(0, -1)) : object;
+    } catch (err) {
+      if (err instanceof FieldPathError) continue; // not there, or not a container: nothing to remove
+      throw err;
+    }
+    if ("field" in last && isObject(parent)) delete parent[last.field];
+    else if ("index" in last && Array.isArray(parent) && last.index < parent.length) parent.splice(last.index, 1);
+  }
+}
+
 function structuredCloneJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
 }

@@ -1,4 +1,5 @@
 import { valueAtSegments } from "../manifest/pointer.js";
+import { deleteFieldPath } from "../manifest/fieldpath.js";
 import { structuredPatch } from "diff";
 import * as YAML from "yaml";
 import type { Manifest } from "../manifest/manifest.js";
@@ -82,6 +83,14 @@ export interface FindingsDiff {
 
 export const DIFF_CONTEXT_LINES = 3;
 
+/** What a team does not want to review (config `diff:`): fields of rendered objects, whole kinds, and the context of hunks. */
+export interface DiffView {
+  /** `{kind?, path?}`: a field (crossplane field path) of every object, or of one kind; a kind alone hides its objects. */
+  ignore?: { kind?: string; path?: string }[];
+  /** Lines of context around each change (default 3). */
+  context?: number;
+}
+
 /** A source's identity across trees: group, kind, namespace and name (`#2` for a repeat on one side). */
 export function sourceKeys(sources: Manifest[]): string[] {
   const seen = new Map<string, number>();
@@ -93,31 +102,31 @@ export function sourceKeys(sources: Manifest[]): string[] {
   });
 }
 
-export function diffSources(base: RenderedSource[], head: RenderedSource[], masker: SecretMasker): SourceChange[] {
+export function diffSources(base: RenderedSource[], head: RenderedSource[], masker: SecretMasker, view: DiffView = {}): SourceChange[] {
   const byKey = (sources: RenderedSource[]) => {
     const keys = sourceKeys(sources.map((s) => s.source));
     return new Map(sources.map((s, i) => [keys[i]!, s] as const));
   };
   const [b, h] = [byKey(base), byKey(head)];
   const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
-  return keys.map((key) => diffSource(key, b.get(key), h.get(key), masker));
+  return keys.map((key) => diffSource(key, b.get(key), h.get(key), masker, view));
 }
 
-function diffSource(key: string, base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker): SourceChange {
+function diffSource(key: string, base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker, view: DiffView): SourceChange {
   const s = (head ?? base)!;
   const change: SourceChange = { key, kind: s.source.kind, name: s.source.name ?? "", file: s.source.file, via: s.via, status: "unchanged", objects: [] };
   if (s.source.namespace) change.namespace = s.source.namespace;
   if (s.observedReads?.length) change.observedReads = s.observedReads;
   if (base && head) {
     const [before, after] = [toYaml(masker.maskObject(base.source.object as Record<string, unknown>)), toYaml(masker.maskObject(head.source.object as Record<string, unknown>))];
-    if (before !== after) change.sourceDiff = unifiedDiff(`${s.source.kind}/${s.source.name ?? ""}`, before, after);
+    if (before !== after) change.sourceDiff = unifiedDiff(`${s.source.kind}/${s.source.name ?? ""}`, before, after, undefined, view.context);
   }
   const [headState, baseState] = [head && sourceState(head), base && sourceState(base)];
   if (headState === "not-rendered") return notRenderedAt(change, head!, "head");
-  if (headState === "failed") return failedAtHead(change, base, head!, masker);
+  if (headState === "failed") return failedAtHead(change, base, head!, masker, view);
   if (head && baseState === "not-rendered") return notRenderedAt(change, base!, "base");
   // A base whose nested XR failed still says what the rest of it made.
-  change.objects = diffObjects(base?.ok ? base : undefined, head, masker);
+  change.objects = diffObjects(base?.ok ? base : undefined, head, masker, undefined, view);
   if (!base) change.status = "added";
   else if (!head) change.status = "removed";
   else if (baseState !== "rendered") change.status = "fixed";
@@ -138,13 +147,13 @@ function notRenderedAt(change: SourceChange, side: RenderedSource, at: "head" | 
  * source is then `changed` if the rest changed though it failed at base too): the failed XRs'
  * objects are unknown at head (Crossplane keeps what they composed), not removed.
  */
-function failedAtHead(change: SourceChange, base: RenderedSource | undefined, head: RenderedSource, masker: SecretMasker): SourceChange {
+function failedAtHead(change: SourceChange, base: RenderedSource | undefined, head: RenderedSource, masker: SecretMasker, view: DiffView): SourceChange {
   const baseRendered = base !== undefined && sourceState(base) === "rendered";
   // Only nested XRs failed (head.ok), on a base that rendered too (fully or but for nested XRs): the rest is compared.
   if (head.ok && (!base || base.ok) && !base?.notRendered?.length) {
     // The nested XR itself is its parent's object, known; what a failed one composes (on either side) is not.
     const unknownBelow = [...(head.partial ?? []), ...(base?.partial ?? [])];
-    change.objects = diffObjects(base, head, masker).filter((o) => !unknownBelow.some((p) => o.key.startsWith(`${p} > `)));
+    change.objects = diffObjects(base, head, masker, undefined, view).filter((o) => !unknownBelow.some((p) => o.key.startsWith(`${p} > `)));
     change.failedNested = head.partial;
   }
   if (base && !baseRendered) {
@@ -167,9 +176,10 @@ function objectsByKey(source: KeyedObjects | undefined): Map<string, Record<stri
 }
 
 /** Object-by-object changes between two renders of one source (either may be absent). */
-export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects | undefined, masker: SecretMasker, sides: [string, string] = ["base", "head"]): ObjectChange[] {
+export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects | undefined, masker: SecretMasker, sides: [string, string] = ["base", "head"], view: DiffView = {}): ObjectChange[] {
   const [b, h] = [objectsByKey(base), objectsByKey(head)];
-  const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
+  const hidden = (o: Record<string, unknown>) => (view.ignore ?? []).some((i) => i.path === undefined && i.kind === o.kind);
+  const keys = [...new Set([...h.keys(), ...b.keys()])].sort().filter((key) => !hidden((h.get(key) ?? b.get(key))!));
   return keys.map((key) => {
     const before = b.get(key);
     const after = h.get(key);
@@ -177,11 +187,11 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     const meta = (o.metadata ?? {}) as { name?: string };
     const kind = String(o.kind ?? "");
     const name = key.startsWith(`${kind}/`) ? key.slice(kind.length + 1) : (meta.name ?? key);
-    const [maskedBefore, maskedAfter] = [before && masker.maskObject(before), after && masker.maskObject(after)];
+    const [maskedBefore, maskedAfter] = [before && withoutIgnored(masker.maskObject(before), view), after && withoutIgnored(masker.maskObject(after), view)];
     const [oldText, newText] = [maskedBefore && toYaml(maskedBefore), maskedAfter && toYaml(maskedAfter)];
     const status: ChangeStatus = !before ? "added" : !after ? "removed" : oldText === newText ? "unchanged" : "changed";
     const change: ObjectChange = { key, kind, name, status };
-    if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides);
+    if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides, view.context);
     if (status === "changed") {
       change.fields = fieldChanges(maskedBefore, maskedAfter);
       const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAtSegments(before, path)) !== JSON.stringify(valueAtSegments(after, path))).map((path) => path.join("."));
@@ -189,6 +199,15 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     }
     return change;
   });
+}
+
+/** A copy of a (masked) object without the fields `diff.ignore` names for its kind. */
+function withoutIgnored(o: Record<string, unknown>, view: DiffView): Record<string, unknown> {
+  const paths = (view.ignore ?? []).filter((i) => i.path !== undefined && (i.kind === undefined || i.kind === o.kind)).map((i) => i.path!);
+  if (!paths.length) return o;
+  const copy = structuredClone(o);
+  for (const p of paths) deleteFieldPath(copy, p);
+  return copy;
 }
 
 /** The leaf fields that differ between two objects, as field paths (`spec.items[0].name`), at most MAX_FIELD_CHANGES. */
@@ -226,8 +245,8 @@ export function toYaml(o: unknown): string {
   return YAML.stringify(o, { sortMapEntries: true, lineWidth: 0 });
 }
 
-export function unifiedDiff(key: string, before: string, after: string, [from, to]: [string, string] = ["base", "head"]): string {
-  const patch = structuredPatch(`${from}/${key}`, `${to}/${key}`, before, after, "", "", { context: DIFF_CONTEXT_LINES });
+export function unifiedDiff(key: string, before: string, after: string, [from, to]: [string, string] = ["base", "head"], context = DIFF_CONTEXT_LINES): string {
+  const patch = structuredPatch(`${from}/${key}`, `${to}/${key}`, before, after, "", "", { context });
   const lines = [`--- ${before ? `${from}/${key}` : "/dev/null"}`, `+++ ${after ? `${to}/${key}` : "/dev/null"}`];
   for (const hunk of patch.hunks) {
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.filter((l) => !l.startsWith("\\")));

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
-import { FieldPathError, parseFieldPath, setValue, type Segment } from "../manifest/fieldpath.js";
+import { deleteFieldPath, FieldPathError, setValue } from "../manifest/fieldpath.js";
 import type { JsonObject } from "../render/functions/response.js";
 import { NO_SUCH_FUNCTION } from "../render/runner/select.js";
 import { assertRendered, Malformed, objectLabel } from "./composition-test.js";
@@ -117,20 +117,6 @@ function resources(v: unknown, pointer: string, what: string): Resources {
   return v as Resources;
 }
 
-/** Deletes a field path's value (the field, or the list element), if there. */
-function removeField(object: JsonObject, fieldPath: string): void {
-  const segments: Segment[] = parseFieldPath(fieldPath);
-  let node: unknown = object;
-  for (const s of segments.slice(0, -1)) {
-    node = "field" in s ? (isObject(node) ? node[s.field] : undefined) : Array.isArray(node) ? node[s.index] : undefined;
-    if (node === undefined) return;
-  }
-  const last = segments.at(-1);
-  if (!last) return;
-  if ("field" in last && isObject(node)) delete node[last.field];
-  else if ("index" in last && Array.isArray(node)) node.splice(last.index, 1);
-}
-
 /** Keys of chainsaw's assertion trees that are expressions (`(length(x)): 2`): not evaluated here. */
 function expressionKey(v: unknown): string | undefined {
   if (Array.isArray(v)) return v.map(expressionKey).find(Boolean);
@@ -170,7 +156,7 @@ async function runCase(m: Manifest, c: Case, renderer: TestRenderer): Promise<Te
     const xr = renderer.asXr(input.object, input.file);
     try {
       for (const [fieldPath, value] of Object.entries(c.addFields)) setValue(xr, fieldPath, value);
-      for (const fieldPath of c.removeFields) removeField(xr, fieldPath);
+      for (const fieldPath of c.removeFields) deleteFieldPath(xr, fieldPath);
     } catch (err) {
       if (!(err instanceof FieldPathError)) throw err;
       throw new TestInputError(`patches: ${err.message}`);

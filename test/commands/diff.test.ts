@@ -22,6 +22,28 @@ describe("diff: what a change does, rendered", () => {
     expect(report.changes[0]!.objects[0]!.diff).toContain("+  tier: gold");
   }, 30_000);
 
+  it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {
+    const { dir, git } = gitRepo({ ...triples(1), ".composition-ci.yaml": "diff:\n  ignore:\n    - {kind: ConfigMap, path: data.size}\n  context: 0\n" });
+    const composition = path.join(dir, "t0/composition.yaml");
+    const edit = (from: string, to: string) => fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace(from, to));
+    edit("data: {size: small}", "data: {size: small, tier: gold}");
+    fs.writeFileSync(path.join(dir, "t0/xr.yaml"), fs.readFileSync(path.join(dir, "t0/xr.yaml"), "utf8").replace("size: large", "size: medium"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const [object] = report.changes[0]!.objects;
+    expect(object!.fields).toEqual([{ path: "data.tier", after: "gold" }]);
+    expect(object!.diff).not.toContain("size");
+    expect(object!.diff!.split("\n").filter((l) => l.startsWith(" "))).toEqual([]); // no context lines
+    git("checkout", "-q", "--", ".");
+    edit("data: {size: small}", "data: {size: small, tier: gold}");
+    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "diff:\n  ignore:\n    - {kind: ConfigMap}\n");
+    const hidden = (await runDiff({ root: dir, paths: ["."], base: "main" })).report;
+    expect(hidden.changes[0]!.objects).toEqual([]);
+    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "diff:\n  ignore:\n    - {kind: ConfigMap, path: 'data[unclosed'}\n");
+    const bad = await runCli(["diff", "--base", "main"], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("diff: ignore[0].path:");
+  }, 30_000);
+
   it("a changed file no source renders from is named, not passed over: its objects apply as written", async () => {
     const { dir } = gitRepo({ ...triples(2), "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n", "README.md": "# repo\n" });
     fs.writeFileSync(path.join(dir, "apps/app.yaml"), "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.1.0}\n");

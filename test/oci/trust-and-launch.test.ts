@@ -45,6 +45,15 @@ describe("which function packages are trusted", () => {
     const head = { ...emptyConfig(), trustedFunctions: ["ghcr.io/acme/*", "ghcr.io/evil/*"] };
     expect(narrowToBase(head, base).trustedFunctions).toEqual(["ghcr.io/acme/*"]);
   });
+
+  it("a pull request cannot hide its own change from the review, be judged as another release, or change who creates composed resources", () => {
+    const base = { ...emptyConfig(), crossplaneRelease: "v2.5", crossplaneServiceAccount: "crossplane-system/crossplane" };
+    const head = { ...emptyConfig(), diff: { ignore: [{ kind: "Deployment" }] }, crossplaneRelease: "v2.2", crossplaneServiceAccount: "team/admin" };
+    const narrowed = narrowToBase(head, base);
+    expect(narrowed.diff).toBeUndefined();
+    expect(narrowed.crossplaneRelease).toBe("v2.5");
+    expect(narrowed.crossplaneServiceAccount).toBe("crossplane-system/crossplane");
+  });
 });
 
 /** A minimal 64-bit little-endian ELF header with one PT_INTERP program header. */
