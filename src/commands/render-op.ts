@@ -5,7 +5,7 @@ import { renderOperation } from "../render/crossplane/operation.js";
 import { functionManifests } from "../render/crossplane/repo.js";
 import { RuntimePool } from "../render/runner/select.js";
 import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./options.js";
+import { commandPackageSettings, parseCommandArgs, renderRelease, targetsOrUsage } from "./options.js";
 import { contextFrom, parseDuration, readInputs, readObjects, requiredSchemas, single, withAnnotations, yamlStream } from "./render.js";
 
 export const RENDER_OP_HELP = `Usage: composition-ci render op <operation> [functions] [options]
@@ -25,6 +25,9 @@ Options:
   --function-credentials PATH     Secrets the steps' credentials name
   -s, --required-schemas DIR      OpenAPI v3 documents (JSON) for functions that require schemas
   -a, --function-annotations K=V  set on every Function (repeatable)
+  --crossplane-version V          print as that release does: v2.3 and later run the Operation
+                                  controller (its conditions, the spec, events as Results),
+                                  v2.2 the in-process render (default: the config's, else v2.5)
   --timeout D, --allow-exec, --offline, --development-target NAME=ADDR, --config FILE, --root DIR
 `;
 
@@ -40,6 +43,7 @@ const OPTIONS = {
   "required-schemas": { type: "string", short: "s" },
   "function-annotations": { type: "string", short: "a", multiple: true },
   timeout: { type: "string" },
+  "crossplane-version": { type: "string" },
   "allow-exec": { type: "boolean" },
   offline: { type: "boolean" },
   "development-target": { type: "string", multiple: true },
@@ -91,6 +95,7 @@ export async function renderOpCommand(argv: string[], io: CommandIO): Promise<nu
       includeFullOperation: values["include-full-operation"],
       includeFunctionResults: values["include-function-results"],
       includeContext: values["include-context"],
+      release: renderRelease(values["crossplane-version"], config),
     });
     for (const p of rendered.problems) if (p.severity !== "info") io.stderr(`${p.severity}: ${p.rule}: ${p.message}${p.detail ? `\n${p.detail}` : ""}\n`);
     for (const n of rendered.notRunnable ?? []) io.stderr(`warning: render/not-rendered: not rendered: step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}\n`);

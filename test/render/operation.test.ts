@@ -44,7 +44,8 @@ describe("render op: Operations as crossplane operation render prints them", () 
     expect(op).toEqual({
       apiVersion: "ops.crossplane.io/v1alpha1",
       kind: "Operation",
-      metadata: { name: "multi-step" },
+      metadata: { name: "multi-step", resourceVersion: "999" },
+      spec: YAML.parse(OPERATION).spec,
       status: {
         conditions: [
           { type: "Succeeded", status: "True", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "PipelineSuccess" },
@@ -58,9 +59,32 @@ describe("render op: Operations as crossplane operation render prints them", () 
         ],
       },
     });
-    expect(rest.map((d) => `${d.kind}/${d.metadata?.name ?? d.message}`)).toEqual(["ConfigMap/map-a", "ConfigMap/map-b", "Result/step one ran"]);
-    const full = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "-o"], dir);
+    // The controller's events (v2.3+): the step named in the message, reason RunPipelineStep.
+    expect(rest.map((d) => `${d.kind}/${d.metadata?.name ?? `${d.severity} ${d.reason}: ${d.message}`}`)).toEqual(["ConfigMap/map-a", "ConfigMap/map-b", 'Result/Normal RunPipelineStep: Pipeline step "first": step one ran']);
+  });
+
+  it("v2.2 (crossplane alpha render op): no conditions, refs and outputs always, the spec only with -o, Results with their step", async () => {
+    const dir = repo({ "operation.yaml": OPERATION });
+    const { code, stdout } = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "-r", "--crossplane-version", "v2.2"], dir);
+    expect(code).toBe(0);
+    const [op, ...rest] = docs(stdout);
+    expect(op).toEqual({
+      apiVersion: "ops.crossplane.io/v1alpha1",
+      kind: "Operation",
+      metadata: { name: "multi-step" },
+      status: {
+        appliedResourceRefs: [
+          { apiVersion: "v1", kind: "ConfigMap", name: "map-a", namespace: "default" },
+          { apiVersion: "v1", kind: "ConfigMap", name: "map-b", namespace: "default" },
+        ],
+        pipeline: [{ step: "first", output: { created: 1 } }, { step: "second", output: { created: 2 } }],
+      },
+    });
+    expect(rest.at(-1)).toEqual({ apiVersion: "render.crossplane.io/v1beta1", kind: "Result", message: "step one ran", severity: "SEVERITY_NORMAL", step: "first" });
+    const full = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "-o", "--crossplane-version", "v2.2"], dir);
     expect(docs(full.stdout)[0].spec.pipeline).toHaveLength(2);
+    const none = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "--crossplane-version", "v2.2"], repo({ "operation.yaml": OPERATION.replace(/ {6}response:[\s\S]*/, "      response: {}\n").replace(/  - step: second[\s\S]*/, "") }));
+    expect(docs(none.stdout)[0].status).toEqual({ appliedResourceRefs: [], pipeline: [] });
   });
 
   it("a CronOperation renders the Operation it creates, named after it", async () => {

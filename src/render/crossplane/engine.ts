@@ -353,7 +353,7 @@ function mergeOverride(dst: JsonObject, src: JsonObject): JsonObject {
  * ConditionedStatus (unknown fields dropped), get the fixed time; a status without conditions gets
  * `conditions: null`; a status that does not decode is left as it is.
  */
-function normaliseConditions(o: JsonObject): void {
+export function normaliseConditions(o: JsonObject): void {
   if (!isObject(o.status)) return;
   const list = o.status.conditions;
   if (list === undefined || list === null) {

@@ -1,16 +1,21 @@
 import { Severity } from "@crossplane-org/function-sdk-typescript";
 import { cloneJson, type JsonObject } from "../functions/response.js";
 import { contextDocument, resultDocuments } from "./output.js";
-import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineStep, type StepResult } from "./pipeline.js";
+import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineOutput, type PipelineStep, type StepResult } from "./pipeline.js";
+import { normaliseConditions } from "./engine.js";
+import { behaviourOf, type CrossplaneRelease } from "./version.js";
 import type { RenderProblem } from "./render.js";
 
 /**
  * What `crossplane operation render` prints for an Operation (a CronOperation or WatchOperation
- * renders the Operation it would create): the Operation with the status the Operation controller
- * gives it (Succeeded, ValidPipeline and Synced conditions, each step's output, references to
- * the resources it applied), then the resources its pipeline applies, then Results and the
- * Context when asked. The pipeline runs as an XR's does, without an XR: functions get their
- * required resources, credentials and the context.
+ * renders the Operation it would create), as the release asked for prints it. v2.2
+ * (`crossplane alpha render op`, in-process): the Operation with `appliedResourceRefs` and
+ * `pipeline` (each `[]` when empty), its spec only with -o, Results with their step. v2.3 and
+ * later run the Operation controller in the engine: the Operation as stored (`resourceVersion:
+ * "999"`, its spec always) with the Succeeded, ValidPipeline and Synced conditions, each step's
+ * output and the refs (left out when empty), the controller's events as Results, and the applied
+ * resources' conditions at the CLI's fixed time. The pipeline runs as an XR's does, without an XR:
+ * functions get their required resources, credentials and the context.
  */
 
 export const WATCHED_RESOURCE_REQUIREMENT = "ops.crossplane.io/watched-resource";
@@ -24,6 +29,8 @@ export interface OperationRequest extends PipelineEnvironment {
   includeFullOperation?: boolean;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
+  /** The Crossplane release whose output is printed (default: the newest modelled). */
+  release?: CrossplaneRelease;
 }
 
 export interface RenderedOperation {
@@ -64,7 +71,9 @@ export async function renderOperation(req: OperationRequest): Promise<RenderedOp
   const operation = operationOf(req.operation);
   if (typeof operation === "string") return failed({ rule: "render/invalid-operation", severity: "error", message: operation });
   const steps = ((operation.spec as JsonObject | undefined)?.pipeline ?? []) as PipelineStep[];
-  if (!Array.isArray(steps) || steps.length === 0 || steps.some((s) => typeof s?.step !== "string" || typeof s.functionRef?.name !== "string")) {
+  const engine = behaviourOf(req.release).engine;
+  // An empty pipeline renders in the engine (the controller runs no step); v2.2's render needed one.
+  if (!Array.isArray(steps) || (steps.length === 0 && !engine) || steps.some((s) => typeof s?.step !== "string" || typeof s.functionRef?.name !== "string")) {
     return failed({ rule: "render/invalid-operation", severity: "error", message: "the Operation has no valid pipeline steps to render (each needs step and functionRef.name)" });
   }
   const requiredResources = [...(req.requiredResources ?? [])];
@@ -77,10 +86,7 @@ export async function renderOperation(req: OperationRequest): Promise<RenderedOp
     const applied = Object.keys(out.desired.resources)
       .sort()
       .map((name) => cloneJson(out.desired.resources[name]!.resource as JsonObject));
-    const rendered = renderedOperation(operation, out.outputs, applied, req.includeFullOperation === true);
-    const documents = [rendered, ...applied];
-    if (req.includeFunctionResults) documents.push(...resultDocuments(out.results));
-    if (req.includeContext && out.context && Object.keys(out.context).length) documents.push(contextDocument(out.context));
+    const documents = engine ? engineDocuments(operation, out, applied, req) : inProcessDocuments(operation, out, applied, req);
     const problems: RenderProblem[] = out.results
       .filter((r) => r.severity !== Severity.SEVERITY_FATAL)
       .map((r) => ({ rule: "render/function-result", severity: r.severity === Severity.SEVERITY_NORMAL ? "info" : "warning", message: `step "${r.step}": ${r.message}`, step: r.step }));
@@ -92,27 +98,52 @@ export async function renderOperation(req: OperationRequest): Promise<RenderedOp
   }
 }
 
-/** The Operation as the controller leaves it after a successful run, timestamps made stable. */
-function renderedOperation(operation: JsonObject, outputs: { step: string; output: JsonObject }[], applied: JsonObject[], includeSpec: boolean): JsonObject {
-  const condition = (type: string, reason: string) => ({ type, status: "True", lastTransitionTime: STABLE_TIME, reason });
-  const status: JsonObject = { conditions: [condition("Succeeded", "PipelineSuccess"), condition("ValidPipeline", "ValidPipeline"), condition("Synced", "ReconcileSuccess")] };
-  if (outputs.length) status.pipeline = outputs.map((o) => ({ step: o.step, output: o.output }));
-  const refs = appliedRefs(applied);
-  if (refs.length) status.appliedResourceRefs = refs;
-  const out: JsonObject = { apiVersion: operation.apiVersion, kind: operation.kind, metadata: operation.metadata ?? {} };
-  if (includeSpec) out.spec = operation.spec;
-  out.status = status;
-  return out;
+/** v2.2's in-process render: no conditions; refs and outputs always (`[]` when none); the spec only with -o. */
+function inProcessDocuments(operation: JsonObject, out: PipelineOutput, applied: JsonObject[], req: OperationRequest): JsonObject[] {
+  const rendered: JsonObject = { apiVersion: operation.apiVersion, kind: operation.kind, metadata: operation.metadata ?? {} };
+  if (req.includeFullOperation) rendered.spec = operation.spec;
+  rendered.status = { appliedResourceRefs: appliedRefs(applied), pipeline: out.outputs.map((o) => ({ output: o.output, step: o.step })) };
+  const documents = [rendered, ...applied];
+  if (req.includeFunctionResults) documents.push(...resultDocuments(out.results));
+  if (req.includeContext && out.context && Object.keys(out.context).length) documents.push(contextDocument(out.context));
+  return documents;
 }
 
-/** References to the applied resources, deduplicated and sorted as the controller sorts them. */
-function appliedRefs(applied: JsonObject[]): JsonObject[] {
-  const refs = new Map<string, JsonObject>();
-  for (const o of applied) {
+/**
+ * The engine's (v2.3+): the Operation as the controller stored it after a successful run. Its
+ * condition times are the engine's clock there (the CLI does not fix them for Operations); here
+ * they are the fixed render time, so a render repeats.
+ */
+function engineDocuments(operation: JsonObject, out: PipelineOutput, applied: JsonObject[], req: OperationRequest): JsonObject[] {
+  const generation = ((operation.metadata ?? {}) as JsonObject).generation;
+  const condition = (type: string, reason: string): JsonObject => ({ type, status: "True", lastTransitionTime: STABLE_TIME, reason, ...(generation ? { observedGeneration: generation } : {}) });
+  const status: JsonObject = { conditions: [condition("Succeeded", "PipelineSuccess"), condition("ValidPipeline", "ValidPipeline"), condition("Synced", "ReconcileSuccess")] };
+  if (out.outputs.length) status.pipeline = out.outputs.map((o) => ({ step: o.step, output: o.output }));
+  const refs = appliedRefs(applied, true);
+  if (refs.length) status.appliedResourceRefs = refs;
+  const spec = { mode: "Pipeline", ...((operation.spec ?? {}) as JsonObject) };
+  const rendered: JsonObject = { apiVersion: operation.apiVersion, kind: operation.kind, metadata: { ...((operation.metadata ?? {}) as JsonObject), resourceVersion: "999" }, spec, status };
+  for (const o of applied) normaliseConditions(o);
+  const documents = [rendered, ...applied];
+  if (req.includeFunctionResults) documents.push(...out.results.map(operationEvent));
+  if (req.includeContext) documents.push(contextDocument(out.context ?? {}));
+  return documents;
+}
+
+/** A function result as the Operation controller records it. */
+function operationEvent(r: StepResult): JsonObject {
+  const warning = r.severity !== Severity.SEVERITY_NORMAL;
+  return { apiVersion: "render.crossplane.io/v1beta1", kind: "Result", message: `Pipeline step "${r.step}": ${r.message}`, reason: "RunPipelineStep", severity: warning ? "Warning" : "Normal" };
+}
+
+/** References to the applied resources: the engine's controller deduplicates and sorts them; v2.2 lists them as applied. */
+function appliedRefs(applied: JsonObject[], sorted = false): JsonObject[] {
+  const refs = applied.map((o) => {
     const meta = (o.metadata ?? {}) as { name?: string; namespace?: string };
     const ref: JsonObject = { apiVersion: String(o.apiVersion ?? ""), kind: String(o.kind ?? ""), name: meta.name ?? "" };
     if (meta.namespace) ref.namespace = meta.namespace;
-    refs.set(`${ref.apiVersion}${ref.kind}${meta.namespace ?? ""}${ref.name}`, ref);
-  }
-  return [...refs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+    return [`${ref.apiVersion}${ref.kind}${meta.namespace ?? ""}${ref.name}`, ref] as const;
+  });
+  if (!sorted) return refs.map(([, r]) => r);
+  return [...new Map(refs).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
 }

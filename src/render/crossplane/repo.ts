@@ -163,6 +163,7 @@ async function renderOperationSource(source: Manifest, index: RepoIndex, pool: R
     timeoutMs: options.timeoutMs,
     schemaFor: options.schemaFor,
     includeFunctionResults: options.includeFunctionResults,
+    release: options.release,
   });
   const findings = rendered.problems.map((p) => findingAt(source, p.step ? stepPointer(object, p.step) : "", p.rule, p.severity, p.detail ? `${p.message}\n${p.detail.split("\n").slice(-20).join("\n")}` : p.message));
   if (source.kind === "WatchOperation" && !watched) {
