@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { renderEverything } from "../render/repo.js";
 import { renderRelease } from "./options.js";
+import type { RuntimeOptions } from "../render/runner/select.js";
 import { notRenderedFindings, renderSummary, sourceCoverage } from "../render/not-rendered.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { validateRendered } from "../render/validate-rendered.js";
@@ -127,6 +128,8 @@ export interface RenderStepOptions {
   maxNestedDepth?: number;
   /** --crossplane-version: the release whose render is printed (else the config's, else the newest modelled). */
   crossplaneVersion?: string;
+  /** Functions to run from their real packages rather than their built-ins, where possible (diff: a version moves). */
+  realPackages?: RuntimeOptions["realPackages"];
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
   /** The base side's rendered object of a key (diff): the policies admit the head's as an UPDATE of it. */
@@ -147,6 +150,7 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     trustedPackages: result.config.trustedFunctions,
     maxNestedDepth: options.maxNestedDepth,
     release: renderRelease(options.crossplaneVersion, result.config),
+    ...(options.realPackages ? { realPackages: options.realPackages } : {}),
     templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
     clusterDefinitions: result.config.clusterDefinitions,

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
-import { builtinVersionChanges } from "../render/builtin-versions.js";
+import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from "../render/builtin-versions.js";
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { renderSources, sourceFiles } from "../render/dependencies.js";
@@ -240,14 +240,17 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const selected = renderAll ? undefined : coverage.affected;
     // The head's rendered objects that exist at base are admitted as UPDATEs of the base's: with
     // policies, the base renders first.
+    // A function moved to another version renders from its real packages, where they can be had (each side its own).
+    const moves = builtinVersionMoves(baseSide.result.manifests, headSide.result.manifests, headSide.result.config);
+    const outcomes = { base: new Map(moves.map((m) => [m.name, {}])), head: new Map(moves.map((m) => [m.name, {}])) };
     if (headSide.result.policies.set.policies.length) {
-      await renderSide(baseSide, options, selected);
-      await renderSide(headSide, options, selected, previousObjects(baseSide));
-    } else await Promise.all([baseSide, headSide].map((side) => renderSide(side, options, selected)));
+      await renderSide(baseSide, options, selected, undefined, outcomes.base);
+      await renderSide(headSide, options, selected, previousObjects(baseSide), outcomes.head);
+    } else await Promise.all([renderSide(baseSide, options, selected, undefined, outcomes.base), renderSide(headSide, options, selected, undefined, outcomes.head)]);
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
     // A Function whose version changes while it runs built in: the diff cannot show what the new version does.
-    const versions = builtinVersionChanges(baseSide.result.manifests, headSide.result.manifests, headSide.sources, headSide.result.config);
+    const versions = builtinVersionChanges(moves, headSide.sources, outcomes);
     headSide.findings = [...headSide.findings, ...applyPolicy(versions, headSide.result.config.rules, objectSuppressions(versions, headSide.result.manifests))];
     const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
     headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
@@ -327,7 +330,7 @@ async function testSide(side: Side, options: DiffOptions): Promise<void> {
   side.findings = [...side.findings, ...tests.findings];
 }
 
-async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined, previous?: Map<string, JsonObject>): Promise<void> {
+async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined, previous?: Map<string, JsonObject>, realPackages?: Map<string, PackageOutcome>): Promise<void> {
   const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
   const rendered = await renderAndValidate(side.result, side.root, {
     allowExec: options.allowExec ?? false,
@@ -336,6 +339,7 @@ async function renderSide(side: Side, options: DiffOptions, selected: Set<string
     timeoutMs: options.timeoutMs ?? 60_000,
     maxNestedDepth: options.maxNestedDepth,
     crossplaneVersion: options.crossplaneVersion,
+    ...(realPackages?.size ? { realPackages } : {}),
     select,
     ...(previous ? { oldObject: (s: RenderedSource, key: string) => previous.get(`${side.keys.get(s.source) ?? ""}\u0000${key}`) } : {}),
   });

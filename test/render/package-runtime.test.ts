@@ -212,4 +212,27 @@ describe("the package runtime: function images pulled from a registry and run as
     expect(registry.requests.length).toBeGreaterThan(before);
     expect(headTrusted.report.changes.find((c) => c.kind === "XGreeting")?.notRenderedAt).toBe("base");
   });
+
+  it("a change moving a built-in function to another version renders both versions' real packages where trusted; untrusted, the built-in, said (issue 33.5)", async () => {
+    // The registry serves "function-auto-ready" (a function with a built-in) at two versions: the test's own function image.
+    await pushGreetFunction(registry, "crossplane-contrib/function-auto-ready", "v0.5.0");
+    await pushGreetFunction(registry, "crossplane-contrib/function-auto-ready", "v0.6.0");
+    const readyAt = (tag: string) => functions(reference).replace("xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0", `${registry.host}/crossplane-contrib/function-auto-ready:${tag}`);
+    const packages = packageSettings({ cacheDir: cache, offline: false });
+    for (const trusted of [true, false]) {
+      const { dir } = gitRepo({ ...(trusted ? { ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/crossplane-contrib/*"]\n` } : {}), "xrd.yaml": XRD, "composition.yaml": COMPOSITION.replace(/    - step: greet\n      functionRef: \{name: function-greet\}\n/, ""), "functions.yaml": readyAt("v0.5.0"), "xr.yaml": XR });
+      fs.writeFileSync(path.join(dir, "functions.yaml"), readyAt("v0.6.0"));
+      const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD", packages });
+      const said = [...report.findings.new, ...report.findings.unchanged].filter((f) => f.rule === "render/builtin-version");
+      expect(said).toHaveLength(1);
+      if (trusted) {
+        expect(said[0]).toMatchObject({ severity: "info", message: expect.stringContaining("moves from v0.5.0 to v0.6.0: the rendered diff for the source that uses it (XGreeting hello) comes from the real packages of both versions") });
+        // The package ran, not the built-in: its own object is there, on both sides (so unchanged).
+        expect(report.changes.find((c) => c.kind === "XGreeting")!.objects.map((o) => `${o.key}:${o.status}`)).toContain("ConfigMap/from-package:unchanged");
+      } else {
+        expect(said[0]!.severity).toBe("warning");
+        expect(said[0]!.message).toContain("(its package did not run: would pull and run");
+      }
+    }
+  });
 });

@@ -7,7 +7,8 @@ import { isTrustedPackage } from "../../trust.js";
 import { DevelopmentRuntime } from "./grpc.js";
 import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "./process.js";
-import { UnavailableRuntime, type FunctionRuntime } from "./runtime.js";
+import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
+import { FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "./runtime.js";
 
 import { RUNTIME_ANNOTATION } from "../../validate/render-config.js";
 
@@ -50,6 +51,12 @@ export interface RuntimeOptions {
   packages?: PackageSettings;
   /** The config's `functions.trusted` (in pr mode, as far as the base ref's config allows). */
   trustedPackages?: string[];
+  /**
+   * Functions with a built-in to run from their real package instead (diff: a change moves them to
+   * another version), where the package is trusted and can be had; the built-in otherwise. What
+   * happened is told to `ran`.
+   */
+  realPackages?: Map<string, { ran?: boolean; why?: string }>;
 }
 
 const EXEC_FIX = "run with --allow-exec (Action input allow-exec: true) if you trust the repository";
@@ -71,6 +78,8 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   const runtime = fn.annotations[RUNTIME_ANNOTATION];
   if (runtime === "Development") return developmentBuiltin(name, fn, options) ?? developmentRuntime(name, fn, options);
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
+  const real = options.realPackages?.get(name);
+  if (builtin && real && options.packages) return new PreferPackageRuntime(packageRuntime(fn, options), new BuiltinRuntime(builtin), real);
   if (builtin) return new BuiltinRuntime(builtin);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
   return runtime === "Docker" ? dockerRuntime(fn, options) : packageRuntime(fn, options);
@@ -187,5 +196,36 @@ export class RuntimePool {
   async close(): Promise<void> {
     await Promise.all([...this.runtimes.values()].map((r) => r.close()));
     this.runtimes.clear();
+  }
+}
+
+/**
+ * The real package of a function that has a built-in, where it is trusted and can be pulled and
+ * run; the built-in otherwise. `outcome` says which ran (and why not the package).
+ */
+class PreferPackageRuntime implements FunctionRuntime {
+  readonly kind = "package";
+
+  constructor(
+    private readonly pkg: FunctionRuntime,
+    private readonly builtin: BuiltinRuntime,
+    private readonly outcome: { ran?: boolean; why?: string },
+  ) {}
+
+  async run(req: RunFunctionRequest, timeoutMs: number, call?: CallContext): Promise<RunFunctionResponse> {
+    try {
+      const rsp = await this.pkg.run(req, timeoutMs, call);
+      if (this.outcome.ran === undefined) this.outcome.ran = true;
+      return rsp;
+    } catch (err) {
+      if (!(err instanceof FunctionNotRunnable)) throw err;
+      this.outcome.ran = false;
+      this.outcome.why ??= err.message;
+      return this.builtin.run(req, timeoutMs, call);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pkg.close();
   }
 }
