@@ -3,6 +3,7 @@ import * as core from "@actions/core";
 import { packageSettings, type PackageSettings } from "../render/runner/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
 import { oneOf } from "../commands/options.js";
+import { UsageError } from "../commands/io.js";
 import type { FailOn } from "../report/finding.js";
 import type { CommentMode } from "../report/github/comment.js";
 import { pullRequest } from "./context.js";
@@ -17,6 +18,8 @@ export interface Inputs {
   failOnNew: boolean;
   comment: CommentMode;
   commentKey: string;
+  /** How many comments a report past GitHub's size limit may take before detail is dropped (1: one comment, cut to fit). */
+  commentParts: number;
   token: string;
   config?: string;
   crds: string[];
@@ -48,6 +51,7 @@ export function readInputs(): Inputs {
     failOnNew: flag("fail-on-new"),
     comment: input("comment", "on-change", ["always", "on-change", "never"]),
     commentKey: core.getInput("comment-key") || "default",
+    commentParts: partsInput(core.getInput("comment-parts")),
     token: core.getInput("github-token"),
     config: core.getInput("config") || undefined,
     crds: list("crds"),
@@ -63,6 +67,13 @@ export function readInputs(): Inputs {
     cluster: flag("cluster"),
     failOnDrift: flag("fail-on-drift"),
   };
+}
+
+function partsInput(text: string): number {
+  if (!text) return 5;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new UsageError("input comment-parts must be a whole number from 1 to 20");
+  return n;
 }
 
 /** The run's function package settings: the usual cache (the workflows keep it with actions/cache). */

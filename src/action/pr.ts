@@ -1,10 +1,10 @@
 import * as core from "@actions/core";
 import { formatDiff, runDiff } from "../commands/diff.js";
 import { hasChanges } from "../report/diff.js";
-import { COMMENT_LIMIT, formatDiffMarkdown, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";
+import { COMMENT_LIMIT, formatDiffMarkdown, formatDiffMarkdownParts, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";
 import { gitHubClient, isRateLimited } from "../report/github/client.js";
 import { escapeMarkdown } from "../report/formats/md.js";
-import { upsertStickyComment } from "../report/github/comment.js";
+import { upsertStickyComments } from "../report/github/comment.js";
 import { failingText } from "../report/verdict.js";
 import { blobBase, pullRequest, repository, runUrl } from "./context.js";
 import { actionPackages, type Inputs } from "./inputs.js";
@@ -66,9 +66,17 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   core.setOutput("verdict", report.verdict.failed ? "fail" : renderGaps(report).unknown ? "incomplete" : "pass");
   let commentUrl = "";
   if (pr && inputs.comment !== "never") {
-    const body = markdown(COMMENT_LIMIT - 200, `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`);
+    // Past GitHub's size limit the report goes on in numbered comments before any detail is dropped.
+    const hint = `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`;
+    const options = { maxChars: COMMENT_LIMIT - 200, linkBase, fullReportHint: hint, describes, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) };
+    const parts = formatDiffMarkdownParts(masker.redactJson(report), options, inputs.commentParts);
+    if (kptSection) {
+      const last = parts.length - 1;
+      if (parts[last]!.length + kptSection.length + 2 <= options.maxChars) parts[last] = `${parts[last]}\n${kptSection}\n`;
+      else parts.push(`${kptSection}\n`);
+    }
     const clean = `### ✅ composition-ci: passes, nothing changes\n\nNothing this pull request changes renders differently, and no finding is new or fixed (base ${report.base.commit.slice(0, 7)}).\n`;
-    commentUrl = await postComment(inputs, pr.number, body, masker.redact(clean), changed);
+    commentUrl = await postComment(inputs, pr.number, parts.map((p) => masker.redact(p)), masker.redact(clean), changed);
   }
   core.setOutput("comment-url", commentUrl);
   if (report.verdict.failed) core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
@@ -81,7 +89,7 @@ function trimmed(text: string, limit: number): string {
 }
 
 /** The sticky comment; an API that fails or a read-only token is a warning, never the step's failure. */
-async function postComment(inputs: Inputs, issueNumber: number, body: string, cleanBody: string, changed: boolean): Promise<string> {
+async function postComment(inputs: Inputs, issueNumber: number, bodies: string[], cleanBody: string, changed: boolean): Promise<string> {
   if (!inputs.token) {
     core.warning(`no github-token: the comment is not posted. ${FORK_HINT}`);
     return "";
@@ -89,7 +97,7 @@ async function postComment(inputs: Inputs, issueNumber: number, body: string, cl
   const { owner, repo } = repository();
   try {
     const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), maxRateLimitWaitMs: maxRateLimitWait(), log: core.info });
-    const res = await upsertStickyComment({ octokit, owner, repo, issueNumber, key: inputs.commentKey, body, mode: inputs.comment, hasChanges: changed, cleanBody });
+    const res = await upsertStickyComments({ octokit, owner, repo, issueNumber, key: inputs.commentKey, bodies, mode: inputs.comment, hasChanges: changed, cleanBody });
     if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
     else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
     return res.url ?? "";

@@ -142,6 +142,40 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(outputs.changed).toBe("true");
   }, 60_000);
 
+  it("a report past the comment limit goes on in numbered comments; a later, shorter report removes the parts it no longer needs", async () => {
+    const { triples } = await import("../fixtures/triples.js");
+    const files = triples(6);
+    const git = gitRepo(files);
+    const base = git.git("rev-parse", "HEAD").trim();
+    // Each source's change is its own (~15 kB of diff): together past one comment, each block within one.
+    const grow = (i: number, lines: number) => {
+      const file = path.join(git.dir, `t${i}/composition.yaml`);
+      const data = Array.from({ length: lines }, (_, k) => `k${k}: "source ${i} value ${k} of a long configuration"`).join(", ");
+      fs.writeFileSync(file, files[`t${i}/composition.yaml`]!.replace("data: {size: small}", `data: {size: small, ${data}}`));
+    };
+    for (let i = 0; i < 6; i++) grow(i, 250);
+    const key = "parts";
+    const mine = () => github.comments.filter((c) => c.user.login === "github-actions[bot]" && c.body.startsWith(`<!-- composition-ci:${key}`));
+    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    const first = mine();
+    expect(first.length).toBeGreaterThan(1);
+    expect(first[0]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key} -->`);
+    expect(first[0]!.body).toContain(`(part 1/${first.length}).`);
+    expect(first[1]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key}:part-2 -->`);
+    expect(first[1]!.body).toContain(`composition-ci report (${key}), part 2/${first.length}`);
+    for (const c of first) expect(c.body.length).toBeLessThan(65_536);
+    // Nothing was dropped: every source's diff is in one of the parts, none is cut.
+    const all = first.map((c) => c.body).join("\n");
+    for (let i = 0; i < 6; i++) expect(all).toContain(`source ${i} value 249`);
+    expect(all).not.toContain("✂️");
+    // A shorter report: one comment again, the parts deleted.
+    for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(git.dir, `t${i}/composition.yaml`), files[`t${i}/composition.yaml`]!);
+    grow(0, 5);
+    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    expect(mine().map((c) => c.body.split("\n")[0])).toEqual([`<!-- composition-ci:${key} -->`]);
+    expect(mine()[0]!.id).toBe(first[0]!.id);
+  }, 90_000);
+
   it("first run: one comment with the composed-resource diff, masked secrets, truncated under the limit; outputs set", async () => {
     const run = await runAction();
     expect(run.stdout).toContain("comment created");
@@ -153,8 +187,9 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(body).toContain("✂️");
     expect(body).toContain("WebApp");
     expect(github.comments[5]!.body).toBe("<!-- composition-ci:default --> someone else's");
-    // Two pages to find it, two more after creating it (a run racing this one may have created one too).
-    expect(github.requests.filter((r) => r.method === "GET" && r.url.includes("/comments")).length).toBe(4);
+    // Two pages to find it, two more after creating it (a run racing this one may have created one too),
+    // two more for the parts an earlier, longer report may have left.
+    expect(github.requests.filter((r) => r.method === "GET" && r.url.includes("/comments")).length).toBe(6);
     const summary = fs.readFileSync(run.files.summary, "utf8");
     expect(summary).toContain("-    - port: 80");
     expect(summary).toContain("+    - port: 81");

@@ -93,12 +93,49 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
 }
 
 function render(report: DiffReport, level: Level, options: MarkdownOptions): string {
+  return renderBlocks(report, level, options).join("\n\n") + "\n";
+}
+
+/** The report as blocks that are never split (a section, one source's diffs), in order. */
+function renderBlocks(report: DiffReport, level: Level, options: MarkdownOptions): string[] {
   const parts = [headline(report, options.title), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), summarySection(report, level), changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
+  if (level < 3) parts.push(failingTests(report), replacements(report), summarySection(report, level), ...changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
   parts.push(footer(report, options.describes));
-  return parts.filter(Boolean).join("\n\n") + "\n";
+  return parts.filter(Boolean);
 }
+
+/**
+ * The report in as many comments as it needs (at most `maxParts`, each within `maxChars`), whole:
+ * blocks go to the next part rather than being cut. Only when it would take more parts, or one
+ * block alone does not fit, is detail dropped (the one-comment ladder).
+ */
+export function formatDiffMarkdownParts(report: DiffReport, options: MarkdownOptions, maxParts = 5): string[] {
+  const blocks = renderBlocks(report, 0, options);
+  const whole = blocks.join("\n\n") + "\n";
+  if (whole.length <= options.maxChars) return [whole];
+  const room = options.maxChars - PART_NOTE_ROOM;
+  if (blocks.some((b) => b.length > room)) return [formatDiffMarkdown(report, options)];
+  const parts: string[][] = [[]];
+  let size = 0;
+  for (const b of blocks) {
+    if (parts.at(-1)!.length && size + 2 + b.length > room) {
+      parts.push([]);
+      size = 0;
+    }
+    parts.at(-1)!.push(b);
+    size += (size ? 2 : 0) + b.length;
+  }
+  if (parts.length > maxParts) return [formatDiffMarkdown(report, options)];
+  const n = parts.length;
+  return parts.map((p, i) => {
+    const body = p.join("\n\n");
+    if (i === 0) return `${body}\n\n<sub>The report goes on in ${n - 1} more comment${n === 2 ? "" : "s"} (part 1/${n}).</sub>\n`;
+    return `<sub>composition-ci report${options.title ? ` (${escapeMarkdown(options.title)})` : ""}, part ${i + 1}/${n}</sub>\n\n${body}\n`;
+  });
+}
+
+const PART_NOTE_ROOM = 200;
 
 /** The repository's tests that fail at head (CompositionTests, golden files) come first: a reviewer reads them before any diff. */
 function failingTests(report: DiffReport): string {
@@ -247,14 +284,16 @@ function groupChanges(changes: SourceChange[]): ChangeGroup[] {
 
 const SIGNS: Record<string, string> = { added: "+", removed: "−", changed: "±", fixed: "✔", failed: "✖" };
 
-function changesSection(report: DiffReport, level: Level): string {
+/** The changes: a heading and one block per group of sources (blocks a long report may spread over comments). */
+function changesSection(report: DiffReport, level: Level): string[] {
   const shown = report.changes.filter((c) => c.status in SIGNS);
   if (shown.length === 0) {
     const { unknown, affected } = renderGaps(report);
-    if (unknown && unknown === affected) return "None of the affected sources rendered: what the change does to them is below, where it can be known without rendering.";
-    return unknown ? "No change among the sources that rendered." : "No rendered object changed.";
+    if (unknown && unknown === affected) return ["None of the affected sources rendered: what the change does to them is below, where it can be known without rendering."];
+    return [unknown ? "No change among the sources that rendered." : "No rendered object changed."];
   }
-  return ["**Changes**", ...groupChanges(shown).map((g) => groupBlock(g, level))].join("\n\n");
+  const [first, ...rest] = groupChanges(shown).map((g) => groupBlock(g, level));
+  return [`**Changes**\n\n${first}`, ...rest];
 }
 
 function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {

@@ -67,6 +67,48 @@ export async function upsertStickyComment(req: StickyCommentRequest): Promise<St
   }
 }
 
+/**
+ * A report in several comments: the first is the sticky comment (its mode applies), parts 2..n
+ * are sticky comments of their own (`<key>:part-<i>`), and the parts an earlier run posted that
+ * this one does not need (a shorter report, a clean pull request) are deleted.
+ */
+export async function upsertStickyComments(req: Omit<StickyCommentRequest, "body"> & { bodies: string[] }): Promise<StickyCommentResult> {
+  const { bodies, ...rest } = req;
+  const main = await upsertStickyComment({ ...rest, body: bodies[0] ?? "" });
+  if (main.forbidden || req.mode === "never") return main;
+  const needed = main.action === "skipped" || (req.mode === "on-change" && !req.hasChanges) ? 1 : bodies.length;
+  try {
+    for (let i = 2; i <= needed; i++) {
+      const part = await upsertStickyComment({ ...rest, key: partKey(req.key, i), body: bodies[i - 1]!, mode: "always", hasChanges: true });
+      if (part.forbidden) return { ...main, forbidden: part.forbidden };
+    }
+    await deleteStaleParts(req, needed);
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (!isRateLimited(err) && (status === 403 || status === 404)) return { ...main, forbidden: (err as Error).message };
+    throw err;
+  }
+  return main;
+}
+
+function partKey(key: string, part: number): string {
+  return `${key}:part-${part}`;
+}
+
+/** Our comments of this key's parts beyond `needed`. */
+async function deleteStaleParts(req: Omit<StickyCommentRequest, "body">, needed: number): Promise<void> {
+  const login = await ownLogin(req.octokit);
+  const prefix = `<!-- composition-ci:${req.key}:part-`;
+  const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, { owner: req.owner, repo: req.repo, issue_number: req.issueNumber, per_page: 100 });
+  const stale = comments.filter((c) => {
+    if (c.user?.login !== login) return false;
+    const first = (c.body ?? "").split("\n", 1)[0]!.replace(/\r$/, "");
+    const m = first.startsWith(prefix) ? /^(\d+) -->$/.exec(first.slice(prefix.length)) : null;
+    return m !== null && Number(m[1]) > needed;
+  });
+  await deleteAll(req as StickyCommentRequest, stale);
+}
+
 /** The token identity's comments whose first line is the marker, oldest first. */
 async function markedComments(req: StickyCommentRequest, login: string): Promise<Found[]> {
   const marker = commentMarker(req.key);
