@@ -142,44 +142,10 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(outputs.changed).toBe("true");
   }, 60_000);
 
-  it("a report past the comment limit goes on in numbered comments; a later, shorter report removes the parts it no longer needs", async () => {
-    const { triples } = await import("../fixtures/triples.js");
-    const files = triples(6);
-    const git = gitRepo(files);
-    const base = git.git("rev-parse", "HEAD").trim();
-    // Each source's change is its own (~15 kB of diff): together past one comment, each block within one.
-    const grow = (i: number, lines: number) => {
-      const file = path.join(git.dir, `t${i}/composition.yaml`);
-      const data = Array.from({ length: lines }, (_, k) => `k${k}: "source ${i} value ${k} of a long configuration"`).join(", ");
-      fs.writeFileSync(file, files[`t${i}/composition.yaml`]!.replace("data: {size: small}", `data: {size: small, ${data}}`));
-    };
-    for (let i = 0; i < 6; i++) grow(i, 250);
-    const key = "parts";
-    const mine = () => github.comments.filter((c) => c.user.login === "github-actions[bot]" && c.body.startsWith(`<!-- composition-ci:${key}`));
-    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
-    const first = mine();
-    expect(first.length).toBeGreaterThan(1);
-    expect(first[0]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key} -->`);
-    expect(first[0]!.body).toContain(`(part 1/${first.length}).`);
-    expect(first[1]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key}:part-2 -->`);
-    expect(first[1]!.body).toContain(`composition-ci report (${key}), part 2/${first.length}`);
-    for (const c of first) expect(c.body.length).toBeLessThan(65_536);
-    // Nothing was dropped: every source's diff is in one of the parts, none is cut.
-    const all = first.map((c) => c.body).join("\n");
-    for (let i = 0; i < 6; i++) expect(all).toContain(`source ${i} value 249`);
-    expect(all).not.toContain("✂️");
-    // A shorter report: one comment again, the parts deleted.
-    for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(git.dir, `t${i}/composition.yaml`), files[`t${i}/composition.yaml`]!);
-    grow(0, 5);
-    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
-    expect(mine().map((c) => c.body.split("\n")[0])).toEqual([`<!-- composition-ci:${key} -->`]);
-    expect(mine()[0]!.id).toBe(first[0]!.id);
-  }, 90_000);
-
   it("first run: one comment with the composed-resource diff, masked secrets, truncated under the limit; outputs set", async () => {
     const run = await runAction();
     expect(run.stdout).toContain("comment created");
-    const mine = github.comments.filter((c) => c.user.login === "github-actions[bot]");
+    const mine = github.comments.filter((c) => c.user.login === "github-actions[bot]" && c.body.startsWith("<!-- composition-ci:default"));
     expect(mine).toHaveLength(1);
     const body = mine[0]!.body;
     expect(body.startsWith("<!-- composition-ci:default -->")).toBe(true);
@@ -267,6 +233,40 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(quiet.stdout).toContain("the drift issue is not touched");
     expect(github.requests.length).toBe(requests);
   }, 60_000);
+
+  it("a report past the comment limit goes on in numbered comments; a later, shorter report removes the parts it no longer needs", async () => {
+    const { triples } = await import("../fixtures/triples.js");
+    const files = triples(6);
+    const git = gitRepo(files);
+    const base = git.git("rev-parse", "HEAD").trim();
+    // Each source's change is its own (~15 kB of diff): together past one comment, each block within one.
+    const grow = (i: number, lines: number) => {
+      const file = path.join(git.dir, `t${i}/composition.yaml`);
+      const data = Array.from({ length: lines }, (_, k) => `k${k}: "source ${i} value ${k} of a long configuration"`).join(", ");
+      fs.writeFileSync(file, files[`t${i}/composition.yaml`]!.replace("data: {size: small}", `data: {size: small, ${data}}`));
+    };
+    for (let i = 0; i < 6; i++) grow(i, 250);
+    const key = "parts";
+    const mine = () => github.comments.filter((c) => c.user.login === "github-actions[bot]" && c.body.startsWith(`<!-- composition-ci:${key}`));
+    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    const first = mine();
+    expect(first.length).toBeGreaterThan(1);
+    expect(first[0]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key} -->`);
+    expect(first[0]!.body).toContain(`(part 1/${first.length}).`);
+    expect(first[1]!.body.split("\n")[0]).toBe(`<!-- composition-ci:${key}:part-2 -->`);
+    expect(first[1]!.body).toContain(`composition-ci report (${key}), part 2/${first.length}`);
+    for (const c of first) expect(c.body.length).toBeLessThan(65_536);
+    // Nothing was dropped: every source's diff is in one of the parts, none is cut.
+    const all = first.map((c) => c.body).join("\n");
+    for (let i = 0; i < 6; i++) expect(all).toContain(`source ${i} value 249`);
+    expect(all).not.toContain("✂️");
+    // A shorter report: one comment again, the parts deleted.
+    for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(git.dir, `t${i}/composition.yaml`), files[`t${i}/composition.yaml`]!);
+    grow(0, 5);
+    await runAction({ "INPUT_COMMENT-KEY": key, "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    expect(mine().map((c) => c.body.split("\n")[0])).toEqual([`<!-- composition-ci:${key} -->`]);
+    expect(mine()[0]!.id).toBe(first[0]!.id);
+  }, 90_000);
 });
 
 describe("the Action when the GitHub API misbehaves: outputs and the summary are always written", () => {
