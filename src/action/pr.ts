@@ -50,14 +50,15 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   // kpt: when the pull request changes an upstream package of this repository, what pulling it would do downstream.
   const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
   const kptSection = trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT);
-  const markdown = (maxChars: number, fullReportHint: string) => {
-    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
+  const markdown = (maxChars: number, fullReportHint: string, listBaseFindings = false) => {
+    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes, listBaseFindings, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
     return masker.redact(kptSection ? `${main}\n${kptSection}\n` : main);
   };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
   writeReportFile(inputs.reportDir, "report.json", formatDiff(result, "json"));
   writeSarif(inputs.sarifFile, result.headFindings, masker);
-  appendSummary(markdown(SUMMARY_LIMIT - 1024, "The report files in report-dir hold everything."));
+  // The job summary has room for the findings already on the base branch too (the comment counts them).
+  appendSummary(markdown(SUMMARY_LIMIT - 1024, "The report files in report-dir hold everything.", true));
   const fresh = new Set(report.findings.new);
   annotate(result.headFindings, (f) => fresh.has(f), masker);
   const changed = hasChanges(report);

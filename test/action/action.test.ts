@@ -181,6 +181,10 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     const run = await runAction();
     expect(run.stdout).toContain("comment updated");
     expect(github.comments.length).toBe(before);
+    // The log: a banner, the run in a group, a verdict line last.
+    expect(run.stdout).toMatch(/^composition-ci \S+ · mode pr · paths \.$/m);
+    expect(run.stdout).toContain("::group::composition-ci pr");
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("composition-ci pr: fails (the job summary has the report)");
     expect(github.requests.some((r) => r.method === "PATCH")).toBe(true);
   }, 60_000);
 

@@ -249,6 +249,11 @@ describe("layout for review", () => {
     expect(md.indexOf("± **XNet")).toBeLessThan(md.indexOf("pt/transform"));
     expect(md).toContain("<details><summary>100 findings already on the base branch (100 errors)</summary>");
     expect(md).not.toContain("old 1");
+    // The job summary lists them (within its rows), still collapsed and after the change.
+    const summary = formatDiffMarkdown(r, { maxChars: 1024 * 1024, listBaseFindings: true });
+    expect(summary).toContain(": old 0");
+    expect(summary).toContain(": old 99");
+    expect(summary.indexOf("± **XNet")).toBeLessThan(summary.indexOf("old 0"));
   });
 
   it("identical diffs of several sources appear once, with the sources they apply to", () => {
@@ -362,7 +367,10 @@ describe("values the render cannot know offline", () => {
     const head = source("a", [cm("c", { a: "2" })]);
     head.observedReads = reads;
     const md = formatDiffMarkdown(report([source("a", [cm("c", { a: "1" })])], [head]), { maxChars: 65_000 });
-    expect(md).toContain("ⓘ read from observed state, unknown offline (empty here, set by the cluster): `status.arn ← Bucket status.atProvider.arn`");
+    // Said once per comment, collapsed; the source is marked.
+    expect(md).toContain("<details><summary>ⓘ Read from observed state, unknown offline: empty here, set by the cluster</summary>\n\n- Composition xnets: `status.arn ← Bucket status.atProvider.arn`, `status.roleUid ← Role metadata.uid`");
+    expect(md.match(/Read from observed state/g)).toHaveLength(1);
+    expect(md).toMatch(/via Composition xnets: ~ConfigMap ⓘ/);
   });
 });
 

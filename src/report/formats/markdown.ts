@@ -25,6 +25,8 @@ export interface MarkdownOptions {
   fullReportHint?: string;
   /** Told apart from another job's comment on the same pull request (the Action's comment-key). */
   title?: string;
+  /** List the findings already on the base branch (the job summary), not only their count. */
+  listBaseFindings?: boolean;
   /** The pull request's head commit the comment describes, its page and when it was made (the Action's pr mode). */
   describes?: { sha: string; url?: string; at?: string };
 }
@@ -293,13 +295,23 @@ function changesSection(report: DiffReport, level: Level): string[] {
     return [unknown ? "No change among the sources that rendered." : "No rendered object changed."];
   }
   const [first, ...rest] = groupChanges(shown).map((g) => groupBlock(g, level));
-  return [`**Changes**\n\n${first}`, ...rest];
+  const note = observedNote(shown);
+  return [`**Changes**\n\n${first}`, ...rest, ...(note ? [note] : [])];
+}
+
+/** Fields filled from observed state, said once for the whole comment (marked ⓘ above), collapsed. */
+function observedNote(changes: SourceChange[]): string {
+  const byVia = new Map<string, Set<string>>();
+  for (const c of changes) for (const r of c.observedReads ?? []) (byVia.get(c.via) ?? byVia.set(c.via, new Set()).get(c.via)!).add(r);
+  if (!byVia.size) return "";
+  const rows = [...byVia].map(([via, reads]) => `- ${escapeMarkdown(via)}: ${[...reads].map((r) => code(r)).join(", ")}`);
+  return `<details><summary>ⓘ Read from observed state, unknown offline: empty here, set by the cluster</summary>\n\n${rows.join("\n")}\n\n</details>`;
 }
 
 function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
   const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${code(c.name)} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(sourceNames(changes))})`;
   const objects = c.objects.filter((o) => o.status !== "unchanged");
-  const offline = c.observedReads?.length ? `\n  ⓘ read from observed state, unknown offline (empty here, set by the cluster): ${c.observedReads.map((r) => code(r)).join(", ")}` : "";
+  const offline = c.observedReads?.length ? " ⓘ" : "";
   const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}${offline}`;
   if (level === 2 || objects.length === 0) return level === 2 && objects.length ? `${line}\n${objects.map((o) => `  - ${o.status} ${code(o.key)}`).join("\n")}` : line;
   const diffs = objects.map((o) => fenced(level === 1 ? trim(o.diff ?? "") : (o.diff ?? ""), "diff"));
@@ -355,7 +367,8 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
   if (old.length) {
     const bySeverity = (["error", "warning", "info"] as Severity[]).map((s) => [s, old.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);
     const counts = bySeverity.map(([s, n]) => `${n} ${s === "info" ? "info" : `${s}${n === 1 ? "" : "s"}`}`).join(", ");
-    parts.push(`<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}\n\n</details>`);
+    const listed = options.listBaseFindings && maxRows > 0 ? `\n\n${old.slice(0, maxRows).map((f) => findingLine(f, options)).join("\n")}${old.length > maxRows ? `\n- …and ${old.length - maxRows} more.` : ""}` : "";
+    parts.push(`<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}${listed}\n\n</details>`);
   }
   return parts.join("\n\n");
 }
