@@ -48,6 +48,8 @@ export interface Fault {
 export class FakeGitHub {
   readonly requests: Recorded[] = [];
   comments: Comment[] = [];
+  /** The pull request's labels. */
+  prLabels: string[] = [];
   issues: Issue[] = [];
   faults: Fault[] = [];
   forbidWrites = false;
@@ -106,6 +108,18 @@ export class FakeGitHub {
       comment.html_url += comment.id;
       this.comments.push(comment);
       return json(201, comment);
+    }
+    const labels = `/repos/${OWNER}/${NAME}/issues/${PR}/labels`;
+    if (req.method === "GET" && url.pathname === labels) return json(200, this.prLabels.map((name) => ({ name })));
+    if (req.method === "POST" && url.pathname === labels) {
+      for (const name of (JSON.parse(body) as { labels: string[] }).labels) if (!this.prLabels.includes(name)) this.prLabels.push(name);
+      return json(200, this.prLabels.map((name) => ({ name })));
+    }
+    if (req.method === "DELETE" && url.pathname.startsWith(`${labels}/`)) {
+      const name = decodeURIComponent(url.pathname.slice(labels.length + 1));
+      if (!this.prLabels.includes(name)) return json(404, { message: "Label does not exist" });
+      this.prLabels = this.prLabels.filter((l) => l !== name);
+      return json(200, this.prLabels.map((n) => ({ name: n })));
     }
     const patch = url.pathname.match(new RegExp(`^/repos/${OWNER}/${NAME}/issues/comments/(\\d+)$`));
     if (req.method === "DELETE" && patch) {

@@ -20,6 +20,8 @@ export interface Inputs {
   commentKey: string;
   /** How many comments a report past GitHub's size limit may take before detail is dropped (1: one comment, cut to fit). */
   commentParts: number;
+  /** `labels: true`: the pull request gets one label saying what merging it does (deletes, changes, no-changes, incomplete). */
+  labels: boolean;
   token: string;
   config?: string;
   crds: string[];
@@ -52,6 +54,7 @@ export function readInputs(): Inputs {
     comment: input("comment", "on-change", ["always", "on-change", "never"]),
     commentKey: core.getInput("comment-key") || "default",
     commentParts: partsInput(core.getInput("comment-parts")),
+    labels: flag("labels"),
     token: core.getInput("github-token"),
     config: core.getInput("config") || undefined,
     crds: list("crds"),

@@ -5,6 +5,7 @@ import { COMMENT_LIMIT, formatDiffMarkdown, formatDiffMarkdownParts, SUMMARY_LIM
 import { gitHubClient, isRateLimited } from "../report/github/client.js";
 import { escapeMarkdown } from "../report/formats/md.js";
 import { upsertStickyComments } from "../report/github/comment.js";
+import { labelName, labelState, setStateLabel, type LabelState } from "../report/github/labels.js";
 import { failingText } from "../report/verdict.js";
 import { blobBase, pullRequest, repository, runUrl } from "./context.js";
 import { actionPackages, type Inputs } from "./inputs.js";
@@ -80,6 +81,7 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
     commentUrl = await postComment(inputs, pr.number, parts.map((p) => masker.redact(p)), masker.redact(clean), changed);
   }
   core.setOutput("comment-url", commentUrl);
+  if (pr && inputs.labels) await labelPullRequest(inputs, pr.number, labelState(report));
   if (report.verdict.failed) core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
 }
 
@@ -109,6 +111,19 @@ async function postComment(inputs: Inputs, issueNumber: number, bodies: string[]
     core.warning(`the comment could not be posted (${why}); the report is in the job summary and report-dir`);
     appendSummary(`\n> ⚠️ The pull request comment could not be posted (${isRateLimited(err) ? "GitHub's rate limit" : "the GitHub API failed"}: ${escapeMarkdown(why)}); this summary and report-dir hold the report.\n`);
     return "";
+  }
+}
+
+/** The state label; like the comment, an API that fails or a read-only token is a warning, never the step's failure. */
+async function labelPullRequest(inputs: Inputs, issueNumber: number, state: LabelState): Promise<void> {
+  if (!inputs.token) return;
+  const { owner, repo } = repository();
+  try {
+    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), maxRateLimitWaitMs: maxRateLimitWait(), log: core.info });
+    await setStateLabel({ octokit, owner, repo, issueNumber, key: inputs.commentKey, state });
+    core.info(`label ${labelName(inputs.commentKey, state)}`);
+  } catch (err) {
+    core.warning(`the pull request could not be labelled (${(err as Error).message.split("\n")[0]})`);
   }
 }
 

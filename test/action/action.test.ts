@@ -238,6 +238,26 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(github.requests.length).toBe(requests);
   }, 60_000);
 
+  it("labels: true labels the pull request with what merging it does, one label at a time", async () => {
+    const { triples } = await import("../fixtures/triples.js");
+    const files = triples(1);
+    const git = gitRepo(files);
+    const base = git.git("rev-parse", "HEAD").trim();
+    const file = path.join(git.dir, "t0/composition.yaml");
+    const run = () => runAction({ INPUT_LABELS: "true", "INPUT_COMMENT-KEY": "labels", INPUT_COMMENT: "never", "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    github.prLabels = ["needs-review"];
+    fs.writeFileSync(file, files["t0/composition.yaml"]!.replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    await run();
+    expect(github.prLabels).toEqual(["needs-review", "composition-ci:labels/changes"]);
+    // The composed resource takes another name: the old one is deleted when this merges.
+    fs.writeFileSync(file, files["t0/composition.yaml"]!.replace("- name: config", "- name: settings"));
+    await run();
+    expect(github.prLabels).toEqual(["needs-review", "composition-ci:labels/deletes"]);
+    fs.writeFileSync(file, files["t0/composition.yaml"]!);
+    await run();
+    expect(github.prLabels).toEqual(["needs-review", "composition-ci:labels/no-changes"]);
+  }, 90_000);
+
   it("a report past the comment limit goes on in numbered comments; a later, shorter report removes the parts it no longer needs", async () => {
     const { triples } = await import("../fixtures/triples.js");
     const files = triples(6);
