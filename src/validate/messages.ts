@@ -57,7 +57,9 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
       const allowed = values.slice(0, 20).map((v) => JSON.stringify(v).slice(0, 80));
       if (values.length > 20) allowed.push(`… and ${values.length - 20} more`);
       const value = valueAtPointer(data, at);
-      return { rule: "schema/enum", pointer: at, message: `\`${field}\` is ${preview(value)}; allowed: ${allowed.join(", ")}` };
+      const guess = typeof value === "string" && value.length >= 3 && !secret ? closest(value, values.filter((v): v is string => typeof v === "string")) : undefined;
+      const hint = guess !== undefined && guess !== value ? `; did you mean ${JSON.stringify(guess)}?` : "";
+      return { rule: "schema/enum", pointer: at, message: `\`${field}\` is ${preview(value)}; allowed: ${allowed.join(", ")}${hint}` };
     }
     case "const":
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` must be ${JSON.stringify(p.allowedValue)}` };
@@ -114,9 +116,12 @@ function knownFields(schema: JsonSchema | undefined, pointer: string): string[] 
 
 /** The declared name closest to a misspelt one, if it is close enough to be a typo. */
 export function closest(name: string, candidates: string[]): string | undefined {
+  // Names a repository writes may be long: the quadratic distance is for names a person types.
+  if (name.length > MAX_GUESSED) return undefined;
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
+    if (c.length > MAX_GUESSED) continue;
     const d = c.toLowerCase() === name.toLowerCase() ? 0.5 : levenshtein(name, c);
     if (d < bestDistance) {
       best = c;
@@ -125,6 +130,8 @@ export function closest(name: string, candidates: string[]): string | undefined 
   }
   return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
+
+const MAX_GUESSED = 128;
 
 function levenshtein(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);

@@ -1,3 +1,4 @@
+import { closest } from "./messages.js";
 import { FieldPathError, parseFieldPath, segmentsToString, type Segment } from "../manifest/fieldpath.js";
 import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 
@@ -51,7 +52,11 @@ export function schemaAtPath(root: OpenAPISchema, path: string): SchemaPathResul
     if (next === undefined) {
       const at = segmentsToString(segments.slice(0, i)) || "(root)";
       const what = "index" in segment ? `list index [${segment.index}]` : `field "${segment.field}"`;
-      return { status: "missing", message: `the schema has no ${what} at ${at}` };
+      // A misspelt field: the declared one it is closest to (i === 0 reaches metadata, apiVersion and kind too).
+      const declared = "field" in segment ? Object.keys(schema.properties ?? {}).concat(i === 0 ? ["metadata", "apiVersion", "kind"] : []) : [];
+      const guess = "field" in segment ? closest(segment.field, declared) : undefined;
+      const hint = guess ? `; did you mean "${segmentsToString([...segments.slice(0, i), { field: guess }])}"?` : "";
+      return { status: "missing", message: `the schema has no ${what} at ${at}${hint}` };
     }
     schema = next;
   }

@@ -3,6 +3,7 @@ import type { RepoIndex } from "../repo-index.js";
 import { builtinForUsualName } from "../../render/runner/select.js";
 import type { Finding } from "../../report/finding.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
+import { closest } from "../messages.js";
 
 /** composition/*: a Composition fits its XRD and its pipeline is well-formed. */
 
@@ -118,7 +119,8 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   }
   if (ctx.index.dependencyFunctions().has(fn)) return;
   const none = ctx.index.functions.size === 0;
-  const message = `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml`;
+  const guess = closest(fn, [...ctx.index.functions.keys(), ...Object.keys(ctx.config.functions)]);
+  const message = `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml${guess ? `; did you mean "${guess}"?` : ""}`;
   sink.addMissing(ctx.index, composition, at, { group: "pkg.crossplane.io", kind: "Function", name: fn }, { rule: "composition/function-missing", severity: none ? "warning" : "error", message });
 }
 
