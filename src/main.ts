@@ -29,7 +29,7 @@ Commands:
   functions pull        fill the cache with the repository's function packages (for --offline)
   kpt update-preview    what kpt pkg update would change in a downstream kpt package (a diff)
   help                  this text
-  version               the version
+  version               the version (also --version, -v)
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or internal error.
 Run 'composition-ci <command> --help' for a command's options.
@@ -65,6 +65,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
         return await kptCommand(rest, io);
       case "version":
       case "--version":
+      case "-v":
         io.stdout(`${TOOL_VERSION}\n`);
         return 0;
       case undefined:

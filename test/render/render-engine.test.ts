@@ -299,3 +299,11 @@ describe("the release a run renders as", () => {
     expect(stated.stdout).toContain("rendered as Crossplane v2.5.0's crossplane render prints it (the release --crossplane-version or the config's crossplaneVersion names); if the change is meant, `composition-ci test --update` rewrites the file");
   });
 });
+
+describe("the version", () => {
+  it("version, --version and -v print it", async () => {
+    const outs = await Promise.all(["version", "--version", "-v"].map((a) => runCli([a], tempRepo({}))));
+    expect(new Set(outs.map((o) => o.stdout)).size).toBe(1);
+    expect(outs[0]!.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
