@@ -57,7 +57,7 @@ describe("every source has one honest state", () => {
     expect(md).not.toContain("**0 sources changed**");
     expect(md).not.toContain("✅");
     expect(md).toContain("### ⚠️ composition-ci: 1 of 1 affected source could not be rendered: the rendered diff is incomplete (fail-on: error)");
-    expect(md).toContain("**0 of the 0 rendered sources changed**");
+    expect(md).toContain("**no affected source rendered**");
     expect(md).toContain("1 not rendered (diff unknown)");
     expect(md).toContain("**Not rendered: the diff of these is unknown**");
     expect(md).toContain("- `function-kcl` would run an image, which needs Docker and --allow-exec: 1 source not rendered (`a`). To render it: run with --allow-exec");
