@@ -1,6 +1,7 @@
 import path from "node:path";
 import * as core from "@actions/core";
 import { runDrift } from "../commands/drift.js";
+import { updateSnapshotCommand } from "../drift/command.js";
 import { COMMENT_LIMIT, formatDriftMarkdown, SUMMARY_LIMIT } from "../report/formats/markdown.js";
 import { gitHubClient } from "../report/github/client.js";
 import { syncDriftIssue } from "../report/github/drift-issue.js";
@@ -27,6 +28,12 @@ export async function driftMode(inputs: Inputs): Promise<void> {
   });
   const { masker } = result;
   maskLogs(masker);
+  const { snapshotMissing, previousMissing } = result.report.baselines;
+  if (inputs.snapshot && snapshotMissing) {
+    const what = snapshotMissing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet";
+    core.warning(`snapshot: ${inputs.snapshot} ${what}, so every source counts as added; create it with \`${updateSnapshotCommand(inputs.snapshot, { paths: inputs.paths })}\` and commit it`);
+  }
+  if (previousMissing) core.info(`previous: ${inputs.previous} does not exist yet (the first night): this is the first report, nothing to compare with`);
   const report = masker.redactJson({ ...result.report, baselines: { ...result.report.baselines, snapshot: inputs.snapshot }, ...(runUrl() ? { run: { url: runUrl()! } } : {}) });
   const markdown = (maxChars: number, fullReportHint: string) => masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint }));
   const reportPath = writeReportFile(inputs.reportDir, "drift.md", markdown(Number.MAX_SAFE_INTEGER, ""));

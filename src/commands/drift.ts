@@ -4,7 +4,8 @@ import path from "node:path";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { ClusterError, clusterDrift, kubectlRunner, type Kubectl } from "../drift/cluster.js";
 import { driftFingerprint, markPrevious, snapshotDrift, type DriftItem, type DriftReport } from "../drift/report.js";
-import { readSnapshot, snapshotOf, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
+import { updateSnapshotCommand } from "../drift/command.js";
+import { readSnapshot, snapshotOf, snapshotState, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
 import { COMMENT_LIMIT, formatDriftMarkdown } from "../report/formats/markdown.js";
 import type { SecretMasker } from "../report/mask.js";
 import { maskerFor } from "../report/secrets.js";
@@ -24,12 +25,16 @@ or changed, sources that no longer render or render with new errors, and (with -
 objects the cluster lacks or that an XR no longer renders. Secret values are masked.
 
 Options:
-  --snapshot DIR          the committed snapshot (one file per source)
-  --update-snapshot       write or refresh the snapshot in DIR from today's render (says what it wrote)
+  --snapshot DIR          the committed snapshot (one file per source); a DIR that does not
+                          exist yet is reported, with the command that creates it, and every
+                          source counts as added
+  --update-snapshot       write or refresh the snapshot in DIR from today's render (says what it
+                          wrote); commit DIR afterwards
   --cluster               compare with the cluster: kubectl get -o json, the ambient kubeconfig
   --kubectl PATH          the kubectl binary (default: kubectl on PATH)
   --context NAME          the kubeconfig context
-  --previous FILE         the previous run's JSON report: marks each item new or persisting
+  --previous FILE         the previous run's JSON report: marks each item new or persisting; a
+                          FILE that does not exist yet (the first night) makes this the first report
   --format markdown|json  output format (default: markdown)
   --output FILE           write the report to FILE instead of stdout
   --max-chars N           markdown size limit (default: 65000)
@@ -43,6 +48,11 @@ Options:
   --crossplane-version V  render as that Crossplane release prints it (default: the config's, else v2.5)
   --offline               function packages only from the cache (see functions pull)
   --config FILE, --crds PATH, --schema-location TEMPLATE, --root DIR   as for validate
+
+Exit codes: 0 the report was written (drift or not, without --fail-on-drift); 1 there is drift and
+--fail-on-drift is set (a --snapshot DIR that does not exist yet counts: every source is added);
+2 usage: no baseline, --update-snapshot without --snapshot, a --snapshot that is not a directory,
+a --previous FILE that is not a drift report, a cluster kubectl cannot reach, a path not found.
 `;
 
 const OPTIONS = {
@@ -117,6 +127,13 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     if (notRendered + failed) io.stderr(`  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors instead of what they make, so their drift is unknown until they render\n`);
     for (const f of u.written) io.stderr(`  wrote ${f}\n`);
     for (const f of u.removed) io.stderr(`  removed ${f}\n`);
+    if (u.written.length + u.removed.length) io.stderr(`  next: review and commit ${values.snapshot}: the drift run compares with what is committed\n`);
+  }
+  const missing = result.report.baselines.snapshotMissing;
+  if (missing && values.snapshot) {
+    const command = updateSnapshotCommand(values.snapshot, { paths: positionals, root: values.root, config: values.config });
+    const what = missing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet";
+    io.stderr(`note: the snapshot directory ${values.snapshot} ${what}, so every source counts as added; create it with \`${command}\` and commit it\n`);
   }
   const report = result.masker.redactJson(result.report);
   const out = format === "json" ? JSON.stringify(report, null, 2) + "\n" : result.masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." }));
@@ -127,6 +144,8 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
 export async function runDrift(options: DriftOptions): Promise<DriftResult> {
   if (!options.snapshot && !options.cluster) throw new UsageError("drift needs a baseline: --snapshot DIR, --cluster, or both");
   if (options.updateSnapshot && !options.snapshot) throw new UsageError("--update-snapshot needs --snapshot DIR");
+  const state = options.snapshot ? snapshotState(options.snapshot) : undefined;
+  if (state === "not-a-directory") throw new UsageError(`--snapshot ${path.relative(options.root, options.snapshot!) || "."}: not a directory (a snapshot is a directory of one file per source)`);
   let config;
   try {
     config = loadConfig(options.root, options.configFile);
@@ -167,11 +186,22 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
       throw err;
     }
   }
-  markPrevious(items, readPrevious(options.previous), (detail) => masker.redact(detail));
+  const previous = readPrevious(options.previous);
+  markPrevious(items, previous, (detail) => masker.redact(detail));
+  // Said only of a snapshot compared with: --update-snapshot has just written it.
+  const snapshotMissing = options.snapshot && !options.updateSnapshot && (state === "no-directory" || state === "empty") ? state : undefined;
+  const previousName = options.previous && path.basename(options.previous);
   const report: DriftReport = {
     version: 1,
     tool: { name: "composition-ci", version: TOOL_VERSION },
-    baselines: { snapshot: snapshotRel || undefined, cluster: options.cluster === true, previous: options.previous && path.basename(options.previous) },
+    baselines: {
+      snapshot: snapshotRel || undefined,
+      ...(snapshotMissing ? { snapshotMissing } : {}),
+      cluster: options.cluster === true,
+      // A previous report named but not there (the first night) is named as missing, never as compared with.
+      ...(previousName ? (previous ? { previous: previousName } : { previousMissing: previousName }) : {}),
+    },
+    ...(options.paths.some((p) => p !== ".") ? { paths: options.paths } : {}),
     sources: current.length,
     states: stateCounts(sources),
     items,

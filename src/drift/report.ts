@@ -29,14 +29,33 @@ export interface DriftItem {
   object?: string;
   /** A unified diff, or the differing fields, or the errors. */
   detail?: string;
-  /** Against the previous run's report: `new`, `persisting` (the same detail), or `changed` (the same item, another detail). */
+  /**
+   * Against the previous run's report: `new`, `persisting` (the same detail), or `changed` (the
+   * same item, another detail). With no previous report (`baselines.previous` absent) every item
+   * is `new`, which then means only "not known to be older".
+   */
   state: "new" | "persisting" | "changed";
 }
 
 export interface DriftReport {
   version: 1;
   tool: { name: "composition-ci"; version: string };
-  baselines: { snapshot?: string; cluster: boolean; previous?: string };
+  baselines: {
+    /** The snapshot directory, relative to the repository root (the Action: as its input names it). */
+    snapshot?: string;
+    /**
+     * The snapshot directory does not exist yet (`no-directory`), or holds no snapshot file
+     * (`empty`): every source is `source-added`, and the report says how to create the snapshot.
+     */
+    snapshotMissing?: "no-directory" | "empty";
+    cluster: boolean;
+    /** The previous run's report the items were marked against (its file name); only when one was read. */
+    previous?: string;
+    /** The previous report named (its file name) does not exist yet: the first report, nothing to compare with. */
+    previousMissing?: string;
+  };
+  /** The paths rendered, relative to the root, when not the whole repository (`.`): the snapshot's command names them. */
+  paths?: string[];
   /** Every source looked at. */
   sources: number;
   /**

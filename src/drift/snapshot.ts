@@ -54,6 +54,35 @@ export function formatSnapshotFile(s: SnapshotSource): string {
   return `${header}\n${docs.join("")}`;
 }
 
+export type SnapshotState = "present" | "no-directory" | "empty" | "not-a-directory";
+
+/**
+ * Whether `dir` holds a snapshot yet: `no-directory` (the first run, before `--update-snapshot`),
+ * `empty` (a directory without one snapshot file), `not-a-directory` (a file of that name), else
+ * `present`.
+ */
+export function snapshotState(dir: string): SnapshotState {
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!stat) return "no-directory";
+  if (!stat.isDirectory()) return "not-a-directory";
+  return fs.readdirSync(dir).some((f) => f.endsWith(".yaml") && startsWithMarker(path.join(dir, f))) ? "present" : "empty";
+}
+
+/** Whether a file begins with the snapshot marker, reading only that much of it. */
+function startsWithMarker(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "r");
+    const head = Buffer.alloc(Buffer.byteLength(SNAPSHOT_MARKER));
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, n).toString("utf8") === SNAPSHOT_MARKER;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /** The snapshot files of `dir` (files without the marker are not ours and are ignored). */
 export function readSnapshot(dir: string): Map<string, SnapshotSource> {
   const out = new Map<string, SnapshotSource>();

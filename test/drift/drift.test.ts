@@ -251,7 +251,7 @@ describe("the drift issue (against the test GitHub API)", () => {
   const report = (items: number, fingerprint: string): DriftReport => ({
     version: 1,
     tool: { name: "composition-ci", version: "t" },
-    baselines: { snapshot: "rendered", cluster: false },
+    baselines: { snapshot: "rendered", cluster: false, previous: "drift.json" },
     sources: 2,
     states: { rendered: 2, notRendered: 0, failed: 0 },
     items: Array.from({ length: items }, (_, i) => ({ id: `i${i}`, kind: "object-changed", source: "s", object: `o${i}`, state: "new" })),

@@ -388,7 +388,7 @@ describe("the drift issue", () => {
   const changed = { id: "object-changed|WebApp a (a.yaml)|Service/svc", kind: "object-changed" as const, source: "WebApp a (a.yaml)", object: "Service/svc", detail: "--- snapshot/Service/svc\n+++ render/Service/svc\n-  port: 80\n+  port: 81", state: "new" as const };
 
   it("links the workflow run and says how to refresh the snapshot", () => {
-    const md = formatDriftMarkdown(drift([changed], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/7" }), { maxChars: 65_000 });
+    const md = formatDriftMarkdown(drift([changed], { snapshot: "rendered", cluster: false, previous: "drift.json" }, { url: "https://github.test/o/r/actions/runs/7" }), { maxChars: 65_000 });
     expect(md.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 1 item (1 new)");
     expect(md).toContain("[Workflow run](https://github.test/o/r/actions/runs/7) · if this is what should run now, refresh the snapshot: `composition-ci drift --snapshot rendered --update-snapshot` and commit it");
     expect(md).toContain("<details><summary>WebApp a (a.yaml) · 1 item</summary>");

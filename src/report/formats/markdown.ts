@@ -1,5 +1,6 @@
 import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
 import { MAX_FIELD_CHANGES, type DiffReport, type SourceChange } from "../diff.js";
+import { updateSnapshotCommand } from "../../drift/command.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
 import { alsoLikeIt, groupRepeats } from "../repeats.js";
@@ -59,22 +60,37 @@ export function formatDriftMarkdown(report: DriftReport, options: MarkdownOption
 }
 
 function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions): string {
+  const { snapshot, snapshotMissing, previous, previousMissing } = report.baselines;
+  // Items are new, persisting or changed only against a previous report that was read: without
+  // one (the first night), none is called new.
+  const compared = previous !== undefined;
   const fresh = report.items.filter((i) => i.state === "new").length;
   const { rendered, notRendered, failed } = report.states;
   const unknown = notRendered + failed;
+  const missing = snapshot && snapshotMissing ? `no snapshot in ${code(snapshot)} yet` : "";
+  const count = `${report.items.length} item${report.items.length === 1 ? "" : "s"}`;
   const title = report.items.length
-    ? `### ⚠️ composition-ci drift: ${report.items.length} item${report.items.length === 1 ? "" : "s"} (${fresh} new)`
-    : unknown
-      ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (did not render)`
-      : "### ✅ composition-ci drift: none";
-  const against = [report.baselines.snapshot && `the snapshot in \`${report.baselines.snapshot}\``, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
+    ? `### ⚠️ composition-ci drift: ${count}${missing ? ` (${missing})` : compared ? ` (${fresh} new)` : ""}`
+    : missing
+      ? `### ⚠️ composition-ci drift: ${missing}`
+      : unknown
+        ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (did not render)`
+        : "### ✅ composition-ci drift: none";
+  const snapshotBaseline = snapshot && (snapshotMissing ? `no snapshot (${code(snapshot)} ${snapshotMissing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet"})` : `the snapshot in ${code(snapshot)}`);
+  const against = [snapshotBaseline, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
   const states = [notRendered ? `${notRendered} not rendered (a function composition-ci cannot run here)` : "", failed ? `${failed} failed (their findings say why)` : ""].filter(Boolean);
   const looked = `${rendered} of ${report.sources} source${report.sources === 1 ? "" : "s"} rendered${states.length ? `, ${states.join(", ")}: their drift is unknown` : ""}`;
-  const parts = [title, `<sub>${looked}; compared with ${against || "nothing"}${report.baselines.previous ? `; new or persisting since \`${report.baselines.previous}\`` : ""}.</sub>`];
+  const since = compared ? `; new or persisting since ${code(previous)}` : previousMissing ? `; first report: nothing to compare with yet (no earlier ${code(previousMissing)})` : "";
+  const parts = [title, `<sub>${looked}; compared with ${against || "nothing"}${since}.</sub>`];
+  const command = snapshot ? code(updateSnapshotCommand(snapshot, { paths: report.paths })) : "";
+  if (missing) {
+    const where = snapshotMissing === "no-directory" ? `The snapshot directory ${code(snapshot!)} does not exist yet` : `The snapshot directory ${code(snapshot!)} holds no snapshot file yet`;
+    parts.push(`> 📸 ${where}, so every source counts as added. Create it with ${command}, review it and commit it: the next run compares with it.`);
+  }
   const next: string[] = [];
   if (report.run) next.push(`[Workflow run](${report.run.url})`);
-  if (report.items.length && report.baselines.snapshot) {
-    next.push(`if this is what should run now, refresh the snapshot: ${code(`composition-ci drift --snapshot ${report.baselines.snapshot} --update-snapshot`)} and commit it`);
+  if (report.items.length && snapshot && !missing) {
+    next.push(`if this is what should run now, refresh the snapshot: ${command} and commit it`);
   }
   if (next.length) parts.push(next.join(" · "));
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
@@ -83,7 +99,7 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
     for (const i of report.items) bySource.set(i.source, [...(bySource.get(i.source) ?? []), i]);
     for (const [source, items] of bySource) {
       const lines = items.map((i) => {
-        const head = `- ${i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` ${code(i.object)}` : ""}${i.state === "changed" ? " (changed since the previous report)" : ""}`;
+        const head = `- ${compared && i.state === "new" ? "🆕 " : ""}**${i.kind}**${i.object ? ` ${code(i.object)}` : ""}${compared && i.state === "changed" ? " (changed since the previous report)" : ""}`;
         if (level === 2 || !i.detail) return head;
         const detail = level === 1 ? trim(i.detail) : i.detail;
         return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
@@ -185,7 +201,7 @@ function numbers(report: DiffReport): string {
   const { unknown, affected } = renderGaps(report);
   const rendered = affected - unknown;
   const items = [
-    unknown ? `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**` : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
+    unknown ? (rendered === 0 ? "**no affected source rendered**" : `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**`) : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
     `objects +${added} ~${modified} −${removed}`,
     `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed`,
   ];

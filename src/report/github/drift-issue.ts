@@ -69,7 +69,9 @@ export async function syncDriftIssue(req: DriftIssueRequest): Promise<DriftIssue
   const previous = existing.body?.match(FINGERPRINT)?.[1];
   await octokit.rest.issues.update({ owner, repo, issue_number: existing.number, body });
   const changed = previous !== report.fingerprint;
-  if (changed) await comment(existing.number, `The drift changed: now ${count} (${report.items.filter((i) => i.state === "new").length} new).`);
+  // New only against a previous report that was read: the first night has none to count from.
+  const fresh = report.baselines.previous !== undefined ? ` (${report.items.filter((i) => i.state === "new").length} new)` : "";
+  if (changed) await comment(existing.number, `The drift changed: now ${count}${fresh}.`);
   return { action: "updated", commented: changed, number: existing.number, url: existing.html_url };
 }
 
