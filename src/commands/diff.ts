@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
+import { markdownToText } from "../report/formats/diff-text.js";
 import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from "../render/builtin-versions.js";
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
@@ -49,7 +50,9 @@ Options:
   --base REF                    the ref to compare against (required)
   --head REF                    the ref to compare (default: the working tree)
   --all                         render every source on both sides
-  --format markdown|json|sarif  output format (default: markdown)
+  --format markdown|text|json|sarif
+                                output format (default: markdown; text: the same report for a
+                                terminal, without markup or a size limit)
   --output FILE                 write the report to FILE instead of stdout
   --max-chars N                 markdown size limit (default: 65000, a PR comment's)
   --fail-on error|warning|info|never
@@ -145,7 +148,7 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
     return 0;
   }
   if (!values.base) throw new UsageError("diff needs --base <ref>; see --help");
-  const format = oneOf("--format", values.format ?? "markdown", ["markdown", "json", "sarif"] as const);
+  const format = oneOf("--format", values.format ?? "markdown", ["markdown", "json", "sarif", "text"] as const);
   const failOn = oneOf<FailOn>("--fail-on", values["fail-on"] ?? "error", ["error", "warning", "info", "never"]);
   const maxChars = maxCharsOption(values["max-chars"], COMMENT_LIMIT);
   const result = await runDiff({
@@ -174,9 +177,11 @@ export async function diffCommand(argv: string[], io: CommandIO): Promise<number
 }
 
 /** The report in a format, with secret values masked value by value (and the markdown's free text redacted). */
-export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sarif", maxChars = COMMENT_LIMIT, linkBase?: string): string {
+export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sarif" | "text", maxChars = COMMENT_LIMIT, linkBase?: string): string {
   const { masker } = result;
   if (format === "json") return JSON.stringify(masker.redactJson(result.report), null, 2) + "\n";
+  // For a terminal: the whole report, without markup or a size limit.
+  if (format === "text") return markdownToText(masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars: Number.MAX_SAFE_INTEGER })));
   if (format === "sarif") {
     const findings = maskFindings(result.headFindings, masker);
     return formatReport("sarif", { findings, summary: summarize(findings, 0, 0), toolVersion: TOOL_VERSION });

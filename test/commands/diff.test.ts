@@ -44,6 +44,19 @@ describe("diff: what a change does, rendered", () => {
     expect(bad.stderr).toContain("diff: ignore[0].path:");
   }, 30_000);
 
+  it("--format text prints the same report for a terminal: no markup, diffs indented, nothing cut", async () => {
+    const { dir } = gitRepo(triples(1));
+    const composition = path.join(dir, "t0/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    const { code, stdout } = await runCli(["diff", "--base", "main", "--format", "text", "--fail-on", "never"], dir);
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[0]).toBe("✅ composition-ci: passes (fail-on: never)");
+    expect(stdout).toContain("1 source changed · objects +0 ~1 −0");
+    expect(stdout).toContain("    +  tier: gold");
+    expect(stdout).toContain('~ ConfigMap config: data.tier (none) → "gold"');
+    expect(stdout).not.toMatch(/\*\*|<details>|<sub>|```/);
+  }, 30_000);
+
   it("a changed file no source renders from is named, not passed over: its objects apply as written", async () => {
     const { dir } = gitRepo({ ...triples(2), "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n", "README.md": "# repo\n" });
     fs.writeFileSync(path.join(dir, "apps/app.yaml"), "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.1.0}\n");
