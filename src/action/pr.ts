@@ -1,5 +1,7 @@
 import * as core from "@actions/core";
-import { formatDiff, runDiff } from "../commands/diff.js";
+import path from "node:path";
+import { formatDiff, runDiff, type DiffResult } from "../commands/diff.js";
+import { staleSnapshot, staleSnapshotMessage } from "../drift/stale.js";
 import { hasChanges } from "../report/diff.js";
 import { COMMENT_LIMIT, formatDiffMarkdown, formatDiffMarkdownParts, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";
 import { gitHubClient, isRateLimited } from "../report/github/client.js";
@@ -50,10 +52,11 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   const describes = headSha ? { sha: headSha, url: linkBase?.replace(/\/blob\/[^/]+\/$/, `/commit/${headSha}`), at: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC` } : undefined;
   // kpt: when the pull request changes an upstream package of this repository, what pulling it would do downstream.
   const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
-  const kptSection = trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT);
+  // The committed drift snapshot (input snapshot): a change that makes it stale says so, before it is merged.
+  const extraSections = [trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT), snapshotStaleness(inputs, result)].filter(Boolean).join("\n");
   const markdown = (maxChars: number, fullReportHint: string, listBaseFindings = false) => {
-    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (kptSection ? kptSection.length + 2 : 0), linkBase, fullReportHint, describes, listBaseFindings, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
-    return masker.redact(kptSection ? `${main}\n${kptSection}\n` : main);
+    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (extraSections ? extraSections.length + 2 : 0), linkBase, fullReportHint, describes, listBaseFindings, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
+    return masker.redact(extraSections ? `${main}\n${extraSections}\n` : main);
   };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
   writeReportFile(inputs.reportDir, "report.json", formatDiff(result, "json"));
@@ -72,10 +75,10 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
     const hint = `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`;
     const options = { maxChars: COMMENT_LIMIT - 200, linkBase, fullReportHint: hint, describes, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) };
     const parts = formatDiffMarkdownParts(masker.redactJson(report), options, inputs.commentParts);
-    if (kptSection) {
+    if (extraSections) {
       const last = parts.length - 1;
-      if (parts[last]!.length + kptSection.length + 2 <= options.maxChars) parts[last] = `${parts[last]}\n${kptSection}\n`;
-      else parts.push(`${kptSection}\n`);
+      if (parts[last]!.length + extraSections.length + 2 <= options.maxChars) parts[last] = `${parts[last]}\n${extraSections}\n`;
+      else parts.push(`${extraSections}\n`);
     }
     const clean = `### ✅ composition-ci: passes, nothing changes\n\nNothing this pull request changes renders differently, and no finding is new or fixed (base ${report.base.commit.slice(0, 7)}).\n`;
     commentUrl = await postComment(inputs, pr.number, parts.map((p) => masker.redact(p)), masker.redact(clean), changed);
@@ -86,6 +89,15 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
 }
 
 const KPT_SECTION_LIMIT = 20_000;
+
+/** What the change does to the committed drift snapshot (the `snapshot` input), as a section; nothing without one or when it stays current. */
+function snapshotStaleness(inputs: Inputs, result: DiffResult): string {
+  if (!inputs.snapshot) return "";
+  const stale = staleSnapshot(path.resolve(process.cwd(), inputs.snapshot), result.headSources, result.masker, result.report.changes);
+  const message = staleSnapshotMessage(stale, inputs.snapshot, inputs.paths);
+  if (message.warning) core.warning(result.masker.redact(message.warning));
+  return message.markdown;
+}
 
 function trimmed(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 120)}\n\n> ✂️ The kpt preview was cut; \`composition-ci kpt update-preview PKG\` shows all of it.`;

@@ -129,6 +129,8 @@ export interface DiffResult {
   masker: SecretMasker;
   /** The findings at head (validation and rendering). */
   headFindings: Finding[];
+  /** What the head's affected sources render (the committed drift snapshot is compared with them). */
+  headSources: RenderedSource[];
 }
 
 /** One tree of the comparison: its validation, its sources by key, and (once rendered) what they make. */
@@ -283,7 +285,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
     };
     if (options.runUrl) report.run = { url: options.runUrl };
-    return { report, masker, headFindings: headSide.findings };
+    return { report, masker, headFindings: headSide.findings, headSources: headSide.sources };
   } catch (err) {
     if (err instanceof GitError || err instanceof ConfigError) throw new UsageError(err.message);
     throw err;

@@ -238,6 +238,26 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(github.requests.length).toBe(requests);
   }, 60_000);
 
+  it("pr mode with a committed drift snapshot: a change that makes it stale says so, with the command that refreshes it", async () => {
+    const { triples } = await import("../fixtures/triples.js");
+    const { runCli } = await import("../helpers.js");
+    const files = triples(1);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-action-snap-"));
+    for (const [f, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      fs.writeFileSync(path.join(dir, f), text);
+    }
+    expect((await runCli(["drift", ".", "--snapshot", "drift-snapshot", "--update-snapshot"], dir)).code).toBe(0);
+    const git = gitRepo(dir, { commit: false });
+    const base = git.commit("base with its snapshot");
+    fs.writeFileSync(path.join(dir, "t0/composition.yaml"), files["t0/composition.yaml"]!.replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    const run = await runAction({ INPUT_SNAPSHOT: "drift-snapshot", "INPUT_COMMENT-KEY": "snapshot", INPUT_COMMENT: "always", "INPUT_FAIL-ON": "never" }, { dir, base });
+    const comment = github.comments.find((c) => c.body.startsWith("<!-- composition-ci:snapshot -->"))!;
+    expect(comment.body).toContain("### 📸 The drift snapshot in `drift-snapshot` is stale");
+    expect(comment.body).toContain("`composition-ci drift --snapshot drift-snapshot --update-snapshot`");
+    expect(run.stdout).toContain("::warning::the drift snapshot in drift-snapshot is stale for 1 source");
+  }, 90_000);
+
   it("labels: true labels the pull request with what merging it does, one label at a time", async () => {
     const { triples } = await import("../fixtures/triples.js");
     const files = triples(1);
