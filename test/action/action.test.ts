@@ -258,6 +258,40 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     expect(run.stdout).toContain("::warning::the drift snapshot in drift-snapshot is stale for 1 source");
   }, 90_000);
 
+  it("the comment's summary: a field change and a deletion seen in two XRs, each listed once, with what the Composition and XRD changes mean", async () => {
+    const xrd = (extra = "") => `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nspec:\n  group: example.org\n  scope: Namespaced\n  names: {kind: XNet, plural: xnets}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}${extra}}}}}}}]\n`;
+    const composition = (cidr: string, gateway: boolean) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xnets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XNet}
+  mode: Pipeline
+  pipeline:
+    - step: pt
+      functionRef: {name: function-patch-and-transform}
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        resources:
+          - name: vpc
+            base: {apiVersion: v1, kind: ConfigMap, data: {cidr: "${cidr}"}}
+${gateway ? "          - name: gateway\n            base: {apiVersion: v1, kind: ConfigMap, data: {role: gateway}}\n" : ""}`;
+    const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
+    const xr = (name: string) => `apiVersion: example.org/v1\nkind: XNet\nmetadata: {name: ${name}, namespace: default}\nspec: {cidr: a}\n`;
+    const git = gitRepo({ "xrd.yaml": xrd(), "composition.yaml": composition("10.0.0.0/16", true), "functions.yaml": functions, "a.yaml": xr("a"), "b.yaml": xr("b") });
+    const base = git.git("rev-parse", "HEAD").trim();
+    fs.writeFileSync(path.join(git.dir, "composition.yaml"), composition("10.1.0.0/16", false));
+    fs.writeFileSync(path.join(git.dir, "xrd.yaml"), xrd(", zone: {type: string}"));
+    await runAction({ "INPUT_COMMENT-KEY": "summary", INPUT_COMMENT: "always", "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    const body = github.comments.find((c) => c.body.startsWith("<!-- composition-ci:summary -->"))!.body;
+    expect(body).toContain('~ ConfigMap vpc: data.cidr "10.0.0.0/16" → "10.1.0.0/16"   (in 2 XRs)');
+    expect(body).toContain("- ConfigMap gateway   (deleted in 2 XRs)");
+    expect(body.match(/ConfigMap gateway/g)).toHaveLength(1);
+    expect(body).toContain("- `ConfigMap/gateway` is **removed** in 2 sources");
+    expect(body).toContain("- Composition `xnets` (`composition.yaml`)\n  - ⚠️ **breaking**: `step pt: resource gateway` removed");
+    expect(body).toContain("- CompositeResourceDefinition `xnets.example.org` (`xrd.yaml`)\n  - `spec.zone` added");
+  }, 90_000);
+
   it("labels: true labels the pull request with what merging it does, one label at a time", async () => {
     const { triples } = await import("../fixtures/triples.js");
     const files = triples(1);
