@@ -112,6 +112,17 @@ describe("the project's own workflows", () => {
     expect(JSON.parse(stdout).items).toEqual([]);
   }, 60_000);
 
+  it("the README's inputs table is action.yml's: every input, its default and its description", () => {
+    const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
+    const rows = new Map([...readme.matchAll(/^\| `([a-z-]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1]!, { def: m[2]!, what: m[3]! }]));
+    for (const [name, input] of Object.entries(action.inputs as Record<string, { default?: string; description: string }>)) {
+      const row = rows.get(name);
+      expect(row, `README lacks input ${name}`).toBeDefined();
+      expect(row!.def, name).toBe(input.default === undefined || input.default === "" ? "—" : `\`${input.default}\``);
+      expect(row!.what.replace(/\\\|/g, "|"), name).toBe(input.description);
+    }
+  });
+
   it("dependabot watches npm and the workflows' actions", () => {
     const config = YAML.parse(fs.readFileSync(path.join(REPO, ".github/dependabot.yml"), "utf8")) as { updates: { "package-ecosystem": string }[] };
     expect(config.updates.map((u) => u["package-ecosystem"]).sort()).toEqual(["github-actions", "npm"]);
