@@ -10,6 +10,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, summarize, type Finding } from "../report/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { renderComposite } from "../render/crossplane/render.js";
+import { SEEDED_SECRETS } from "../render/functions/go-templating/reproducible.js";
 import { callContext, functionManifests } from "../render/crossplane/repo.js";
 import { renderEverything } from "../render/repo.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
@@ -200,6 +201,8 @@ async function renderOne(
     });
     for (const p of rendered.problems) {
       if (p.severity !== "info") io.stderr(`${p.severity}: ${p.rule}: ${p.message}${p.detail ? `\n${p.detail}` : ""}\n`);
+      // Secret material the template made from the fixed seed is printed below: said where the user looks.
+      else if (p.rule === "render/function-result" && p.message.includes(`: ${SEEDED_SECRETS} `)) io.stderr(`warning: ${p.rule}: ${p.message}\n`);
     }
     for (const n of rendered.notRunnable ?? []) {
       io.stderr(`warning: render/not-rendered: not rendered: step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}\n`);

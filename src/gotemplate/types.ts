@@ -100,6 +100,8 @@ export interface CallContext {
   random(): number;
   /** The execution's clock, in milliseconds since the epoch. */
   now(): number;
+  /** Told when a function makes secret material (a private key) from the seeded generator. */
+  secret?(what: string): void;
 }
 
 export class GoFunc {

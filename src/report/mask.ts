@@ -74,6 +74,9 @@ function namesASecretField(name: string): boolean {
  * weak secret; with `COMPOSITION_CI_MASK_KEY` set (a secret of the workflow), it is an HMAC under
  * that key instead, stable across runs and of no use to a reader without the key.
  */
+/** A PEM private key block (PKCS#1, PKCS#8, SEC 1, OpenSSH), anywhere in a value. */
+const PRIVATE_KEY_PEM = /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----/;
+
 export function maskValue(value: string): string {
   const key = process.env.COMPOSITION_CI_MASK_KEY;
   if (key) return `<masked hmac:${crypto.createHmac("sha256", key).update(value).digest("hex").slice(0, 8)}>`;
@@ -233,6 +236,8 @@ export class SecretMasker {
       else if (context === "secret-root" && (key === "data" || key === "stringData")) result = this.walk(v, "secret-data", copy);
       else if (context === "references") result = this.walk(v, "references", copy);
       else if (isSecretValue(v) && this.isSecretField(key) && !mayNameAKey(key, String(v))) result = this.secret(String(v), copy);
+      // A private key is secret under any field name (a key sprig generated into a ConfigMap).
+      else if (typeof v === "string" && PRIVATE_KEY_PEM.test(v)) result = this.secret(v, copy);
       // An object inside may be a Secret itself (a provider-kubernetes Object's manifest, a List's item).
       else result = this.walk(v, rootContext(v), copy);
       if (out) out[key] = result;

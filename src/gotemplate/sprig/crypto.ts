@@ -116,6 +116,7 @@ const KEY_TYPES: Record<string, KeyType> = { "": "rsa", rsa: "rsa", dsa: "dsa", 
 function genPrivateKey(type: string, ctx: CallContext): string {
   const t = Object.hasOwn(KEY_TYPES, type) ? KEY_TYPES[type] : undefined;
   if (!t) return "Unknown type " + type;
+  ctx.secret?.("private keys");
   return keyPem(generateKey(t, randomBytes(32, ctx), 4096));
 }
 
@@ -244,7 +245,7 @@ function buildCustomCert(b64cert: string, b64key: string): GoStruct {
   return certificate(cert.toString("utf8"), key.toString("utf8"));
 }
 
-const rsaKey = (ctx: CallContext) => generateKey("rsa", randomBytes(32, ctx), 2048);
+const rsaKey = (ctx: CallContext) => (ctx.secret?.("certificates' private keys"), generateKey("rsa", randomBytes(32, ctx), 2048));
 
 const num = (v: Value) => (typeof v === "number" ? v : (v as { value: number }).value);
 
