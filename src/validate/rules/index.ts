@@ -2,6 +2,7 @@ import type { Finding } from "../../report/finding.js";
 import { compositionRules, PIPELINE_SUPERSEDES } from "./composition.js";
 import type { RuleContext, RuleFamily } from "./context.js";
 import { functionRules } from "./function.js";
+import { knativeRules } from "./knative.js";
 import { oamRules } from "./oam.js";
 import { ptRules } from "./pt.js";
 import { velaRules } from "./vela.js";
@@ -11,7 +12,7 @@ import { xrdRules } from "./xrd.js";
 export type { RuleContext } from "./context.js";
 
 // pt before function: a base is decided by its own kind's schema before the function input's (validate/yaml11.ts).
-const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules];
+const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules];
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
 const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
