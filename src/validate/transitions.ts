@@ -28,6 +28,8 @@ export function transitionFindings(
       for (const v of violations(head.registry, m.object, old.object, m.file)) {
         findings.push(findingAt(m, v.pointer, "schema/transition", v.severity ?? "error", `on update from the base: ${v.message}`));
       }
+      const unrenamed = knativeTemplateKeptName(m.object, old.object);
+      if (unrenamed) findings.push(findingAt(m, "/spec/template/metadata/name", "knative/revision-name", "error", unrenamed));
     });
   }
   const baseSources = new Map(base.sources.filter((s) => s.ok).map((s) => [identity(s.source.object), s]));
@@ -63,4 +65,19 @@ function violations(registry: SchemaRegistry, value: Record<string, unknown>, ol
 function identity(o: Record<string, unknown>): string {
   const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
   return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
+}
+
+/**
+ * Knative's VerifyNameChange: a Service's or Configuration's template that changes while keeping
+ * its explicit revision name would make a second revision of the same name, so the webhook
+ * refuses the update ("Saw the following changes without a name change").
+ */
+function knativeTemplateKeptName(now: Record<string, unknown>, then: Record<string, unknown>): string | undefined {
+  if (String(now.apiVersion) !== "serving.knative.dev/v1" || !["Service", "Configuration"].includes(String(now.kind))) return undefined;
+  const template = (o: Record<string, unknown>) => ((o.spec ?? {}) as Record<string, unknown>).template as Record<string, unknown> | undefined;
+  const [a, b] = [template(now), template(then)];
+  const name = (t: Record<string, unknown> | undefined) => ((t?.metadata ?? {}) as Record<string, unknown>).name;
+  if (!a || !b || typeof name(a) !== "string" || name(a) === "" || name(a) !== name(b)) return undefined;
+  if (JSON.stringify(a) === JSON.stringify(b)) return undefined;
+  return `on update from the base: the template changes but keeps its revision name "${String(name(a))}": Knative's webhook refuses it (saw changes without a name change); give the template a new name, or remove the name`;
 }

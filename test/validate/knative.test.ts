@@ -66,3 +66,20 @@ describe("Knative Service, Configuration and Route", () => {
     expect(await knative(configuration)).toEqual(["6 knative/revision-name: a revision name may not be set when the Configuration has a generateName: the webhook refuses it"]);
   });
 });
+
+describe("Knative in a pull request", () => {
+  it("a changed template that keeps its explicit revision name is refused on update; a renamed one passes", async () => {
+    const { gitRepo } = await import("../helpers.js");
+    const { runDiff } = await import("../../src/commands/diff.js");
+    const fs = await import("node:fs");
+    const path = await import("node:path");
+    const svc = (name: string, image: string) => `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: hello}\nspec:\n  template:\n    metadata: {name: ${name}}\n    spec: {containers: [{image: ${image}}]}\n`;
+    const { dir } = gitRepo({ "svc.yaml": svc("hello-v1", "a:1") });
+    fs.writeFileSync(path.join(dir, "svc.yaml"), svc("hello-v1", "a:2"));
+    const kept = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter((f) => f.rule === "knative/revision-name");
+    expect(kept.map((f) => `${f.line} ${f.message}`)).toEqual(['6 on update from the base: the template changes but keeps its revision name "hello-v1": Knative\'s webhook refuses it (saw changes without a name change); give the template a new name, or remove the name']);
+    fs.writeFileSync(path.join(dir, "svc.yaml"), svc("hello-v2", "a:2"));
+    const renamed = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter((f) => f.rule === "knative/revision-name");
+    expect(renamed).toEqual([]);
+  }, 30_000);
+});
