@@ -25,6 +25,7 @@ export const WARNING_VERDICTS: Record<string, string> = {
   "render/schema":
     "true as a warning: a rendered object breaks the schema of a mock CRD elsewhere in the repository while its own tree installs the real provider, which cannot be fetched offline",
   "render/function-result": "true: what the function itself returned as a WARNING result",
+  "kyma/runtime": "true as a warning: Kyma samples written for older releases (nodejs14 to nodejs18, python39), which current serverless no longer runs; the release the cluster runs decides",
   "render/kpt-result": "true: what the kpt functions themselves returned as warnings (set-namespace, apply-replacements, ...)",
   "schema/cel": "true: an x-kubernetes-validations rule of the kind's schema fails (in a v1 repository, Provider packages without a registry: each says crossplaneVersion: 1)",
   "schema/unknown-field": "true as a warning: a v1-only field (controllerConfigRef) in a repository written for Crossplane v1",
