@@ -708,6 +708,8 @@ export const RULE_ANCHORS: readonly string[] = [
   "package-untrusted",
   "policy",
   "policy-changed",
+  "porch-package-variant",
+  "porch-package-variant-set",
   "pt-duplicate-resource",
   "pt-from-field-path",
   "pt-patchset-missing",

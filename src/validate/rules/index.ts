@@ -4,6 +4,7 @@ import type { RuleContext, RuleFamily } from "./context.js";
 import { functionRules } from "./function.js";
 import { knativeRules } from "./knative.js";
 import { kymaRules } from "./kyma.js";
+import { porchRules } from "./porch.js";
 import { oamRules } from "./oam.js";
 import { ptRules } from "./pt.js";
 import { velaRules } from "./vela.js";
@@ -13,7 +14,7 @@ import { xrdRules } from "./xrd.js";
 export type { RuleContext } from "./context.js";
 
 // pt before function: a base is decided by its own kind's schema before the function input's (validate/yaml11.ts).
-const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules, kymaRules];
+const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules, kymaRules, porchRules];
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
 const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
