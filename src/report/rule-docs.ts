@@ -680,6 +680,7 @@ export const RULE_ANCHORS: readonly string[] = [
   "function-input-invalid",
   "function-package-unpinned",
   "internal-error",
+  "knative-container",
   "knative-revision-name",
   "knative-timeout",
   "knative-traffic",

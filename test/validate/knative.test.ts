@@ -83,3 +83,27 @@ describe("Knative in a pull request", () => {
     expect(renamed).toEqual([]);
   }, 30_000);
 });
+
+describe("Knative containers", () => {
+  it("one serving port, not reserved, named h2c or http1; no queue-proxy; no reserved env or mount path; a sidecar may set PORT", async () => {
+    const template = (containers: string) => `    spec:\n      containers:\n${containers}`;
+    const ok = `        - {image: a, ports: [{containerPort: 8080, name: h2c}], env: [{name: GREETING, value: hi}]}\n        - {image: b, env: [{name: PORT, value: "1"}]}\n`;
+    expect(await knative(service("", template(ok)))).toEqual([]);
+    const bad = `        - name: queue-proxy
+          image: a
+          ports: [{containerPort: 8012, name: grpc}]
+          env: [{name: K_SERVICE, value: x}]
+          volumeMounts: [{name: v, mountPath: /dev/}]
+        - image: b
+          ports: [{containerPort: 8081}]
+`;
+    expect(await knative(service("", template(bad)))).toEqual([
+      "8 knative/container: more than one container port is set: only a single port is allowed across all containers",
+      '9 knative/container: "queue-proxy" is a reserved container name',
+      "11 knative/container: 8012 is a reserved port, please use a different value",
+      "11 knative/container: Port name grpc is not allowed: name must be empty, or one of 'h2c', 'http1'",
+      '12 knative/container: "K_SERVICE" is a reserved environment variable',
+      '13 knative/container: mountPath "/dev" is a reserved path',
+    ]);
+  });
+});

@@ -9,7 +9,8 @@ import { asObject, asString, FindingSink, type RuleContext } from "./context.js"
  * applied before them): the traffic list (percents 0–100 summing to 100, tags DNS-1035 labels and
  * unique, a revision or configuration named as the owner allows, `latestRevision` consistent with
  * `revisionName`, no `url`), the template's revision name (a DNS-1035 label prefixed with the
- * owner's name, not with a generateName) and `timeoutSeconds` within the maximum (600 by default).
+ * owner's name, not with a generateName), its containers (one serving port, reserved ports, names,
+ * environment variables and mount paths) and `timeoutSeconds` within the maximum (600 by default).
  */
 
 const GROUP = "serving.knative.dev";
@@ -47,10 +48,65 @@ function checkTemplate(m: Manifest, template: JsonObject | undefined, sink: Find
     else if (!asString(parent.name) && asString(parent.generateName)) add("/spec/template/metadata/name", `a revision name may not be set when the ${m.kind} has a generateName: the webhook refuses it`);
     else if (!name.startsWith(`${asString(parent.name) ?? ""}-`)) add("/spec/template/metadata/name", `revision name "${name}" must have the prefix "${asString(parent.name) ?? ""}-" (the ${m.kind}'s name): the webhook refuses it`);
   }
+  checkContainers(m, asObject(template.spec) ?? {}, sink);
   const timeout = asObject(template.spec)?.timeoutSeconds;
   if (typeof timeout === "number" && timeout !== 0 && (timeout < 0 || timeout > MAX_TIMEOUT_SECONDS)) {
     sink.add(m, "/spec/template/spec/timeoutSeconds", "knative/timeout", "error", `timeoutSeconds ${timeout} is out of bounds: 0 <= it <= ${MAX_TIMEOUT_SECONDS} (config-defaults' max-revision-timeout-seconds; a cluster that raises it takes more)`);
   }
+}
+
+/** networking's backend, queue admin and metrics ports, and the profiling port: the queue-proxy's own. */
+const RESERVED_PORTS = new Set([8012, 8013, 8022, 9090, 9091, 8008]);
+const VALID_PORT_NAMES = new Set(["h2c", "http1", ""]);
+const RESERVED_ENVS = ["PORT", "K_SERVICE", "K_CONFIGURATION", "K_REVISION"];
+const RESERVED_PATHS = new Set(["/", "/dev", "/dev/log"]);
+
+/**
+ * The revision's containers (serving.ValidatePodSpec): one serving port across them (the
+ * container with ports serves), a port neither reserved nor named other than h2c/http1, TCP only;
+ * no container named queue-proxy; no reserved environment name (a sidecar may set PORT); no
+ * volume mounted at a reserved path.
+ */
+function checkContainers(m: Manifest, spec: JsonObject, sink: FindingSink): void {
+  const containers = Array.isArray(spec.containers) ? spec.containers.map((c) => asObject(c) ?? {}) : [];
+  const add = (pointer: string, message: string) => sink.add(m, pointer, "knative/container", "error", message);
+  const base = "/spec/template/spec/containers";
+  const portsOf = (c: JsonObject) => (Array.isArray(c.ports) ? c.ports.map((p) => asObject(p) ?? {}) : []);
+  const count = containers.reduce((n, c) => n + portsOf(c).length, 0);
+  if (count > 1) add(base, "more than one container port is set: only a single port is allowed across all containers");
+  if (count === 0 && containers.length > 1) add(base, "with several containers, the serving one must declare its port (missing field ports)");
+  containers.forEach((c, i) => {
+    const at = `${base}/${i}`;
+    const serving = portsOf(c).length > 0 || containers.length === 1;
+    if (c.name === "queue-proxy") add(`${at}/name`, '"queue-proxy" is a reserved container name');
+    const port = portsOf(c)[0];
+    if (port) {
+      if (typeof port.containerPort === "number" && RESERVED_PORTS.has(port.containerPort)) add(`${at}/ports/0/containerPort`, `${port.containerPort} is a reserved port, please use a different value`);
+      const name = asString(port.name) ?? "";
+      if (!VALID_PORT_NAMES.has(name)) add(`${at}/ports/0/name`, `Port name ${name} is not allowed: name must be empty, or one of 'h2c', 'http1'`);
+      if (port.protocol !== undefined && port.protocol !== "" && port.protocol !== "TCP") add(`${at}/ports/0/protocol`, `protocol ${String(port.protocol)} is not allowed: only TCP`);
+    }
+    const reserved = serving ? RESERVED_ENVS : RESERVED_ENVS.filter((e) => e !== "PORT");
+    (Array.isArray(c.env) ? c.env.map((e) => asObject(e) ?? {}) : []).forEach((e, j) => {
+      if (typeof e.name === "string" && reserved.includes(e.name)) add(`${at}/env/${j}/name`, `"${e.name}" is a reserved environment variable`);
+    });
+    (Array.isArray(c.volumeMounts) ? c.volumeMounts.map((v) => asObject(v) ?? {}) : []).forEach((v, j) => {
+      const mountPath = asString(v.mountPath);
+      const clean = mountPath === undefined ? undefined : cleanPath(mountPath);
+      if (clean !== undefined && RESERVED_PATHS.has(clean)) add(`${at}/volumeMounts/${j}/mountPath`, `mountPath "${clean}" is a reserved path`);
+    });
+  });
+}
+
+/** Go's path.Clean, for the absolute paths a mount names. */
+function cleanPath(p: string): string {
+  const parts: string[] = [];
+  for (const seg of p.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") parts.pop();
+    else parts.push(seg);
+  }
+  return p.startsWith("/") ? `/${parts.join("/")}` : parts.join("/") || ".";
 }
 
 function dns1035(text: string): boolean {
