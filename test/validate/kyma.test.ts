@@ -71,3 +71,12 @@ describe("Kyma Function", () => {
     expect(await kyma(both)).toEqual(["6 error kyma/source: Use GitRepository or Inline source: exactly one of spec.source.inline and spec.source.gitRepository"]);
   });
 });
+
+describe("Kyma Function's built-in schema (kyma-project/serverless's CRD)", () => {
+  it("is checked against the CRD; a runtime an older release ran is the rule's warning, not the enum's error", async () => {
+    const result = async (yaml: string) => (await validateRepo({ root: tempRepo({ "fn.yaml": yaml }), paths: ["."], config: emptyConfig(), cacheDir: null })).findings.filter((f) => f.severity !== "info").map((f) => `${f.severity} ${f.rule}`);
+    expect(await result(fn("nodejs16", NODE))).toEqual(["warning kyma/runtime"]);
+    expect(await result(fn("nodejs22", NODE, "  replicas: -1\n"))).toEqual(["error schema/limit"]);
+    expect(await result(fn("nodejs22", NODE))).toEqual([]);
+  });
+});

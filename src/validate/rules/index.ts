@@ -17,7 +17,11 @@ export type { RuleContext } from "./context.js";
 const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules, kymaRules, porchRules];
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
-const SUPERSEDES: Record<string, string[]> = { "composition/pipeline": PIPELINE_SUPERSEDES };
+const SUPERSEDES: Record<string, string[]> = {
+  "composition/pipeline": PIPELINE_SUPERSEDES,
+  // A runtime an older Kyma release ran: the release the cluster runs decides, so the CRD's enum is no error.
+  "kyma/runtime": ["schema/enum"],
+};
 /**
  * Schema findings anywhere on the same object that a semantic finding makes moot: a legacy
  * `mode: Resources` Composition breaks the v2 schema's pipeline rule and field list, which says
