@@ -5,6 +5,8 @@ import { functionManifests } from "../render/crossplane/repo.js";
 import { PackageRuntime } from "../render/runner/package.js";
 import { FunctionFailure } from "../render/runner/runtime.js";
 import { runtimeFor } from "../render/runner/select.js";
+import { projectRuntime, ProjectPackageRuntime } from "../render/runner/project.js";
+import { embeddedFunctions, projectsOf } from "../project/index.js";
 import { loadPackageSchemas } from "../packages/schemas.js";
 import { prefetchKptImages } from "../kpt/index.js";
 import { UsageError, type CommandIO } from "./io.js";
@@ -15,7 +17,9 @@ export const FUNCTIONS_HELP = `Usage: composition-ci functions pull [paths...] [
 Fills the package cache with every function package the repository's Functions would run as a
 process (trusted packages: the crossplane-contrib functions, the config's functions.trusted, or
 every package with --allow-exec), and every trusted function image of the repository's kpt
-packages' pipelines (Kptfiles), for the platform of this machine, and with the schemas
+packages' pipelines (Kptfiles), the base package of every project function that runs on one
+(a KCL folder of crossplane-project.yaml or upbound.yaml runs on function-kcl, when trusted),
+for the platform of this machine, and with the schemas
 (package.yaml) of the packages the repository depends on (crossplane.yaml, upbound.yaml,
 Provider/Function/Configuration objects, the config's packages:). A later run, --offline or not,
 then makes no registry request for them. Keep the cache directory with actions/cache.
@@ -70,6 +74,23 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
     } catch (err) {
       failed++;
       io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);
+    }
+  }
+  const bases = new Set<string>();
+  for (const { name, fn } of embeddedFunctions(projectsOf(manifests), root)) {
+    const runtime = projectRuntime(name, fn, options);
+    if (!(runtime instanceof ProjectPackageRuntime)) continue;
+    if (bases.has(runtime.image)) continue;
+    bases.add(runtime.image);
+    try {
+      const image = await runtime.prefetch();
+      io.stderr(`${name} (project function, base): ${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}\n`);
+      pulled++;
+    } catch (err) {
+      failed++;
+      io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);
+    } finally {
+      await runtime.close();
     }
   }
   let images = 0;

@@ -180,7 +180,7 @@ async function renderOne(
   const repository = functionsPath ? undefined : new RepoIndex(readManifests(["."], options.root, config.ignore).manifests);
   const functionObjects = repository ? repository.manifests : readInputs(functionsPath!, io.cwd);
   const functions = withAnnotations(functionManifests(functionObjects), values["function-annotations"]);
-  const pool = new RuntimePool(functions, { ...options, embeddedFunction: (name) => repository?.embeddedFunction(name) });
+  const pool = new RuntimePool(functions, { ...options, embeddedFunction: (name) => repository?.embeddedFunction(name, options.root) });
   try {
     const rendered = await renderComposite({
       xr,

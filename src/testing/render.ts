@@ -113,7 +113,7 @@ export class TestRenderer {
         developmentTargets: this.options.developmentTargets,
         packages: this.options.packages,
         trustedPackages: this.repo.config.trustedFunctions,
-        embeddedFunction: (name) => this.repo.index.embeddedFunction(name),
+        embeddedFunction: (name) => this.repo.index.embeddedFunction(name, this.repo.root),
       });
       this.pools.set(key, pool);
     }

@@ -8,6 +8,7 @@ import { guarded } from "./guard.js";
 import { PackageLayout, isPackageMetadata } from "../manifest/packages.js";
 import { packagePath } from "../manifest/package-ref.js";
 import type { Finding } from "../report/finding.js";
+import { findEmbeddedFunction, projectsOf, type EmbeddedFunction, type Project } from "../project/index.js";
 
 /**
  * Everything the semantic rules and the renderer look things up by, built once from the
@@ -129,29 +130,19 @@ export class RepoIndex {
   }
 
   /**
-   * Where an Upbound project builds a function of this name from: a project names its embedded
-   * functions after its repository (`xpkg.upbound.io/upbound/configuration-app` and
-   * `functions/xapp/` make `upbound-configuration-appxapp`).
+   * Where a project builds a function of this name from (`functions/<folder>/`), as the CLI names
+   * embedded functions; with `root`, the folders are listed and the name matched exactly.
    */
-  embeddedFunction(name: string): string | undefined {
-    this.projects ??= this.manifests.filter((m) => m.group === "meta.dev.upbound.io" && m.kind === "Project");
-    for (const project of this.projects) {
-      const repository = (project.object.spec as { repository?: unknown } | undefined)?.repository;
-      if (typeof repository !== "string") continue;
-      const prefix = repository.split("/").slice(1).join("-");
-      if (prefix && name.startsWith(prefix) && name.length > prefix.length) {
-        const dir = project.file.includes("/") ? project.file.slice(0, project.file.lastIndexOf("/") + 1) : "";
-        return `${dir}functions/${name.slice(prefix.length)}/`;
-      }
-    }
-    return undefined;
+  embeddedFunction(name: string, root?: string): EmbeddedFunction | undefined {
+    this.projects ??= projectsOf(this.manifests);
+    return findEmbeddedFunction(this.projects, name, root);
   }
 
   /**
    * The names Crossplane gives the Functions a package depends on (`dependsOn` of crossplane.yaml
    * or upbound.yaml): the package path as a DNS label, `crossplane-contrib-function-auto-ready`.
    */
-  private projects?: Manifest[];
+  private projects?: Project[];
 
   dependencyFunctions(): Set<string> {
     if (this.dependencyFunctionNames) return this.dependencyFunctionNames;

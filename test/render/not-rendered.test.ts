@@ -58,6 +58,8 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     "apis/composition.yaml": composition(`    - step: app\n      functionRef: {name: acme-configuration-appmain}\n    - step: ready\n      functionRef: {name: crossplane-contrib-function-auto-ready}\n`),
     "examples/one.yaml": xr("one"),
     "examples/two.yaml": xr("two"),
+    "functions/main/go.mod": "module example.org/main\n",
+    "functions/main/fn.go": "package main\n",
   };
 
   it("a function embedded in an Upbound project: one warning with the count and the fix, no error", async () => {
@@ -68,8 +70,8 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(notRendered).toHaveLength(1);
     expect(notRendered[0]).toMatchObject({ severity: "warning", file: "apis/composition.yaml", line: 9 });
     expect(notRendered[0]!.message).toBe(
-      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a function of the Upbound project, built from functions/main/; composition-ci cannot build it. " +
-        "To render them: build and serve it (`up project build`), add a Function object for it annotated render.crossplane.io/runtime: Development, or give it a built-in, a command or a module under functions: in .composition-ci.yaml",
+      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions. " +
+        "To render them: give it a command or module under functions: acme-configuration-appmain in .composition-ci.yaml, or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target",
     );
     expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
   });
@@ -77,7 +79,13 @@ describe("sources composition-ci cannot render are not the repository's fault", 
   it("render of one XR says the same of the project's function as check does", async () => {
     const { stderr, code } = await runCli(["render", "examples/one.yaml", "apis/composition.yaml"], tempRepo(upbound));
     expect(code).toBe(1);
-    expect(stderr).toContain('step "app": function acme-configuration-appmain is a function of the Upbound project, built from functions/main/; composition-ci cannot build it');
+    expect(stderr).toContain('step "app": function acme-configuration-appmain is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions');
+  });
+
+  it("a project function whose folder is not in the repository says so", async () => {
+    const withoutFolder = Object.fromEntries(Object.entries(upbound).filter(([file]) => !file.startsWith("functions/")));
+    const { findings } = await check(withoutFolder);
+    expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toContain("is a function of the project upbound.yaml, built from functions/main/, which is not in the repository. To render them: add the function's source folder functions/main/");
   });
 
   it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {

@@ -73,7 +73,7 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
   // that name, it runs as the built-in (its usual name).
   const pool = new RuntimePool(functions, {
     ...options,
-    embeddedFunction: (name) => index.embeddedFunction(name),
+    embeddedFunction: (name) => index.embeddedFunction(name, options.root),
   });
   const out: RenderedXr[] = [];
   try {

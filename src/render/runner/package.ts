@@ -40,6 +40,8 @@ export class PackageRuntime implements FunctionRuntime {
     private readonly pullPolicy: PullPolicy,
     private readonly settings: PackageSettings,
     private readonly fallback?: (why: string) => Promise<FunctionRuntime | undefined>,
+    /** Set over the image's own (a project function's builder environment). */
+    private readonly extraEnv: Record<string, string> = {},
   ) {}
 
   async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
@@ -85,13 +87,14 @@ export class PackageRuntime implements FunctionRuntime {
     }
   }
 
-  /** The image's environment, with the host's PATH (the image's names container paths) and a private HOME. */
+  /** The image's environment (and the extra one), with the host's PATH (the image's names container paths) and a private HOME. */
   private environment(image: PulledImage): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const entry of image.config.Env ?? []) {
       const eq = entry.indexOf("=");
       if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
     }
+    Object.assign(env, this.extraEnv);
     env.PATH = process.env.PATH;
     env.HOME = this.home;
     env.TMPDIR = this.home;

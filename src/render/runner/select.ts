@@ -7,6 +7,8 @@ import { isTrustedPackage } from "../../trust.js";
 import { DevelopmentRuntime } from "./grpc.js";
 import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "./process.js";
+import { projectRuntime } from "./project.js";
+import type { EmbeddedFunction } from "../../project/index.js";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "./runtime.js";
 
@@ -36,8 +38,8 @@ export interface RuntimeOptions {
   /** Repository code (process, module, Docker) runs only when true. */
   allowExec: boolean;
   startTimeoutMs?: number;
-  /** Where an Upbound project builds a function of this name from (`functions/<name>`), if it does. */
-  embeddedFunction?: (name: string) => string | undefined;
+  /** The project function a Function name stands for (built from `functions/<folder>/`), if it does. */
+  embeddedFunction?: (name: string) => EmbeddedFunction | undefined;
   /**
    * Development functions' addresses given by whoever runs composition-ci (flags, Action inputs),
    * by function name. The repository's own target annotation is followed only with allowExec: a
@@ -131,13 +133,7 @@ function runtimeWithoutManifest(name: string, options: RuntimeOptions): Function
   const builtin = builtinForUsualName(name);
   if (builtin) return new BuiltinRuntime(builtin);
   const embedded = options.embeddedFunction?.(name);
-  if (embedded) {
-    return new UnavailableRuntime(
-      "builtin",
-      `is a function of the Upbound project, built from ${embedded}; composition-ci cannot build it`,
-      `build and serve it (\`up project build\`), add a Function object for it annotated ${RUNTIME_ANNOTATION}: Development, or ${CONFIG_FIX}`,
-    );
-  }
+  if (embedded) return projectRuntime(name, embedded, options);
   return new UnavailableRuntime("builtin", NO_SUCH_FUNCTION, `add its Function object to the repository, or ${CONFIG_FIX}`);
 }
 
@@ -229,3 +225,4 @@ class PreferPackageRuntime implements FunctionRuntime {
     await this.pkg.close();
   }
 }
+
