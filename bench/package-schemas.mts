@@ -10,8 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import * as YAML from "yaml";
 import { loadConfig } from "../src/config/config.js";
-import { packageSettings } from "../src/render/runner/package.js";
-import { validateRepo } from "../src/validate/run.js";
+import { packageSettings } from "../src/runtimes/package.js";
+import { validateRepo } from "../src/run/validate.js";
 import { layer, TestRegistry } from "../test/oci/registry-server.js";
 
 const KINDS = 900;

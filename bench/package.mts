@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { BuiltinRuntime, builtinByName } from "../src/render/runner/builtin.js";
-import { PackageRuntime, packageSettings } from "../src/render/runner/package.js";
+import { PackageRuntime, packageSettings } from "../src/runtimes/package.js";
 import { TestRegistry } from "../test/oci/registry-server.js";
 import { pushGreetFunction } from "../test/oci/function-image.js";
 

@@ -13,7 +13,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { emptyConfig } from "../src/config/config.js";
-import { validateRepo } from "../src/validate/run.js";
+import { validateRepo } from "../src/run/validate.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shared = path.resolve(here, "../../shared");

@@ -17,7 +17,7 @@ import { renderComposite } from "../src/render/crossplane/render.js";
 import { runPatchAndTransform } from "../src/render/functions/patch-and-transform/function.js";
 import { runGoTemplating } from "../src/render/functions/go-templating/function.js";
 import { BuiltinRuntime } from "../src/render/runner/builtin.js";
-import { ProcessRuntime } from "../src/render/runner/process.js";
+import { ProcessRuntime } from "../src/runtimes/process.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import * as jsyaml from "js-yaml";
 import { emptyConfig } from "../src/config/config.js";
 import { discover } from "../src/manifest/discover.js";
-import { validateRepo, type Timings } from "../src/validate/run.js";
+import { validateRepo, type Timings } from "../src/run/validate.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shared = path.resolve(here, "../../shared");

@@ -1,5 +1,5 @@
 import type { Config, FunctionConfig } from "./config/config.js";
-import type { Finding } from "./report/finding.js";
+import type { Finding } from "./core/finding.js";
 import { globMatcher } from "./manifest/glob.js";
 import { parseReference, ReferenceError } from "./oci/reference.js";
 

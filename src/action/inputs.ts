@@ -1,10 +1,10 @@
 import path from "node:path";
 import * as core from "@actions/core";
-import { packageSettings, type PackageSettings } from "../render/runner/package.js";
+import { packageSettings, type PackageSettings } from "../runtimes/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
 import { oneOf } from "../commands/options.js";
 import { UsageError } from "../commands/io.js";
-import type { FailOn } from "../report/finding.js";
+import type { FailOn } from "../core/finding.js";
 import type { CommentMode } from "../report/github/comment.js";
 import { pullRequest } from "./context.js";
 import { parseDevelopmentTargets } from "../trust.js";

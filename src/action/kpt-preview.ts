@@ -4,7 +4,7 @@ import * as YAML from "yaml";
 import { git, topLevel } from "../git/git.js";
 import { updatePreview, type UpdatePreview } from "../kpt/index.js";
 import { sameRepositoryUrl, UpdatePreviewError, upstreamDirectory } from "../kpt/update.js";
-import { code, escapeMarkdown, fenced } from "../report/formats/md.js";
+import { code, escapeMarkdown, fenced } from "../core/markdown.js";
 
 /**
  * `mode: pr` for kpt catalogs: when a pull request changes an upstream package that downstream

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as core from "@actions/core";
-import { summarize, type Finding } from "../report/finding.js";
+import { summarize, type Finding } from "../core/finding.js";
 import { formatReport } from "../report/formats/index.js";
 import { pickAnnotations } from "../report/github/annotations.js";
-import { maskFindings, type SecretMasker } from "../report/mask.js";
+import { maskFindings, type SecretMasker } from "../secrets/mask.js";
 import { TOOL_VERSION } from "../version.js";
 
 /** What every mode writes: the job log's masks, report files, SARIF, the job summary, annotations. */

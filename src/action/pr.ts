@@ -5,7 +5,7 @@ import { staleSnapshot, staleSnapshotMessage } from "../drift/stale.js";
 import { hasChanges } from "../report/diff.js";
 import { COMMENT_LIMIT, formatDiffMarkdown, formatDiffMarkdownParts, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";
 import { gitHubClient, isRateLimited } from "../report/github/client.js";
-import { escapeMarkdown } from "../report/formats/md.js";
+import { escapeMarkdown } from "../core/markdown.js";
 import { upsertStickyComments } from "../report/github/comment.js";
 import { labelName, labelState, setStateLabel, type LabelState } from "../report/github/labels.js";
 import { failingText } from "../report/verdict.js";

@@ -3,7 +3,7 @@ import * as core from "@actions/core";
 import { CONFIG_FILE, ConfigError, emptyConfig, parseConfig, type Config } from "../config/config.js";
 import { git } from "../git/git.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import type { Inputs } from "./inputs.js";
 
 /**

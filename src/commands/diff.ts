@@ -1,4 +1,4 @@
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,22 +8,23 @@ import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from 
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { renderSources, sourceFiles } from "../render/dependencies.js";
-import { diffFindings, diffSources, objectCounts, sourceKeys, type DiffReport } from "../report/diff.js";
-import { summarize, type FailOn, type Finding } from "../report/finding.js";
+import { objectCounts, type DiffReport } from "../report/diff.js";
+import { diffFindings, diffSources, sourceKeys } from "../rendered/diff.js";
+import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
-import { stateCounts } from "../render/source.js";
+import { stateCounts } from "../rendered/source.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
-import { maskFindings, type SecretMasker } from "../report/mask.js";
-import { maskerFor } from "../report/secrets.js";
+import { maskFindings, type SecretMasker } from "../secrets/mask.js";
+import { maskerFor } from "../rendered/secrets.js";
 import type { Engine } from "../validate/kubeconform.js";
-import { loadLimits, TreeReuse, validateRepo, type ValidateResult } from "../validate/run.js";
+import { loadLimits, TreeReuse, validateRepo, type ValidateResult } from "../run/validate.js";
 import { preload } from "../manifest/read.js";
-import type { RenderedSource } from "../render/source.js";
+import type { RenderedSource } from "../rendered/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
-import { changedPolicies } from "../validate/policies.js";
+import { changedPolicies } from "../policy/index.js";
 import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
 import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
@@ -31,8 +32,8 @@ import { checkTests } from "../testing/index.js";
 import { applyPolicy, objectSuppressions } from "../validate/findings.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, maxCharsOption, nestedDepthOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
-import type { PackageSettings } from "../render/runner/package.js";
-import { parseDuration } from "./render.js";
+import type { PackageSettings } from "../runtimes/package.js";
+import { parseDuration } from "./render-inputs.js";
 
 export const DIFF_HELP = `Usage: composition-ci diff --base <ref> [--head <ref>] [paths...] [options]
 

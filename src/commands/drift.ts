@@ -1,4 +1,4 @@
-import { stateCounts } from "../render/source.js";
+import { stateCounts } from "../rendered/source.js";
 import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, loadConfig } from "../config/config.js";
@@ -7,15 +7,15 @@ import { driftFingerprint, markPrevious, snapshotDrift, type DriftItem, type Dri
 import { updateSnapshotCommand } from "../drift/command.js";
 import { readSnapshot, snapshotOf, snapshotState, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
 import { COMMENT_LIMIT, formatDriftMarkdown } from "../report/formats/markdown.js";
-import type { SecretMasker } from "../report/mask.js";
-import { maskerFor } from "../report/secrets.js";
-import { validateRepo } from "../validate/run.js";
+import type { SecretMasker } from "../secrets/mask.js";
+import { maskerFor } from "../rendered/secrets.js";
+import { validateRepo } from "../run/validate.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate } from "./check.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, maxCharsOption, nestedDepthOption, oneOf, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
-import type { PackageSettings } from "../render/runner/package.js";
-import { parseDuration } from "./render.js";
+import type { PackageSettings } from "../runtimes/package.js";
+import { parseDuration } from "./render-inputs.js";
 
 export const DRIFT_HELP = `Usage: composition-ci drift [paths...] (--snapshot DIR | --cluster) [options]
 

@@ -3,10 +3,10 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError, type CommandIO } from "./io.js";
 import { parseDevelopmentTargets, TrustError } from "../trust.js";
-import { packageSettings, type PackageSettings } from "../render/runner/package.js";
+import { packageSettings, type PackageSettings } from "../runtimes/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
 import type { Config } from "../config/config.js";
-import { releaseFor, VersionError, type CrossplaneRelease } from "../render/crossplane/version.js";
+import { releaseFor, VersionError, type CrossplaneRelease } from "../core/crossplane-releases.js";
 
 /** Flags every command that renders a tree takes (diff, drift). */
 export const TREE_OPTIONS = {

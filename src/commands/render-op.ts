@@ -6,7 +6,8 @@ import { functionManifests } from "../render/crossplane/repo.js";
 import { RuntimePool } from "../render/runner/select.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, parseCommandArgs, renderRelease, targetsOrUsage } from "./options.js";
-import { contextFrom, parseDuration, readInputs, readObjects, requiredSchemas, single, withAnnotations, yamlStream } from "./render.js";
+import { contextFrom, parseDuration, readInputs, readObjects, requiredSchemas, single, withAnnotations } from "./render-inputs.js";
+import { yamlStream } from "../rendered/stream.js";
 
 export const RENDER_OP_HELP = `Usage: composition-ci render op <operation> [functions] [options]
 

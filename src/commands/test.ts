@@ -1,12 +1,12 @@
 import path from "node:path";
 import { ConfigError, loadConfig, type Config } from "../config/config.js";
-import { maskerFor } from "../report/secrets.js";
+import { maskerFor } from "../rendered/secrets.js";
 import { formatTestReport, runTests, testExitCode, TEST_FORMATS, type TestFormat, type TestReport } from "../testing/index.js";
-import { validateRepo, type ValidateResult } from "../validate/run.js";
+import { validateRepo, type ValidateResult } from "../run/validate.js";
 import { TOOL_VERSION } from "../version.js";
 import { UsageError, type CommandIO } from "./io.js";
 import { commandPackageSettings, oneOf, parseCommandArgs, renderRelease, targetsOrUsage, writeOutput } from "./options.js";
-import { parseDuration } from "./render.js";
+import { parseDuration } from "./render-inputs.js";
 
 export const TEST_HELP = `Usage: composition-ci test [paths...] [options]
 

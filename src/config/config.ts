@@ -4,8 +4,8 @@ import * as YAML from "yaml";
 import { staysInside } from "../manifest/discover.js";
 import { parseFieldPath } from "../manifest/fieldpath.js";
 import { causeLine } from "../manifest/yaml-cause.js";
-import { isSeverity, type Severity } from "../report/finding.js";
-import { parseTestsConfig, type TestsConfig } from "../testing/config.js";
+import { isSeverity, type Severity } from "../core/finding.js";
+import { parseTestsConfig, type TestsConfig } from "./tests.js";
 
 export type RuleLevel = Severity | "off";
 export type MissingSchemaPolicy = "error" | "warning" | "ignore";

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
-import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
-import type { JsonObject } from "../render/functions/response.js";
-import { sourceTitle, type RenderedSource } from "../render/source.js";
-import type { SecretMasker } from "../report/mask.js";
+import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
+import type { JsonObject } from "../core/json.js";
+import { sourceTitle, type RenderedSource } from "../rendered/source.js";
+import type { SecretMasker } from "../secrets/mask.js";
 import type { DriftItem } from "./report.js";
 
 /**

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { diffObjects } from "../report/diff.js";
-import type { SecretMasker } from "../report/mask.js";
+import { diffObjects } from "../rendered/diff.js";
+import type { SecretMasker } from "../secrets/mask.js";
 import { NOT_RENDERED, type SnapshotSource } from "./snapshot.js";
 
 /**

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import { renderableSources } from "../render/repo.js";
-import { sourceTitle, streamFileNames, type RenderedSource } from "../render/source.js";
-import type { SecretMasker } from "../report/mask.js";
+import { sourceTitle, streamFileNames, type RenderedSource } from "../rendered/source.js";
+import type { SecretMasker } from "../secrets/mask.js";
 
 /**
  * A committed snapshot of what a repository renders (the rendered-manifests pattern): one file per

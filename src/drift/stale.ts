@@ -1,8 +1,8 @@
 import { renderableSources } from "../render/repo.js";
-import { sourceState, sourceTitle, type RenderedSource } from "../render/source.js";
-import { sourceKeys, type SourceChange } from "../report/diff.js";
-import { code } from "../report/formats/md.js";
-import type { SecretMasker } from "../report/mask.js";
+import { sourceState, sourceTitle, type RenderedSource } from "../rendered/source.js";
+import { sourceKeys, type SourceChange } from "../rendered/diff.js";
+import { code } from "../core/markdown.js";
+import type { SecretMasker } from "../secrets/mask.js";
 import { updateSnapshotCommand } from "./command.js";
 import { snapshotDrift, type DriftItem } from "./report.js";
 import { readSnapshot, snapshotOf, snapshotState, type SnapshotSource, type SnapshotState } from "./snapshot.js";

@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
-import type { RenderedSource } from "../render/source.js";
-import { failedInternally } from "../render/source.js";
-import type { Finding } from "../report/finding.js";
+import type { RenderedSource } from "../rendered/source.js";
+import { failedInternally } from "../rendered/source.js";
+import type { Finding } from "../core/finding.js";
 import { guardedAsync } from "../validate/guard.js";
 import { pipelineFunctions, readCheckedPackage, stepName } from "./kptfile.js";
 import { directSubpackages, readPackage, topLevelPackages } from "./package.js";

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
-import type { JsonObject } from "../render/functions/response.js";
+import type { Finding } from "../core/finding.js";
+import type { JsonObject } from "../core/json.js";
 import { ValidatorCompiler } from "../validate/compile.js";
 import { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { GitignoreRules } from "../manifest/glob.js";
 import { Manifest, SourceFile, type KubeObject } from "../manifest/manifest.js";
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import { INDEX, LEGACY_INDEX, LEGACY_PATH, PACKAGE_PATH, PATH, SEQ_INDENT, setAnnotation } from "./resources.js";
 import { isObject, readDocuments, seqIndentStyle, YamlReadError } from "./yaml.js";
 

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { insidePackage } from "./kptfile.js";
 import path from "node:path";
-import type { Finding } from "../report/finding.js";
-import type { JsonObject } from "../render/functions/response.js";
+import type { Finding } from "../core/finding.js";
+import type { JsonObject } from "../core/json.js";
 import { findingAt } from "../validate/findings.js";
 import type { KrmResult, ResourceList } from "./functions/types.js";
 import { readCheckedPackage, stepName, type PipelineFunction } from "./kptfile.js";

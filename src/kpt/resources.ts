@@ -1,4 +1,4 @@
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import { isObject } from "./yaml.js";
 
 /**

@@ -1,11 +1,11 @@
-import { finishContained, signalContained, spawnContained } from "../render/runner/contain.js";
+import { finishContained, signalContained, spawnContained } from "../runtimes/contain.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import semver from "semver";
 import { listTags, pullImage, PullError, type PulledImage } from "../oci/image.js";
-import { launchOf } from "../render/runner/executable.js";
-import type { PackageSettings } from "../render/runner/package.js";
+import { launchOf } from "../runtimes/executable.js";
+import type { PackageSettings } from "../runtimes/package.js";
 import { isTrustedPackage } from "../trust.js";
 import { CATALOG_PREFIXES, KPT_BUILTINS } from "./functions/index.js";
 import type { BuiltinFunction, ResourceList } from "./functions/types.js";

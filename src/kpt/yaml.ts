@@ -1,5 +1,5 @@
 import * as YAML from "yaml";
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 
 /**
  * YAML as kpt's readers see it (kyaml's ByteReader): a file is a stream of documents; empty ones

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../core/json.js";
 /**
  * Crossplane field paths (crossplane-runtime's `fieldpath` package): `spec.items[0].name`,
  * `metadata.labels[crossplane.io/claim-name]`, `data['.config.yml']`, `spec.list[*].x`.
@@ -84,7 +85,6 @@ export function segmentsToString(segments: Segment[]): string {
   return out.replace(/^\./, "");
 }
 
-type JsonObject = Record<string, unknown>;
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);

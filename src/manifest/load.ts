@@ -3,7 +3,7 @@ import { MAX_NESTING, nestingOver } from "./depth.js";
 import fs from "node:fs";
 import * as jsyaml from "js-yaml";
 import * as YAML from "yaml";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { Manifest, SourceFile, isKubeObject } from "./manifest.js";
 import { apiGroupTypo, incompleteObject } from "./object-shape.js";
 import { pointAtCause } from "./yaml-cause.js";

@@ -1,4 +1,4 @@
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { discover, type DiscoveredFile } from "./discover.js";
 import { DEFAULT_LIMITS, loadPath, type FileRole, type LoadCache, type LoadedFile, type LoadLimits } from "./load.js";
 import { chainsawFiles, kustomizePatchFiles, kustomizeResourceFiles } from "./roles.js";

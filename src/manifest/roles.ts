@@ -51,7 +51,8 @@ export function isKuttlAssertion(file: string): boolean {
   return /^(\d+-)?(assert|errors)(-[^.]*)?\.ya?ml$/.test(path.posix.basename(file));
 }
 
-const COMPOSITION_RESOURCE_NAME = "crossplane.io/composition-resource-name";
+/** The annotation naming a composed resource in its Composition (the key the pipeline, the diff and the reports know it by). */
+export const COMPOSITION_RESOURCE_NAME = "crossplane.io/composition-resource-name";
 
 /**
  * A `crossplane render` output stream: the XR first (no composition-resource-name), then composed

@@ -1,5 +1,5 @@
 import * as YAML from "yaml";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 
 /**
  * YAML errors placed at their cause. The `yaml` parser notices an unclosed quote where the text

@@ -1,6 +1,6 @@
 import { pointerToFieldPath } from "../manifest/pointer.js";
-import type { Finding } from "../report/finding.js";
-import { setWorld, type ResourceLookup } from "./cel/environment.js";
+import type { Finding } from "../core/finding.js";
+import { setWorld, type ResourceLookup } from "../cel/environment.js";
 import { resolveResource } from "./resources.js";
 import { setJmespathClock } from "./kyverno/jmespath.js";
 import { groupOf } from "../manifest/manifest.js";
@@ -8,7 +8,8 @@ import { policyFinding, type PolicySet } from "./load.js";
 import type { EvalContext, LoadedPolicy, Verdict } from "./policy.js";
 import { admissionOf, writtenName, type Admission } from "./request.js";
 import { BadSelector } from "./selector.js";
-import type { EvaluateOptions, JsonObject, PolicyEvaluation, PolicyExplain, PolicyResult, PolicyTarget, ResourceFor } from "./types.js";
+import type { EvaluateOptions, PolicyEvaluation, PolicyExplain, PolicyResult, PolicyTarget, ResourceFor } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 
 /**
  * Every policy on every target. A violation is a finding at the target's line (the validation's

@@ -1,11 +1,12 @@
-import { toCel } from "./cel/values.js";
+import { toCel } from "../cel/values.js";
 import { compileSpec, evaluateSpec, type CelSpec, type SpecProblem } from "./admission/cel-spec.js";
 import { namespaceLabels } from "./admission/match.js";
 import { verdictsOf } from "./admission/vap.js";
 import { NO_VERDICTS, type EvalContext, type LoadedPolicy, type Verdict } from "./policy.js";
 import { activation, type Admission } from "./request.js";
 import { labelsOf, matchesSelector, type LabelSelector } from "./selector.js";
-import type { JsonObject, PolicyManifest, Severity } from "./types.js";
+import type { PolicyManifest, Severity } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 import { wildcardMatch } from "./kyverno/wildcard.js";
 
 /**

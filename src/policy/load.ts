@@ -1,5 +1,5 @@
 import { groupOf } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { compileSpec, type SpecProblem } from "./admission/cel-spec.js";
 import type { MatchResources } from "./admission/match.js";
 import { ValidatingAdmissionPolicy, type Binding } from "./admission/vap.js";
@@ -7,7 +7,8 @@ import { ValidatingPolicy } from "./admission/vpol.js";
 import { loadKyvernoPolicy } from "./kyverno/policy.js";
 import { Constraint, readTemplate, type Template } from "./gatekeeper.js";
 import type { LoadedPolicy } from "./policy.js";
-import type { JsonObject, PolicyManifest } from "./types.js";
+import type { PolicyManifest } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 
 /** The policies of an input, with the Namespaces and the objects that params may name. */
 export interface PolicySet {

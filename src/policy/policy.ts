@@ -1,5 +1,6 @@
 import type { Admission } from "./request.js";
-import type { JsonObject, Outcome, PolicyManifest, ResourceFor, Severity } from "./types.js";
+import type { Outcome, PolicyManifest, ResourceFor, Severity } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 
 /** What every policy format gives the evaluator: a name, where it is written, and its verdicts on one request. */
 export interface LoadedPolicy {

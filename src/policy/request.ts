@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { groupOf, versionOf } from "../manifest/manifest.js";
 import { resolveResource } from "./resources.js";
-import { toCel } from "./cel/values.js";
-import type { JsonObject, Operation, PolicyTarget, ResourceFor, ResourceInfo } from "./types.js";
+import { toCel } from "../cel/values.js";
+import type { Operation, PolicyTarget, ResourceFor, ResourceInfo } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 
 /** A target as an admission request sees it, worked out once and read by every policy. */
 export interface Admission {

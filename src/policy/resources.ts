@@ -1,6 +1,7 @@
 import { groupOf } from "../manifest/manifest.js";
 import { guessPlural } from "../validate/repo-index.js";
-import type { JsonObject, ResourceFor, ResourceInfo } from "./types.js";
+import type { ResourceFor, ResourceInfo } from "./types.js";
+import type { JsonObject } from "../core/json.js";
 
 /**
  * Kubernetes' built-in kinds, `group/Kind` (core kinds `/Kind`), with `:plural` where the plural is

@@ -1,12 +1,12 @@
 import type { Config } from "../config/config.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { packageVersion } from "../manifest/package-ref.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { findingAt } from "../validate/findings.js";
 import { RUNTIME_ANNOTATION } from "../validate/render-config.js";
-import type { JsonObject } from "./functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import { builtinFor } from "./runner/builtin.js";
-import type { RenderedSource } from "./source.js";
+import type { RenderedSource } from "../rendered/source.js";
 
 /** A Function a change moves to another package version while it would run built in. */
 export interface VersionMove {

@@ -1,6 +1,6 @@
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { findingAt } from "../validate/findings.js";
-import { sourceState, type NotRendered, type RenderedSource } from "./source.js";
+import { sourceState, type NotRendered, type RenderedSource } from "../rendered/source.js";
 
 /**
  * What composition-ci could not render, said once per function (or engine) with the count of

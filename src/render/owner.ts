@@ -1,4 +1,4 @@
-import type { JsonObject } from "./functions/response.js";
+import type { JsonObject } from "../core/json.js";
 
 /** The controller ownerReference Kubernetes controllers set (`metav1.NewControllerRef`); uid is empty offline. */
 export function controllerReference(owner: JsonObject): JsonObject {

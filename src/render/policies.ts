@@ -1,8 +1,8 @@
 import { mayBeMatched, type UserInfo, type PolicyTarget } from "../policy/index.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
-import { admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../validate/policies.js";
-import type { JsonObject } from "./functions/response.js";
-import { renderedObjectName, type RenderedSource } from "./source.js";
+import { admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../policy/index.js";
+import type { JsonObject } from "../core/json.js";
+import { renderedObjectName, type RenderedSource } from "../rendered/source.js";
 import { templateOf } from "./validate-rendered.js";
 
 /**

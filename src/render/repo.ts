@@ -1,10 +1,10 @@
 import type { Manifest } from "../manifest/manifest.js";
 import { guarded } from "../validate/guard.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { RepoIndex } from "../validate/repo-index.js";
 import { renderRepo as renderXrs, type RepoRenderOptions } from "./crossplane/repo.js";
 import { renderAppConfig, type OamRenderOptions } from "./oam/appconfig.js";
-import { failedInternally, type NotRendered, type RenderedSource } from "./source.js";
+import { failedInternally, type NotRendered, type RenderedSource } from "../rendered/source.js";
 import { renderKptPackages } from "../kpt/index.js";
 
 /**

@@ -1,13 +1,13 @@
 import { Manifest, objectIdentity, SourceFile, type KubeObject } from "../manifest/manifest.js";
 import { pointerToFieldPath, valueAtPointer } from "../manifest/pointer.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import { findingAt } from "../validate/findings.js";
 import { guarded } from "../validate/guard.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
-import type { JsonObject } from "./functions/response.js";
-import { renderedObjectName, type RenderedSource } from "./source.js";
+import type { JsonObject } from "../core/json.js";
+import { renderedObjectName, type RenderedSource } from "../rendered/source.js";
 import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Finding } from "./finding.js";
+import type { Finding } from "../core/finding.js";
 
 /**
  * Findings that repeat one message per document of a kind (no schema for a kind, a missing

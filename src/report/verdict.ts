@@ -1,4 +1,4 @@
-import { failsAt, type FailOn, type Finding, type Severity } from "./finding.js";
+import { failsAt, type FailOn, type Finding, type Severity } from "../core/finding.js";
 
 /**
  * Whether the step fails, decided once: the exit code, the Action's status and the report's

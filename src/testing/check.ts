@@ -1,8 +1,8 @@
-import type { Finding } from "../report/finding.js";
-import { maskFindings } from "../report/mask.js";
-import { maskerFor } from "../report/secrets.js";
+import type { Finding } from "../core/finding.js";
+import { maskFindings } from "../secrets/mask.js";
+import { maskerFor } from "../rendered/secrets.js";
 import { applyPolicy } from "../validate/findings.js";
-import type { ValidateResult } from "../validate/run.js";
+import type { ValidateResult } from "../run/validate.js";
 import { runTests, type RunTestsOptions } from "./run.js";
 import { testFindings, testSummaryLine } from "./report.js";
 import { countTests, type TestCounts } from "./types.js";

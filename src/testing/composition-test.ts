@@ -1,8 +1,8 @@
-import { parseCrossplaneVersion } from "../render/crossplane/version.js";
+import { parseCrossplaneVersion } from "../core/crossplane-releases.js";
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
-import type { JsonObject } from "../render/functions/response.js";
-import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
+import type { JsonObject } from "../core/json.js";
+import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
 import { subsetDifferences } from "./compare.js";
 import { notRunnableNote, readTestObjects, resolveTestPath, TestInputError, xrSchemaFromXrd, type RenderInput, type TestRenderer } from "./render.js";
 import type { TestFailure, TestResult, UnreadableTest } from "./types.js";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
 import { deleteFieldPath, FieldPathError, setValue } from "../manifest/fieldpath.js";
-import type { JsonObject } from "../render/functions/response.js";
+import type { JsonObject } from "../core/json.js";
 import { NO_SUCH_FUNCTION } from "../render/runner/select.js";
 import { assertRendered, Malformed, objectLabel } from "./composition-test.js";
 import { notRunnableNote, readTestObjects, resolveTestPath, TestInputError, xrSchemaFromXrd, type RenderInput, type TestRenderer } from "./render.js";

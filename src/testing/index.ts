@@ -10,4 +10,4 @@ export { checkTests } from "./check.js";
 export type { TestReport, TestResult, TestFailure, TestStatus, TestKind, UnreadableTest, TestCounts } from "./types.js";
 export { countTests, testExitCode } from "./types.js";
 export { formatTestReport, testFindings, testSummaryLine, TEST_FORMATS, type TestFormat } from "./report.js";
-export { parseTestsConfig, type TestsConfig, type GoldenEntry } from "./config.js";
+export { parseTestsConfig, type TestsConfig, type GoldenEntry } from "../config/tests.js";

@@ -1,4 +1,4 @@
-import type { CrossplaneRelease } from "../render/crossplane/version.js";
+import type { CrossplaneRelease } from "../core/crossplane-releases.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { Config } from "../config/config.js";
@@ -8,7 +8,7 @@ import { readManifests } from "../manifest/read.js";
 import { renderComposite, type Rendered } from "../render/crossplane/render.js";
 import type { NotRunnableStep } from "../render/crossplane/pipeline.js";
 import { callContext, functionManifests } from "../render/crossplane/repo.js";
-import { cloneJson, type JsonObject } from "../render/functions/response.js";
+import { cloneJson, type JsonObject } from "../core/json.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../render/runner/select.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import type { RepoIndex } from "../validate/repo-index.js";
@@ -18,7 +18,7 @@ import { gvkOf, type OpenAPISchema } from "../validate/schemas/types.js";
 import { schemasFromXrd } from "../validate/schemas/xrd.js";
 import { groupOf, versionOf } from "../manifest/manifest.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
-import type { SecretMasker } from "../report/mask.js";
+import type { SecretMasker } from "../secrets/mask.js";
 
 /**
  * Rendering for tests: one XR through its Composition with what the test gives (observed and

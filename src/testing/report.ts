@@ -1,7 +1,7 @@
-import type { Finding } from "../report/finding.js";
-import { summarize } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
+import { summarize } from "../core/finding.js";
 import { formatReport } from "../report/formats/index.js";
-import { escapeHtmlText, fenced, tableCell, tableCode } from "../report/formats/md.js";
+import { escapeHtmlText, fenced, tableCell, tableCode } from "../core/markdown.js";
 import { describeDifference } from "./compare.js";
 import { countTests, type TestFailure, type TestReport, type TestResult } from "./types.js";
 

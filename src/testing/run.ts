@@ -1,11 +1,11 @@
-import { releaseFor } from "../render/crossplane/version.js";
+import { releaseFor } from "../core/crossplane-releases.js";
 import fs from "node:fs";
 import path from "node:path";
 import { discover } from "../manifest/discover.js";
 import { loadPath } from "../manifest/load.js";
 import type { Manifest } from "../manifest/manifest.js";
-import { COMPOSITION_RESOURCE_NAME } from "../render/crossplane/pipeline.js";
-import type { ValidateResult } from "../validate/run.js";
+import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
+import type { ValidateResult } from "../run/validate.js";
 import { isCompositionTest, readCompositionTest, runCompositionTest } from "./composition-test.js";
 import { isCrossplaneCompositionTest, readCrossplaneTest, runCrossplaneTest } from "./crossplane-test.js";
 import { configuredGoldens, examplesByIdentity, foundGolden, readGolden, runGolden, type GoldenCase } from "./golden.js";

@@ -1,5 +1,5 @@
 import { CelScalar, celMethod, isCelList, listType, type CelFunc, type CelList, type CelValue } from "@bufbuild/cel";
-import { compileRe2 } from "./re2.js";
+import { compileRe2 } from "../go/re2.js";
 
 /**
  * The parts of Kubernetes' CEL libraries that CRD rules use most, with the API server's semantics:

@@ -1,12 +1,13 @@
 import { celEnv, isCelError, isCelList, parse, plan, type CelEnv, type CelFunc, type CelResult, type CelValue } from "@bufbuild/cel";
 import { toPointer } from "../manifest/pointer.js";
 import type { Violation } from "./messages.js";
-import { compileRe2 } from "./re2.js";
-import { compileCelRule, type CelRuleResult } from "../policy/index.js";
+import { compileRe2 } from "../go/re2.js";
+import { compileCelRule, type CelRuleResult } from "../cel/rule.js";
 import { kubernetesCel } from "./cel-kubernetes.js";
 import { celStrings } from "./cel-strings.js";
 import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
-import { fieldOf, isPlainObject } from "./structural.js";
+import { fieldOf } from "./structural.js";
+import { isPlainObject } from "../core/json.js";
 
 /**
  * `x-kubernetes-validations` evaluated as the API server does on create: each rule runs with

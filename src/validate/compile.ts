@@ -9,7 +9,7 @@ import { Ajv, _, type ErrorObject, type ValidateFunction } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { FORMATS } from "./formats.js";
 import type { JsonSchema } from "./openapi.js";
-import { re2RegExp } from "./re2.js";
+import { re2RegExp } from "../go/re2.js";
 
 // ajv's standalone module is CommonJS; under NodeNext its default export arrives wrapped.
 type StandaloneCode = (ajv: Ajv, fn: ValidateFunction) => string;

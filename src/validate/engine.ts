@@ -3,7 +3,8 @@ import type { ValidatorCompiler, Validator } from "./compile.js";
 import { violationsFromAjv, type Violation } from "./messages.js";
 import { toJsonSchema, type JsonSchema, type SchemaProblem } from "./openapi.js";
 import type { SchemaEntry } from "./schemas/registry.js";
-import { applyStructural, cloneJson } from "./structural.js";
+import { applyStructural } from "./structural.js";
+import { clonePlainJson } from "../core/json.js";
 import { celViolations } from "./cel.js";
 
 interface Prepared {
@@ -70,7 +71,7 @@ export class SchemaEngine {
     const prepared = this.prepare(entry);
     if (!entry.schema || !entry.structural) {
       // Validators from other packages are not ours to trust with the manifest's own object.
-      const copy = cloneJson(value);
+      const copy = clonePlainJson(value);
       return violationsFromAjv(prepared.validator(copy), prepared.json, copy);
     }
     if (prepared.unusable) return [];

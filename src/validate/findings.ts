@@ -1,6 +1,6 @@
 import type { Manifest } from "../manifest/manifest.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
-import type { Finding, Severity } from "../report/finding.js";
+import type { Finding, Severity } from "../core/finding.js";
 import { ruleLevel, type RuleLevel } from "../config/config.js";
 
 /** A finding about one field of one manifest, with the field's line and column. */

@@ -1,5 +1,5 @@
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 
 export const INTERNAL_ERROR = "internal/error";
 

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { findingAt } from "./findings.js";
 
 export type Engine = "builtin" | "kubeconform" | "both";

@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { pointerSegments, pointerToFieldPath, toPointer, valueAtPointer } from "../manifest/pointer.js";
-import { isSecretField, maskValue } from "../report/mask.js";
+import { isSecretField, maskValue } from "../secrets/mask.js";
 import { FORMAT_HINTS } from "./formats.js";
 import { propertyOf } from "./schemas/types.js";
 import type { JsonSchema } from "./openapi.js";

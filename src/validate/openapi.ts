@@ -1,5 +1,5 @@
 import { FORMATS } from "./formats.js";
-import { re2Error } from "./re2.js";
+import { re2Error } from "../go/re2.js";
 import type { OpenAPISchema } from "./schemas/types.js";
 
 export type JsonSchema = Record<string, unknown>;

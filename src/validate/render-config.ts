@@ -1,4 +1,4 @@
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
 
 /** How a `crossplane render` configuration says how a function runs (Development, Docker). */

@@ -3,11 +3,11 @@ import { groupOf, Manifest } from "../manifest/manifest.js";
 import { isCrd } from "./schemas/crd.js";
 import { isXrd, schemasFromXrd } from "./schemas/xrd.js";
 import { gvkKey, type OpenAPISchema } from "./schemas/types.js";
-import { isPlainObject } from "./structural.js";
+import { isPlainObject } from "../core/json.js";
 import { guarded } from "./guard.js";
 import { PackageLayout, isPackageMetadata } from "../manifest/packages.js";
 import { packagePath } from "../manifest/package-ref.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { findEmbeddedFunction, projectsOf, type EmbeddedFunction, type Project } from "../project/index.js";
 
 /**

@@ -1,3 +1,4 @@
+import { clonePlainJson, isPlainObject } from "../core/json.js";
 import { propertyOf, type OpenAPISchema } from "./schemas/types.js";
 import { toPointer } from "../manifest/pointer.js";
 
@@ -47,7 +48,7 @@ function structural(schema: OpenAPISchema, value: unknown, errors: StructuralErr
       }
       if (v === undefined && sub.default !== undefined) {
         copy ??= { ...value };
-        copy[key] = v = cloneJson(sub.default);
+        copy[key] = v = clonePlainJson(sub.default);
       }
       if (v === undefined) continue;
       path.push(key);
@@ -115,17 +116,3 @@ export function fieldOf(object: Record<string, unknown>, key: string): unknown {
   return typeof v === "function" ? undefined : v;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A deep copy for plain JSON data (faster than structuredClone for parsed YAML). */
-export function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(cloneJson) as T;
-  if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[key] = cloneJson(value[key]);
-    return out as T;
-  }
-  return value;
-}

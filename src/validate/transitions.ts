@@ -1,6 +1,6 @@
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
-import type { RenderedSource } from "../render/source.js";
+import type { Finding } from "../core/finding.js";
+import type { RenderedSource } from "../rendered/source.js";
 import { celTransitionViolations } from "./cel.js";
 import { findingAt } from "./findings.js";
 import { guarded } from "./guard.js";

@@ -1,11 +1,11 @@
 import type { Manifest } from "../manifest/manifest.js";
 import { yaml11Boolean, type Yaml11Scalar } from "../manifest/yaml11.js";
-import type { Finding } from "../report/finding.js";
+import type { Finding } from "../core/finding.js";
 import { findingAt } from "./findings.js";
 import type { Violation } from "./messages.js";
 import { pointerSegments, valueAtSegments } from "../manifest/pointer.js";
-import { isSecretField } from "../report/mask.js";
-import { isPlainObject } from "./structural.js";
+import { isSecretField } from "../secrets/mask.js";
+import { isPlainObject } from "../core/json.js";
 
 export const AMBIGUOUS_BOOLEAN = "yaml/ambiguous-boolean";
 

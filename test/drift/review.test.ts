@@ -8,12 +8,12 @@ import { updateSnapshotCommand } from "../../src/drift/command.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { snapshotState } from "../../src/drift/snapshot.js";
 import { staleSnapshot, staleSnapshotMessage } from "../../src/drift/stale.js";
-import { diffSources } from "../../src/report/diff.js";
+import { diffSources } from "../../src/rendered/diff.js";
 import { formatDriftMarkdown } from "../../src/report/formats/markdown.js";
 import type { GitHubClient } from "../../src/report/github/client.js";
 import { syncDriftIssue } from "../../src/report/github/drift-issue.js";
-import { maskerFor } from "../../src/report/secrets.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { maskerFor } from "../../src/rendered/secrets.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { FakeGitHub, NAME, OWNER, quietOctokit } from "../fake-github.js";
 import { REPO, runCli } from "../helpers.js";
 

@@ -4,7 +4,7 @@ import { setAnnotations } from "../../src/kpt/functions/set-annotations.js";
 import { setLabels } from "../../src/kpt/functions/set-labels.js";
 import { setNamespace } from "../../src/kpt/functions/set-namespace.js";
 import type { ResourceList } from "../../src/kpt/functions/types.js";
-import type { JsonObject } from "../../src/render/functions/response.js";
+import type { JsonObject } from "../../src/core/json.js";
 
 /**
  * The built-in catalog functions against the semantics of their upstream code, docs and test

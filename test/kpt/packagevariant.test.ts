@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
-import type { Finding } from "../../src/report/finding.js";
+import type { Finding } from "../../src/core/finding.js";
 
 /**
  * Porch's PackageVariantSet (config.porch.kpt.dev/v1alpha2) is checked against its schema in

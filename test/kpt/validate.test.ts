@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, runCli, tempRepo, writeFiles } from "../helpers.js";
-import type { Finding } from "../../src/report/finding.js";
+import type { Finding } from "../../src/core/finding.js";
 
 /** validate checks the Kptfiles as kpt does before it runs anything; check and diff report each finding once. */
 

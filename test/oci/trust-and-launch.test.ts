@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyConfig, loadConfig } from "../../src/config/config.js";
-import { launchOf, parseElf } from "../../src/render/runner/executable.js";
+import { launchOf, parseElf } from "../../src/runtimes/executable.js";
 import { isTrustedPackage, narrowToBase } from "../../src/trust.js";
 import { tempRepo } from "../helpers.js";
 

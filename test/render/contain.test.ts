@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
-import { ProcessRuntime } from "../../src/render/runner/process.js";
+import { ProcessRuntime } from "../../src/runtimes/process.js";
 import { KptRuntimes } from "../../src/kpt/runtime.js";
 
 /**

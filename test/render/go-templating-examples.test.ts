@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPath } from "../../src/manifest/load.js";
 import { renderComposite, type Rendered } from "../../src/render/crossplane/render.js";
-import type { JsonObject } from "../../src/render/functions/response.js";
+import type { JsonObject } from "../../src/core/json.js";
 import { BuiltinRuntime, builtinFor } from "../../src/render/runner/builtin.js";
 import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 

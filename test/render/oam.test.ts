@@ -3,11 +3,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { readManifests } from "../../src/manifest/read.js";
-import type { JsonObject } from "../../src/render/functions/response.js";
+import type { JsonObject } from "../../src/core/json.js";
 import { renderAppConfig } from "../../src/render/oam/appconfig.js";
 import { traitHash } from "../../src/render/oam/trait-name.js";
 import { renderEverything } from "../../src/render/repo.js";
-import type { RenderedSource } from "../../src/render/source.js";
+import type { RenderedSource } from "../../src/rendered/source.js";
 import { RepoIndex } from "../../src/validate/repo-index.js";
 import { HAS_SHARED, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { runDiff } from "../../src/commands/diff.js";
-import { packageSettings } from "../../src/render/runner/package.js";
+import { packageSettings } from "../../src/runtimes/package.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { layer, TestRegistry } from "../oci/registry-server.js";
 import { pushGreetFunction } from "../oci/function-image.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { childName, engineXrUid } from "../../src/render/crossplane/engine.js";
-import { behaviourOf, parseCrossplaneVersion } from "../../src/render/crossplane/version.js";
+import { behaviourOf, parseCrossplaneVersion } from "../../src/core/crossplane-releases.js";
 import { runCli, tempRepo } from "../helpers.js";
 import { ptComposition } from "../fixtures/compositions.js";
 

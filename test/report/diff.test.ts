@@ -1,14 +1,15 @@
 import type { GitHubClient } from "../../src/report/github/client.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
-import type { JsonObject } from "../../src/render/functions/response.js";
-import { renderedObjectKey, type RenderedSource } from "../../src/render/source.js";
-import { diffFindings, diffSources, objectCounts, type DiffReport } from "../../src/report/diff.js";
-import type { Finding } from "../../src/report/finding.js";
+import type { JsonObject } from "../../src/core/json.js";
+import { renderedObjectKey, type RenderedSource } from "../../src/rendered/source.js";
+import { objectCounts, type DiffReport } from "../../src/report/diff.js";
+import { diffFindings, diffSources } from "../../src/rendered/diff.js";
+import type { Finding } from "../../src/core/finding.js";
 import { formatDiffMarkdown } from "../../src/report/formats/markdown.js";
 import { pickAnnotations } from "../../src/report/github/annotations.js";
 import { upsertStickyComment } from "../../src/report/github/comment.js";
-import { maskValue, SecretMasker } from "../../src/report/mask.js";
+import { maskValue, SecretMasker } from "../../src/secrets/mask.js";
 import { FakeGitHub, quietOctokit, NAME, OWNER, PR } from "../fake-github.js";
 
 describe("secret masking", () => {

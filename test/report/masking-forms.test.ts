@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { runCli, tempRepo } from "../helpers.js";
-import { maskValue, SecretMasker } from "../../src/report/mask.js";
+import { maskValue, SecretMasker } from "../../src/secrets/mask.js";
 
 /**
  * Every form the tool itself may print a secret in: glued to a prefix or a suffix, inside base64

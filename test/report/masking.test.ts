@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSecretField, isSecretFieldName, maskFindings, maskValue, SecretMasker } from "../../src/report/mask.js";
+import { isSecretField, isSecretFieldName, maskFindings, maskValue, SecretMasker } from "../../src/secrets/mask.js";
 import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 /**
@@ -127,7 +127,7 @@ describe("masking: by what a value is, not by what a word looks like", () => {
   });
 
   it("with COMPOSITION_CI_MASK_KEY, a mask is an HMAC under it: stable, and no help to whoever guesses the secret", async () => {
-    const { maskValue } = await import("../../src/report/mask.js");
+    const { maskValue } = await import("../../src/secrets/mask.js");
     const guess = "hunter2";
     const plain = maskValue(guess);
     expect(plain).toBe(`<masked sha256:${crypto.createHash("sha256").update(guess).digest("hex").slice(0, 8)}>`);

@@ -2,16 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
-import type { JsonObject } from "../../src/render/functions/response.js";
-import { renderedObjectKey, type RenderedSource } from "../../src/render/source.js";
-import { diffFindings, diffSources, objectCounts, type DiffReport } from "../../src/report/diff.js";
-import type { FailOn, Finding } from "../../src/report/finding.js";
+import type { JsonObject } from "../../src/core/json.js";
+import { renderedObjectKey, type RenderedSource } from "../../src/rendered/source.js";
+import { objectCounts, type DiffReport } from "../../src/report/diff.js";
+import { diffFindings, diffSources } from "../../src/rendered/diff.js";
+import type { FailOn, Finding } from "../../src/core/finding.js";
 import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/formats/markdown.js";
 import { failingText } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";
-import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/report/formats/md.js";
-import { SecretMasker } from "../../src/report/mask.js";
+import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/core/markdown.js";
+import { SecretMasker } from "../../src/secrets/mask.js";
 import { decideVerdict } from "../../src/report/verdict.js";
 
 /** The PR report a reviewer reads: honest states, the verdict of the step, the change first. */

@@ -12,9 +12,9 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { marked } from "marked";
 import { describe, expect, it } from "vitest";
-import type { Finding } from "../../src/report/finding.js";
+import type { Finding } from "../../src/core/finding.js";
 import { formatSarif } from "../../src/report/formats/sarif.js";
-import type { Report } from "../../src/report/formats/index.js";
+import type { Report } from "../../src/report/report.js";
 import { FAMILY_DOCS, RULE_ANCHORS, RULE_DOCS, type RuleDoc } from "../../src/report/rule-docs.js";
 import { REPO } from "../helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goReplace } from "../../src/validate/cel-strings.js";
+import { goReplace } from "../../src/go/strings.js";
 
 describe("goReplace (Go's strings.Replace)", () => {
   it.each([

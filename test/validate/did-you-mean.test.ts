@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyConfig } from "../../src/config/config.js";
 import { closest } from "../../src/validate/messages.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { tempRepo } from "../helpers.js";
 import { ptComposition } from "../fixtures/compositions.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyConfig } from "../../src/config/config.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { tempRepo } from "../helpers.js";
 
 /** Knative Serving's webhook rules (issue 37), each with a failing and a passing fixture. */

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { emptyConfig } from "../../src/config/config.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { tempRepo } from "../helpers.js";
 
 /** Kyma's buildless serverless Function (issue 37), each rule with a failing and a passing fixture. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyConfig } from "../../src/config/config.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { tempRepo } from "../helpers.js";
 
 /** A kind without a schema: the message names what the repository defines nearby, or where a schema would come from. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig } from "../../src/config/config.js";
 import { main } from "../../src/main.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { HAS_SHARED, REPO, SHARED, runCli, tempRepo, describeShared } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/rules");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
-import type { Finding } from "../../src/report/finding.js";
+import type { Finding } from "../../src/core/finding.js";
 
 /**
  * KubeVela does not enforce a TraitDefinition's appliesToWorkloads for v1beta1 Applications, so

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig } from "../../src/config/config.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { REPO } from "../helpers.js";
 
 /** Every rule fixture directory (see test/fixtures/rules/_shared/README.md) as [rule id, dir]. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { emptyConfig } from "../../src/config/config.js";
 import { glimpseObjects } from "../../src/manifest/glimpse.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { REPO, tempRepo } from "../helpers.js";
 
 /** A reference into a file composition-ci did not read (a template, a YAML error) is said to be there, not missing. */

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig, ConfigError } from "../../src/config/config.js";
-import { validateRepo } from "../../src/validate/run.js";
+import { validateRepo } from "../../src/run/validate.js";
 import { expandTemplate } from "../../src/validate/schemas/locations.js";
 import { tempRepo } from "../helpers.js";
 import { runCli } from "../helpers.js";

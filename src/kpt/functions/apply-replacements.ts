@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../render/functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 import { annotations, labels } from "../resources.js";
 import { deepCopy, isObject } from "../yaml.js";
 import { lookup, PathError, pathMatch, setSlot, slotValue, smarterPathSplitter } from "./kyaml-path.js";

@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import type { JsonObject } from "../../render/functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 import { isObject } from "../yaml.js";
 
 /**

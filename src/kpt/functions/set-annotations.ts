@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../render/functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 import { fileOf } from "../resources.js";
 import { deepCopy, isObject } from "../yaml.js";
 import { goJsonStringMap, type BuiltinOutcome, type KrmResult, type ResourceList } from "./types.js";

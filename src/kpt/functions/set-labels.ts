@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../render/functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 import { isLocalConfig } from "../resources.js";
 import { deepCopy, isObject } from "../yaml.js";
 import { isEmptyObject, isGvk, jsonTypeName, SDK_FAILURE, sdkSort, type BuiltinOutcome, type KrmResult, type ResourceList } from "./types.js";

@@ -1,6 +1,6 @@
-import { compileCel, firstLine, type Flavor, type Program } from "../cel/environment.js";
-import { NeedsCluster, OverBudget } from "../cel/budget.js";
-import { fromCel } from "../cel/values.js";
+import { compileCel, firstLine, type Flavor, type Program } from "../../cel/environment.js";
+import { NeedsCluster, OverBudget } from "../../cel/budget.js";
+import { fromCel } from "../../cel/values.js";
 
 /**
  * The CEL half of a ValidatingAdmissionPolicy's spec, shared by Kyverno's ValidatingPolicy and

@@ -3,7 +3,7 @@ import { resolveResource } from "../resources.js";
 import { matchesSelector, labelsOf, type LabelSelector } from "../selector.js";
 import type { EvalContext } from "../policy.js";
 import type { Admission } from "../request.js";
-import type { JsonObject } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 
 export interface ParamRef {
   name?: string;

@@ -1,6 +1,7 @@
 import { NO_VERDICTS, severityOfActions, type EvalContext, type LoadedPolicy, type Verdict } from "../policy.js";
 import { activation, type Admission } from "../request.js";
-import type { JsonObject, PolicyManifest } from "../types.js";
+import type { PolicyManifest } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 import { compileSpec, evaluateSpec, type CelSpec, type SpecProblem } from "./cel-spec.js";
 import { matchResources, type MatchResources, type NamedRule } from "./match.js";
 import { verdictsOf } from "./vap.js";

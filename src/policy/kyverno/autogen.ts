@@ -1,4 +1,4 @@
-import type { JsonObject } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * Kyverno's auto-generated rules for Pod controllers (autogen v1): a rule written for Pods also

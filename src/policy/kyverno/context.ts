@@ -1,6 +1,6 @@
-import { NeedsCluster } from "../cel/budget.js";
+import { NeedsCluster } from "../../cel/budget.js";
 import { requestOf, type Admission } from "../request.js";
-import type { JsonObject } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 import { NotFound, query } from "./jmespath.js";
 import { setPath, substituteAll, SubstitutionError, type VariableScope } from "./variables.js";
 

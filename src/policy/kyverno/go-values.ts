@@ -1,4 +1,4 @@
-import { parseQuantity, type Quantity } from "../cel/quantity.js";
+import { parseQuantity, type Quantity } from "../../cel/quantity.js";
 
 /** Go's renderings and parsings that Kyverno's operators lean on. */
 

@@ -1,9 +1,9 @@
 import { compile, registerFunction, search, TYPE_ANY, TYPE_ARRAY, TYPE_NUMBER, TYPE_OBJECT, TYPE_STRING, type JSONValue } from "@jmespath-community/jmespath";
 import semver from "semver";
 import YAML from "yaml";
-import { compileRe2 } from "../../validate/re2.js";
+import { compileRe2 } from "../../go/re2.js";
 import { parseDuration } from "./go-values.js";
-import { formatQuantity, fromNumber, parseQuantity, Quantity, scale } from "../cel/quantity.js";
+import { formatQuantity, fromNumber, parseQuantity, Quantity, scale } from "../../cel/quantity.js";
 import { wildcardMatch } from "./wildcard.js";
 
 /**

@@ -1,6 +1,6 @@
 import { matchesSelector, labelsOf, type LabelSelector } from "../selector.js";
 import type { Admission } from "../request.js";
-import type { JsonObject } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 import { hasWildcard, wildcardMatch } from "./wildcard.js";
 
 /** Kyverno's `match` and `exclude`: `any`/`all` of resource filters, or the legacy single filter. */

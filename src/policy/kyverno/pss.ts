@@ -1,4 +1,4 @@
-import type { JsonObject } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 import { wildcardMatch } from "./wildcard.js";
 
 /**

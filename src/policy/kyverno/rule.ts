@@ -1,9 +1,10 @@
-import { NeedsCluster } from "../cel/budget.js";
+import { NeedsCluster } from "../../cel/budget.js";
 import { evaluateSpec, type CelSpec } from "../admission/cel-spec.js";
 import { paramsFor } from "../admission/params.js";
 import type { EvalContext } from "../policy.js";
 import { activation, type Admission } from "../request.js";
-import type { JsonObject, Outcome } from "../types.js";
+import type { Outcome } from "../types.js";
+import type { JsonObject } from "../../core/json.js";
 import { BadOperator, evaluateConditions } from "./conditions.js";
 import { loadContext, NotFound, query } from "./context.js";
 import { matchPattern } from "./pattern.js";

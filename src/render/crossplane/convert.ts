@@ -1,4 +1,4 @@
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * `crossplane beta convert pipeline-composition` (crossplane v1.18–v1.20,

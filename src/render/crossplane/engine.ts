@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { Ready, Severity, Status, type Resource, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { cloneJson, type JsonObject } from "../functions/response.js";
-import { COMPOSITION_RESOURCE_NAME, type PipelineOutput, type StepResult } from "./pipeline.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
+import { type PipelineOutput, type StepResult } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 import { RENDER_TIME, unreadyMessage, type OutputOptions } from "./output.js";
-import type { RenderBehaviour } from "./version.js";
+import type { RenderBehaviour } from "../../core/crossplane-releases.js";
 
 /**
  * What `crossplane render` prints since v2.3, when it runs the real XR reconciler once in the

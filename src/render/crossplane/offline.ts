@@ -1,4 +1,4 @@
-import type { JsonObject } from "../functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 import { toPipelineComposition } from "./convert.js";
 
 /**

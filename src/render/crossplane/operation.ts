@@ -1,9 +1,9 @@
 import { Severity } from "@crossplane-org/function-sdk-typescript";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 import { contextDocument, resultDocuments } from "./output.js";
 import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineOutput, type PipelineStep, type StepResult } from "./pipeline.js";
 import { normaliseConditions } from "./engine.js";
-import { behaviourOf, type CrossplaneRelease } from "./version.js";
+import { behaviourOf, type CrossplaneRelease } from "../../core/crossplane-releases.js";
 import type { RenderProblem } from "./render.js";
 
 /**

@@ -1,7 +1,8 @@
 import { Ready, Severity, Status, type Resource, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 import { controllerReference } from "../owner.js";
-import { COMPOSITION_RESOURCE_NAME, type PipelineOutput, type StepResult } from "./pipeline.js";
+import { type PipelineOutput, type StepResult } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 
 /**
  * Turning a pipeline's desired state into the objects `crossplane render` prints, as its

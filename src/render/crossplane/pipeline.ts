@@ -1,3 +1,4 @@
+import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 import {
   Capability,
   Ready,
@@ -11,8 +12,8 @@ import {
   type State,
 } from "@crossplane-org/function-sdk-typescript";
 import { jsonEqual } from "../../manifest/fieldpath.js";
-import { cloneJson, type JsonObject } from "../functions/response.js";
-import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../runner/runtime.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
+import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 
 /** What `crossplane render` does with an XR, a Pipeline Composition and its functions. */
 
@@ -110,8 +111,6 @@ export interface PipelineOutput {
   conditions: RunFunctionResponse["conditions"];
   context: JsonObject | undefined;
 }
-
-export const COMPOSITION_RESOURCE_NAME = "crossplane.io/composition-resource-name";
 
 /** Observed composed resources keyed by their composition-resource-name annotation. */
 export function observedState(xr: JsonObject, observed: JsonObject[]): State {

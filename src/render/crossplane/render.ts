@@ -1,12 +1,12 @@
 import { Severity } from "@crossplane-org/function-sdk-typescript";
-import type { Severity as FindingSeverity } from "../../report/finding.js";
+import type { Severity as FindingSeverity } from "../../core/finding.js";
 import type { OpenAPISchema } from "../../validate/schemas/types.js";
 import { applyStructural } from "../../validate/structural.js";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { toPipelineComposition } from "./convert.js";
 import { EngineError, engineObserved, engineRender, engineTrailer, legacySchema, observedXr, shortCircuit } from "./engine.js";
-import { behaviourOf, type CrossplaneRelease } from "./version.js";
+import { behaviourOf, type CrossplaneRelease } from "../../core/crossplane-releases.js";
 import {
   contextDocument,
   renderedComposed,
@@ -14,16 +14,8 @@ import {
   resultDocuments,
   type OutputOptions,
 } from "./output.js";
-import {
-  COMPOSITION_RESOURCE_NAME,
-  PipelineError,
-  PipelineNotRunnable,
-  runPipeline,
-  type NotRunnableStep,
-  type PipelineEnvironment,
-  type PipelineStep,
-  type StepResult,
-} from "./pipeline.js";
+import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineStep, type StepResult } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 
 export interface RenderRequest extends OutputOptions, PipelineEnvironment {
   xr: JsonObject;

@@ -1,21 +1,22 @@
 import path from "node:path";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { CallContext } from "../runner/runtime.js";
-import type { Finding } from "../../report/finding.js";
+import type { CallContext } from "../../runtimes/runtime.js";
+import type { Finding } from "../../core/finding.js";
 import { findingAt } from "../../validate/findings.js";
 import { guardedAsync } from "../../validate/guard.js";
 import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim, type NoComposition } from "../../validate/rules/xr.js";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
 import { isOperationKind, renderOperation } from "./operation.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
-import { COMPOSITION_RESOURCE_NAME, type SchemaLookup } from "./pipeline.js";
+import { type SchemaLookup } from "./pipeline.js";
+import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 import { gvkOf } from "../../validate/schemas/types.js";
-import { failedInternally, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../source.js";
+import { failedInternally, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../../rendered/source.js";
 import type { NotRunnableStep } from "./pipeline.js";
 import { observedReads } from "./offline.js";
-import type { CrossplaneRelease } from "./version.js";
+import type { CrossplaneRelease } from "../../core/crossplane-releases.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 

@@ -1,6 +1,7 @@
 import { Ready, type RunFunctionRequest, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { conditionStatus } from "./patch-and-transform/ready.js";
-import { responseTo, type JsonObject } from "./response.js";
+import { responseTo } from "./response.js";
+import { type JsonObject } from "../../core/json.js";
 
 /**
  * function-auto-ready: a desired composed resource whose readiness is unspecified becomes ready

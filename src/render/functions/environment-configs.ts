@@ -1,6 +1,7 @@
 import type { ResourceSelector, RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { getSegments, getString, isNotFound, parseFieldPath, setValue } from "../../manifest/fieldpath.js";
-import { ENVIRONMENT_KEY, cloneJson, errorMessage, fatal, responseTo, type JsonObject } from "./response.js";
+import { ENVIRONMENT_KEY, errorMessage, fatal, responseTo } from "./response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * function-environment-configs (fn.go): asks for EnvironmentConfigs by name or labels through the

@@ -1,7 +1,8 @@
 import type { ResourceSelector, RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { getString } from "../../manifest/fieldpath.js";
 import { sortRequiredByFieldPath } from "./environment-configs.js";
-import { cloneJson, errorMessage, fatal, responseTo, type JsonObject } from "./response.js";
+import { errorMessage, fatal, responseTo } from "./response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * function-extra-resources (fn.go): asks for resources by name or labels through the

@@ -1,3 +1,4 @@
+import { cloneJson, type JsonObject } from "../../core/json.js";
 import {
   Ready,
   Severity,
@@ -11,12 +12,6 @@ import {
 /** Helpers shared by the built-in functions: a response seeded from the request, and results. */
 
 export const ENVIRONMENT_KEY = "apiextensions.crossplane.io/environment";
-
-export type JsonObject = Record<string, unknown>;
-
-export function cloneJson<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
-}
 
 /** A response that carries the request's desired state and context forward (the SDK's `to`). */
 export function responseTo(req: RunFunctionRequest): RunFunctionResponse & { desired: State } {

@@ -1,6 +1,6 @@
 import { getValue, isNotFound, parseFieldPath, setValue } from "../../manifest/fieldpath.js";
 import { asArray, asObject, asString } from "../../validate/rules/context.js";
-import type { JsonObject } from "../functions/response.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * Data passing between the workloads and traits of one ApplicationConfiguration (`dataOutputs` /

@@ -3,7 +3,7 @@ import type { Manifest } from "../../manifest/manifest.js";
 import type { RepoIndex } from "../../validate/repo-index.js";
 import { resolveScope } from "../../validate/oam-definitions.js";
 import { asArray, asObject, asString, type FindingSink } from "../../validate/rules/context.js";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * Scopes are not created by an ApplicationConfiguration: they exist on their own, and the runtime

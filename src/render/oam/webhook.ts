@@ -9,7 +9,7 @@ import {
   WORKLOAD_TYPE_LABEL,
 } from "../../validate/oam-definitions.js";
 import { asObject, asString } from "../../validate/rules/context.js";
-import { cloneJson, type JsonObject } from "../functions/response.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * The runtime's mutating webhooks, applied before rendering: a Component workload given as

@@ -6,7 +6,7 @@ import { runEnvironmentConfigs } from "../functions/environment-configs.js";
 import { runExtraResources } from "../functions/extra-resources.js";
 import { runCelFilter } from "../functions/cel-filter.js";
 import { contribFunctionName } from "../../manifest/package-ref.js";
-import { FunctionFailure, type CallContext, type FunctionRuntime } from "./runtime.js";
+import { FunctionFailure, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { withExecLimits } from "../../gotemplate/budget.js";
 

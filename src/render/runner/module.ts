@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { responseTo } from "../functions/response.js";
-import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
+import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "../../runtimes/runtime.js";
 
 /**
  * The worker a module function runs in: it imports the module once and answers each request with

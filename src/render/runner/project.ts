@@ -8,8 +8,8 @@ import { removeTree } from "../../oci/unpack.js";
 import { isTrustedPackage } from "../../trust.js";
 import { BASE_IMAGES, LANGUAGE_NAMES, SOURCE_MOUNT, builderEnvironment, projectFunctionLanguage, rewriteImage, type EmbeddedFunction } from "../../project/index.js";
 import { BuiltinRuntime } from "./builtin.js";
-import { PackageRuntime, type PackageSettings } from "./package.js";
-import { UnavailableRuntime, type CallContext, type FunctionRuntime } from "./runtime.js";
+import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
+import { UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 
 /**
  * A project's embedded function without a build, where its builder is no build at all

@@ -1,16 +1,16 @@
 import path from "node:path";
 import type { FunctionConfig } from "../../config/config.js";
 import { BuiltinRuntime, builtinByName, builtinFor, type BuiltinFunction } from "./builtin.js";
-import { DockerRuntime, dockerAnswers, dockerSettings, type DockerSettings } from "./docker.js";
-import { PackageRuntime, type PackageSettings } from "./package.js";
+import { DockerRuntime, dockerAnswers, dockerSettings, type DockerSettings } from "../../runtimes/docker.js";
+import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
 import { isTrustedPackage } from "../../trust.js";
-import { DevelopmentRuntime } from "./grpc.js";
+import { DevelopmentRuntime } from "../../runtimes/grpc.js";
 import { ModuleRuntime } from "./module.js";
-import { ProcessRuntime } from "./process.js";
+import { ProcessRuntime } from "../../runtimes/process.js";
 import { projectRuntime } from "./project.js";
 import type { EmbeddedFunction } from "../../project/index.js";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "./runtime.js";
+import { FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 
 import { RUNTIME_ANNOTATION } from "../../validate/render-config.js";
 

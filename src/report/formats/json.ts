@@ -1,4 +1,4 @@
-import type { Report } from "./index.js";
+import type { Report } from "../report.js";
 
 /** The versioned machine format (docs/json-output.md). Keys are written in a fixed order. */
 export function formatJson(report: Report): string {

@@ -1,5 +1,5 @@
-import { failsAt, type FailOn, type Finding } from "../finding.js";
-import type { Report } from "./index.js";
+import { failsAt, type FailOn, type Finding } from "../../core/finding.js";
+import type { Report } from "../report.js";
 
 /**
  * JUnit XML: one test case per file with findings. A case fails (one `<failure>` listing them)

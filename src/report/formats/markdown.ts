@@ -1,10 +1,11 @@
-import { SEVERITY_RANK, type Finding, type Severity } from "../finding.js";
-import { MAX_FIELD_CHANGES, type DiffReport, type SourceChange } from "../diff.js";
+import { SEVERITY_RANK, type Finding, type Severity } from "../../core/finding.js";
+import { type DiffReport } from "../diff.js";
+import { MAX_FIELD_CHANGES, type SourceChange } from "../../rendered/diff.js";
 import { updateSnapshotCommand } from "../../drift/command.js";
 import type { DriftItem, DriftReport } from "../../drift/report.js";
 import { failingText } from "../verdict.js";
 import { alsoLikeIt, groupRepeats } from "../repeats.js";
-import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode, fenced, fileLink } from "./md.js";
+import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode, fenced, fileLink } from "../../core/markdown.js";
 
 /**
  * The PR report in GitHub-flavoured markdown: title with the overall status, summary tables,

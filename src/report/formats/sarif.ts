@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import type { Finding } from "../finding.js";
-import type { Report } from "./index.js";
+import type { Finding } from "../../core/finding.js";
+import type { Report } from "../report.js";
 import { FAMILY_DOCS, RULE_ANCHORS, RULE_DOCS, type RuleDoc } from "../rule-docs.js";
 
 const LEVEL = { error: "error", warning: "warning", info: "note" } as const;

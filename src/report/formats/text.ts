@@ -1,5 +1,5 @@
-import type { Finding, Severity } from "../finding.js";
-import type { Coverage, Report } from "./index.js";
+import type { Finding, Severity } from "../../core/finding.js";
+import type { Coverage, Report } from "../report.js";
 import { groupRepeats, moreLikeIt } from "../repeats.js";
 
 const COLORS: Record<Severity, string> = { error: "\x1b[31m", warning: "\x1b[33m", info: "\x1b[36m" };

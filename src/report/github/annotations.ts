@@ -1,4 +1,4 @@
-import { SEVERITY_RANK, type Finding } from "../finding.js";
+import { SEVERITY_RANK, type Finding } from "../../core/finding.js";
 
 /**
  * GitHub shows at most 10 error and 10 warning annotations per step: the most severe findings,

@@ -1,7 +1,7 @@
 import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
 import type { RepoIndex } from "../repo-index.js";
 import { builtinForUsualName } from "../../render/runner/select.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 import { closest } from "../messages.js";
 

@@ -1,7 +1,7 @@
 import type { Yaml11Ledger } from "../yaml11.js";
 import type { Config } from "../../config/config.js";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding, Severity } from "../../report/finding.js";
+import type { Finding, Severity } from "../../core/finding.js";
 import type { SchemaEngine } from "../engine.js";
 import { findingAt } from "../findings.js";
 import { guarded } from "../guard.js";

@@ -1,6 +1,6 @@
 import { groupOf, type Manifest } from "../../manifest/manifest.js";
 import { contribFunctionName, packageVersion } from "../../manifest/package-ref.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { gvkOf } from "../schemas/types.js";
 import { isLegacyResourcesMode } from "./composition.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";

@@ -1,4 +1,4 @@
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { compositionRules, PIPELINE_SUPERSEDES } from "./composition.js";
 import type { RuleContext, RuleFamily } from "./context.js";
 import { functionRules } from "./function.js";

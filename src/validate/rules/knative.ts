@@ -1,5 +1,6 @@
+import type { JsonObject } from "../../core/json.js";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { guarded } from "../guard.js";
 import { asObject, asString, FindingSink, type RuleContext } from "./context.js";
 
@@ -19,7 +20,6 @@ const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 /** config-defaults' max-revision-timeout-seconds, as Knative ships it. */
 const MAX_TIMEOUT_SECONDS = 600;
 
-type JsonObject = Record<string, unknown>;
 
 export function knativeRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];

@@ -1,9 +1,10 @@
+import type { JsonObject } from "../../core/json.js";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { guarded } from "../guard.js";
 import { asObject, asString, FindingSink, type RuleContext } from "./context.js";
 
@@ -24,7 +25,6 @@ const DEPRECATED = ["nodejs20"];
 const RESERVED_ENVS = ["FUNC_RUNTIME", "FUNC_HANDLER", "FUNC_PORT", "FUNC_HANDLER_SOURCE", "FUNC_HANDLER_DEPENDENCIES", "MOD_NAME", "NODE_PATH", "PYTHONPATH"];
 const COMPILE_TIMEOUT_MS = 10_000;
 
-type JsonObject = Record<string, unknown>;
 
 export function kymaRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];

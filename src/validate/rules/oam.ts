@@ -1,5 +1,5 @@
 import { groupOf, type Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { schemaAtPath } from "../schema-path.js";
 import { gvkOf, type OpenAPISchema } from "../schemas/types.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";

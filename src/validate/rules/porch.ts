@@ -1,5 +1,6 @@
+import type { JsonObject } from "../../core/json.js";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { guarded } from "../guard.js";
 import { asObject, asString, FindingSink, type RuleContext } from "./context.js";
 
@@ -10,7 +11,6 @@ import { asObject, asString, FindingSink, type RuleContext } from "./context.js"
  */
 
 const GROUP = "config.porch.kpt.dev";
-type JsonObject = Record<string, unknown>;
 
 export function porchRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];

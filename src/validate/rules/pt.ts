@@ -1,8 +1,8 @@
 import { groupOf, type Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { getConversionFunc } from "../../render/functions/patch-and-transform/transforms.js";
 import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "../../render/functions/patch-and-transform/types.js";
-import { re2Error } from "../re2.js";
+import { re2Error } from "../../go/re2.js";
 import { decodeResources } from "../../render/functions/patch-and-transform/input.js";
 import { schemaAtPath, schemaValueType } from "../schema-path.js";
 import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";

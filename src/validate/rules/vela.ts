@@ -1,5 +1,5 @@
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
 import { isKubernetesCoreKind } from "../schemas/kubernetes.js";
 import type { SchemaEntry } from "../schemas/registry.js";

@@ -1,14 +1,14 @@
+import type { JsonObject } from "../../core/json.js";
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { findingAt } from "../findings.js";
 import { guarded } from "../guard.js";
-import { cloneJson } from "../structural.js";
+import { clonePlainJson } from "../../core/json.js";
 import type { RepoIndex, XrType } from "../repo-index.js";
 import { asObject, asString, type RuleContext } from "./context.js";
 
 /** xr/*: every XR and claim example in the repository has a Composition to render it. */
 
-type JsonObject = Record<string, unknown>;
 
 export function xrRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
@@ -27,7 +27,7 @@ export function xrRules(ctx: RuleContext): Finding[] {
 /** The XR a claim stands for, as the claim reconciler would create it (at the XRD's referenceable version). */
 export function xrFromClaim(claim: JsonObject, type: XrType): JsonObject {
   const meta = (claim.metadata ?? {}) as JsonObject;
-  const spec = cloneJson((claim.spec ?? {}) as JsonObject);
+  const spec = clonePlainJson((claim.spec ?? {}) as JsonObject);
   delete spec.resourceRef;
   delete spec.writeConnectionSecretToRef;
   const labels = {

@@ -1,5 +1,5 @@
 import type { Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../report/finding.js";
+import type { Finding } from "../../core/finding.js";
 import { toPointer } from "../../manifest/pointer.js";
 import { closest } from "../messages.js";
 import { SCHEMA_PROPS, unknownFieldsOf } from "../schemas/kubernetes-fields.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as jsyaml from "js-yaml";
-import { isPlainObject } from "../structural.js";
+import { isPlainObject } from "../../core/json.js";
 import { gvkOf, type Gvk, type OpenAPISchema } from "./types.js";
 
 export interface BuiltinSchema {

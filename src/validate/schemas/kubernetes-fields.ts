@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ErrorObject } from "ajv";
 import { toPointer } from "../../manifest/pointer.js";
-import { isPlainObject } from "../structural.js";
+import { isPlainObject } from "../../core/json.js";
 import { schemasDir } from "./builtin.js";
 
 /**

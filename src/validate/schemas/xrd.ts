@@ -1,5 +1,5 @@
 import type { Manifest } from "../../manifest/manifest.js";
-import { isPlainObject } from "../structural.js";
+import { isPlainObject } from "../../core/json.js";
 import type { DefinedSchema } from "./crd.js";
 import type { OpenAPISchema } from "./types.js";
 

@@ -1,7 +1,7 @@
 import { unmarshalYaml } from "../../../gotemplate/goyaml/index.js";
 import { marshalJson } from "../../../gotemplate/json.js";
 import { formatValue, GoError, sprintf, type Value } from "../../../gotemplate/index.js";
-import type { JsonObject } from "../response.js";
+import type { JsonObject } from "../../../core/json.js";
 
 /**
  * The rendered stream as Kubernetes' YAMLOrJSONDecoder reads it into Unstructured objects

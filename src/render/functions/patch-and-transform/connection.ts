@@ -1,7 +1,8 @@
 import { getString, getValue } from "../../../manifest/fieldpath.js";
 import { goJsonMarshal } from "../gotypes.js";
 import { wrapError } from "./errors.js";
-import { applyCombineFromVariablesPatch, applyFromFieldPathPatch, type JsonObject } from "./patches.js";
+import { applyCombineFromVariablesPatch, applyFromFieldPathPatch } from "./patches.js";
+import { type JsonObject } from "../../../core/json.js";
 import type { ConnectionDetail, WriteConnectionSecretToRef } from "./types.js";
 import { fromFieldPathPolicy, patchType, validateConnectionDetail } from "./validate.js";
 

@@ -1,16 +1,7 @@
 import { Ready, type Resource, type RunFunctionRequest, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { isNotFound } from "../../../manifest/fieldpath.js";
-import {
-  ENVIRONMENT_KEY,
-  cloneJson,
-  desiredResource,
-  errorMessage,
-  fatal,
-  observedComposite,
-  responseTo,
-  warning,
-  type JsonObject,
-} from "../response.js";
+import { ENVIRONMENT_KEY, desiredResource, errorMessage, fatal, observedComposite, responseTo, warning } from "../response.js";
+import { cloneJson, type JsonObject } from "../../../core/json.js";
 import { extractConnectionDetails, getConnectionSecretRef, supportsConnectionDetails } from "./connection.js";
 import { applyComposedPatch, applyEnvironmentPatch, composedTemplates, toComposedResource } from "./patches.js";
 import { isReady } from "./ready.js";

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../../core/json.js";
 import { expandWildcards, getValue, mergeValue, type MergeOptions } from "../../../manifest/fieldpath.js";
 import { goSprintf } from "../gofmt.js";
 import { toPlainJson } from "../gotypes.js";
@@ -6,7 +7,7 @@ import { resolveTransforms } from "./transforms.js";
 import type { Combine, ComposedTemplate, Patch, PatchSet } from "./types.js";
 import { patchType, toFieldPathPolicy } from "./validate.js";
 
-export type JsonObject = Record<string, unknown>;
+
 
 function toPath(p: Patch): string {
   return p.toFieldPath ?? p.fromFieldPath ?? "";

@@ -1,9 +1,9 @@
+import type { JsonObject } from "../../../core/json.js";
 import { getBool, getInteger, getString, getValue, isNotFound } from "../../../manifest/fieldpath.js";
 import { wrapError } from "./errors.js";
 import type { ReadinessCheck } from "./types.js";
 import { validateReadinessCheck } from "./validate.js";
 
-type JsonObject = Record<string, unknown>;
 
 /** The status of condition `type` on an object, `Unknown` when absent. */
 export function conditionStatus(o: JsonObject, type: string): string {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { compileRe2 } from "../../../validate/re2.js";
+import { compileRe2 } from "../../../go/re2.js";
 import { formatValue, goSprintf } from "../gofmt.js";
 import { float64, goJsonMarshal, goTypeName, numberType, numberValue } from "../gotypes.js";
 import { wrapError } from "./errors.js";

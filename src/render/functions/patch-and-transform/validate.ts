@@ -1,4 +1,4 @@
-import { re2Error } from "../../../validate/re2.js";
+import { re2Error } from "../../../go/re2.js";
 import type {
   Combine,
   ConnectionDetail,

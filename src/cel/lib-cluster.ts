@@ -1,6 +1,6 @@
 import { NeedsCluster } from "./budget.js";
 import { toCel } from "./values.js";
-import type { LibraryOptions, Registrar } from "./libraries.js";
+import type { LibraryOptions, Registrar } from "./registrar.js";
 
 /** What reads the cluster: the authorizer, Kyverno's resource/http/image/imagedata/globalContext (resource.Get reads the input's objects first); and Kyverno's `time.now()`. */
 export function registerClusterLibraries({ fn, ns }: Registrar, options: LibraryOptions): void {

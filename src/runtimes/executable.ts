@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { resolveInRoot } from "../../oci/unpack.js";
-import type { ImageConfig } from "../../oci/image.js";
+import { resolveInRoot } from "../oci/unpack.js";
+import type { ImageConfig } from "../oci/image.js";
 
 /**
  * How an unpacked function image's entrypoint can run on this host without a container: a

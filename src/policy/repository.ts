@@ -1,11 +1,15 @@
+import type { JsonObject } from "../core/json.js";
 import { objectIdentity, type Manifest } from "../manifest/manifest.js";
-import { evaluatePolicies, mayBeMatched, withGeneratedName, crdResources, loadPolicies, type PolicyExplain, type PolicySet, type PolicyTarget, type ResourceFor } from "../policy/index.js";
-import type { Finding } from "../report/finding.js";
-import type { SchemaRegistry } from "./schemas/registry.js";
-import { gvkOf } from "./schemas/types.js";
-import { applyStructural } from "./structural.js";
+import { evaluatePolicies, mayBeMatched } from "./evaluate.js";
+import { loadPolicies, type PolicySet } from "./load.js";
+import { withGeneratedName } from "./request.js";
+import { crdResources } from "./resources.js";
+import type { PolicyExplain, PolicyTarget, ResourceFor } from "./types.js";
+import type { Finding } from "../core/finding.js";
+import type { SchemaRegistry } from "../validate/schemas/registry.js";
+import { gvkOf } from "../validate/schemas/types.js";
+import { applyStructural } from "../validate/structural.js";
 
-type JsonObject = Record<string, unknown>;
 
 /**
  * The repository's own admission policies on what it holds: the glue between a validated tree and

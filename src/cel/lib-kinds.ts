@@ -1,7 +1,7 @@
 import semver from "semver";
 import { asInteger, fromInt, Quantity, parseQuantity, quantityOf } from "./quantity.js";
 import { CIDR, IP, formatIP, ipKind, masked, parseCIDR, parseIP } from "./network.js";
-import type { Registrar } from "./libraries.js";
+import type { Registrar } from "./registrar.js";
 
 /** Kubernetes' value kinds: quantity, URL, IP, CIDR, semver. */
 

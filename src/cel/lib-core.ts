@@ -1,10 +1,10 @@
 import { Optional } from "@marcbachmann/cel-js";
-import { compileRe2 } from "../../validate/re2.js";
-import { goReplace } from "../../validate/cel-strings.js";
+import { compileRe2 } from "../go/re2.js";
+import { goReplace } from "../go/strings.js";
 import { MAX_COST, OverBudget } from "./budget.js";
 import { compare, equal, extreme, sum } from "./compare.js";
 import { formatString } from "./format.js";
-import type { Registrar } from "./libraries.js";
+import type { Registrar } from "./registrar.js";
 
 /** Lists, regex (on RE2), strings, sets, math, optional and conversions: Kubernetes' libraries and cel-go's extensions, where cel-js lacks them. */
 export function registerCoreLibraries({ env, fn, ns }: Registrar): void {

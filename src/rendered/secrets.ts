@@ -1,5 +1,5 @@
-import type { RenderedSource } from "../render/source.js";
-import { SecretMasker } from "./mask.js";
+import type { RenderedSource } from "./source.js";
+import { SecretMasker } from "../secrets/mask.js";
 
 /**
  * The masker of a run: it knows the secret values of the repository's manifests (at every tree a

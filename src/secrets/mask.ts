@@ -1,6 +1,6 @@
 import { valueAtSegments } from "../manifest/pointer.js";
 import crypto from "node:crypto";
-import type { Finding } from "./finding.js";
+import type { Finding } from "../core/finding.js";
 
 /**
  * Secret values never reach output. What is secret is decided by what a value is, never by what

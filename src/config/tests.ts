@@ -1,4 +1,4 @@
-import { parseGoldenFlags } from "./flags.js";
+import { parseGoldenFlags } from "./golden-flags.js";
 
 /** `tests:` of `.composition-ci.yaml`. */
 export interface TestsConfig {

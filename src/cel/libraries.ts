@@ -3,30 +3,13 @@ import { metered } from "./budget.js";
 import { registerClusterLibraries } from "./lib-cluster.js";
 import { registerCoreLibraries } from "./lib-core.js";
 import { registerKindLibraries } from "./lib-kinds.js";
+import type { LibraryOptions, Registrar } from "./registrar.js";
 
 /**
  * Kubernetes' CEL libraries registered on a cel-js environment, every call metered (budget.ts):
  * lib-core (lists, regex, sets, strings, math, optional, conversions), lib-kinds (quantity, URL,
  * IP, CIDR, semver), lib-cluster (what reads the cluster, and Kyverno's time).
  */
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Fn = (...args: any[]) => unknown;
-
-export interface Registrar {
-  env: Environment;
-  /** Registers a function, metered. */
-  fn(signature: string, handler: Fn): void;
-  /** A namespace of functions (`sets.contains`): a constant of its own type whose methods are the functions; returns the type's name. */
-  ns(name: string, type?: string): string;
-}
-
-export interface LibraryOptions {
-  now: () => Date;
-  lookup: () => ((apiVersion: string, resource: string, namespace: string) => Record<string, unknown>[]) | undefined;
-  /** Kyverno's libraries (ValidatingPolicy): `time.now()`, and resource/http/image/globalContext. */
-  kyverno: boolean;
-}
 
 class Namespace {}
 const namespaceTypes = new Map<string, new () => Namespace>();

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseCrossplaneVersion } from "../render/crossplane/version.js";
+import { parseCrossplaneVersion } from "../core/crossplane-releases.js";
 
 /**
  * The `crossplane render` flags a golden file was made with (config `tests.golden[].flags`), so a

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Manifest } from "../manifest/manifest.js";
-import type { Finding } from "../report/finding.js";
-import { COMPOSITION_RESOURCE_NAME } from "./crossplane/pipeline.js";
-import type { JsonObject } from "./functions/response.js";
+import type { Finding } from "../core/finding.js";
+import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
+import type { JsonObject } from "../core/json.js";
 
 /**
  * One thing the repository renders from, whatever the engine: an XR or claim through its
