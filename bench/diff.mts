@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runDiff } from "../src/commands/diff.js";
+import { runDiff } from "../src/run/diff.js";
 import { triples } from "../test/fixtures/triples.js";
 
 const N = 1000;

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDiff, runDiff } from "../src/commands/diff.js";
+import { formatDiff, runDiff } from "../src/run/diff.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

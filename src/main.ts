@@ -1,7 +1,8 @@
 import { checkCommand } from "./commands/check.js";
 import { diffCommand } from "./commands/diff.js";
 import { driftCommand } from "./commands/drift.js";
-import { UsageError, type CommandIO } from "./commands/io.js";
+import { type CommandIO } from "./commands/io.js";
+import { UsageError } from "./core/usage.js";
 import { PathNotFound } from "./manifest/discover.js";
 import { functionCommand, readAllStdin } from "./commands/function.js";
 import { functionsCommand } from "./commands/functions.js";

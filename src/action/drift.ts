@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as core from "@actions/core";
-import { runDrift } from "../commands/drift.js";
+import { runDrift } from "../run/drift.js";
 import { updateSnapshotCommand } from "../drift/command.js";
 import { COMMENT_LIMIT, formatDriftMarkdown, SUMMARY_LIMIT } from "../report/formats/markdown.js";
 import { gitHubClient } from "../report/github/client.js";

@@ -1,6 +1,6 @@
 import * as core from "@actions/core";
 import path from "node:path";
-import { formatDiff, runDiff, type DiffResult } from "../commands/diff.js";
+import { formatDiff, runDiff, type DiffResult } from "../run/diff.js";
 import { staleSnapshot, staleSnapshotMessage } from "../drift/stale.js";
 import { hasChanges } from "../report/diff.js";
 import { COMMENT_LIMIT, formatDiffMarkdown, formatDiffMarkdownParts, SUMMARY_LIMIT, renderGaps } from "../report/formats/markdown.js";

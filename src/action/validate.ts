@@ -1,5 +1,5 @@
 import * as core from "@actions/core";
-import { renderAndValidate } from "../commands/check.js";
+import { renderAndValidate } from "../run/check.js";
 import { checkTests } from "../testing/index.js";
 import { loadConfig } from "../config/config.js";
 import { trustedConfig } from "./trusted-config.js";

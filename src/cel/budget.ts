@@ -1,3 +1,4 @@
+// cel/: the Kubernetes CEL engine (cel-js with Kubernetes' and Kyverno's libraries and a cost budget), for x-kubernetes-validations and the policies.
 /**
  * The cost budget of one CEL evaluation. The API server refuses an expression whose estimated cost
  * is over its per-expression limit; we cannot estimate as it does, so three guards bound repository

@@ -1,32 +1,21 @@
+
 import fs from "node:fs";
 import path from "node:path";
-import { renderEverything } from "../render/repo.js";
-import { renderRelease } from "./options.js";
-import type { RuntimeOptions } from "../render/runner/select.js";
-import { notRenderedFindings, renderSummary, sourceCoverage } from "../render/not-rendered.js";
-import { applyPolicy, objectSuppressions } from "../validate/findings.js";
-import { validateRendered } from "../render/validate-rendered.js";
+import { renderSummary, sourceCoverage } from "../render/not-rendered.js";
 import { parseDuration } from "./render-inputs.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
 import { commandPackageSettings, nestedDepthOption, packageFlags, targetsOrUsage } from "./options.js";
-import type { PackageSettings } from "../runtimes/package.js";
 import { validateCommand, type FinishedReport } from "./validate.js";
 import { yamlStream } from "../rendered/stream.js";
 import { formatReport } from "../report/formats/index.js";
 import { type Coverage } from "../report/report.js";
 import { TOOL_VERSION } from "../version.js";
 import { streamFileNames } from "../rendered/source.js";
-import type { Manifest } from "../manifest/manifest.js";
-import { findingKey, type Finding } from "../core/finding.js";
 import type { RenderedSource } from "../rendered/source.js";
-import type { ValidateResult } from "../run/validate.js";
-import { gvkOf } from "../validate/schemas/types.js";
-import type { JsonObject } from "../core/json.js";
 import { checkTests, type TestCounts } from "../testing/index.js";
 import { writeOwnedFiles } from "./output-dir.js";
-import { checkRendered } from "../render/policies.js";
-import { mergeExplain } from "../policy/index.js";
-import type { PolicyExplain } from "../policy/index.js";
+import { renderAndValidate } from "../run/check.js";
 
 export const CHECK_HELP = `Usage: composition-ci check [paths...] [options]
 
@@ -118,53 +107,6 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
     if (!outputDir) return { findings, sources, coverage, policyExplain };
     return { findings, sources, coverage, policyExplain, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
   }, { allowExec: own.allowExec });
-}
-
-export interface RenderStepOptions {
-  allowExec: boolean;
-  developmentTargets?: Record<string, string>;
-  timeoutMs: number;
-  /** Where function packages come from (none: only built-ins, configured runtimes and Docker). */
-  packages?: PackageSettings;
-  maxNestedDepth?: number;
-  /** --crossplane-version: the release whose render is printed (else the config's, else the newest modelled). */
-  crossplaneVersion?: string;
-  /** Functions to run from their real packages rather than their built-ins, where possible (diff: a version moves). */
-  realPackages?: RuntimeOptions["realPackages"];
-  /** Which sources to render (all when absent): diff renders only the affected ones. */
-  select?: (source: Manifest) => boolean;
-  /** The base side's rendered object of a key (diff): the policies admit the head's as an UPDATE of it. */
-  oldObject?: (source: RenderedSource, key: string) => JsonObject | undefined;
-}
-
-/**
- * The render half of check: renders the sources of a validated tree and validates what they make.
- * Findings have the config's levels and the sources' ignore annotations applied.
- */
-export async function renderAndValidate(result: ValidateResult, root: string, options: RenderStepOptions): Promise<{ sources: RenderedSource[]; findings: Finding[]; policyExplain: PolicyExplain[] }> {
-  const sources = await renderEverything(result.index, {
-    functions: result.config.functions,
-    root,
-    allowExec: options.allowExec,
-    developmentTargets: options.developmentTargets,
-    packages: options.packages,
-    trustedPackages: result.config.trustedFunctions,
-    maxNestedDepth: options.maxNestedDepth,
-    release: renderRelease(options.crossplaneVersion, result.config),
-    ...(options.realPackages ? { realPackages: options.realPackages } : {}),
-    templateMounts: result.config.templateMounts,
-    timeoutMs: options.timeoutMs,
-    clusterDefinitions: result.config.clusterDefinitions,
-    select: options.select,
-    schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
-  });
-  const policyRun = checkRendered(result.policies, sources, result.registry, options.oldObject, result.config.crossplaneServiceAccount);
-  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests)), ...policyRun.findings];
-  // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
-  const suppressions = objectSuppressions(findings, result.manifests);
-  // Rendering re-derives some of the validation's findings (a Kptfile's checks): each is reported once.
-  const known = new Set(result.findings.map(findingKey));
-  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))), policyExplain: mergeExplain(result.policyExplain, policyRun.explain) };
 }
 
 /** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */

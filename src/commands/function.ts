@@ -3,7 +3,8 @@ import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
 import { responseToJson } from "../render/functions/protojson.js";
 import { builtinByName, builtinNames } from "../render/runner/builtin.js";
 import { serveBuiltin } from "../render/runner/serve.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
 
 export const FUNCTION_HELP = `Usage: composition-ci function run <name>
        composition-ci function serve <name> [--address HOST:PORT] [--insecure]

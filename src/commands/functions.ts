@@ -9,7 +9,8 @@ import { projectRuntime, ProjectPackageRuntime } from "../render/runner/project.
 import { embeddedFunctions, projectsOf } from "../project/index.js";
 import { loadPackageSchemas } from "../packages/schemas.js";
 import { prefetchKptImages } from "../kpt/index.js";
-import { UsageError, type CommandIO } from "./io.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
 import { commandPackageSettings, parseCommandArgs } from "./options.js";
 
 export const FUNCTIONS_HELP = `Usage: composition-ci functions pull [paths...] [options]

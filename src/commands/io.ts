@@ -7,6 +7,3 @@ export interface CommandIO {
   /** All of stdin (commands that read a request from it); defaults to the process's stdin. */
   readStdin?: () => Promise<string>;
 }
-
-/** Bad flags, a bad config, a missing tool: exit code 2. */
-export class UsageError extends Error {}

@@ -2,8 +2,10 @@ import path from "node:path";
 import { GitError } from "../git/git.js";
 import { updatePreview, type UpdatePreview } from "../kpt/index.js";
 import { UpdatePreviewError } from "../kpt/update.js";
-import { UsageError, type CommandIO } from "./io.js";
-import { oneOf, parseCommandArgs, writeOutput } from "./options.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
+import { parseCommandArgs, writeOutput } from "./options.js";
+import { oneOf } from "../core/usage.js";
 
 export const KPT_HELP = `Usage: composition-ci kpt update-preview PKG [options]
 

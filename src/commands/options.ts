@@ -1,12 +1,12 @@
+
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { UsageError, type CommandIO } from "./io.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
 import { parseDevelopmentTargets, TrustError } from "../trust.js";
 import { packageSettings, type PackageSettings } from "../runtimes/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
-import type { Config } from "../config/config.js";
-import { releaseFor, VersionError, type CrossplaneRelease } from "../core/crossplane-releases.js";
 
 /** Flags every command that renders a tree takes (diff, drift). */
 export const TREE_OPTIONS = {
@@ -35,16 +35,6 @@ export function nestedDepthOption(value: string | undefined): number | undefined
   return n;
 }
 
-/** The release a command renders as (--crossplane-version, else the config's); a bad one is a usage error. */
-export function renderRelease(flag: string | undefined, config: Pick<Config, "crossplaneVersion" | "crossplaneRelease">): CrossplaneRelease {
-  try {
-    return releaseFor(flag, config);
-  } catch (err) {
-    if (err instanceof VersionError) throw new UsageError(`--crossplane-version: ${err.message}`);
-    throw err;
-  }
-}
-
 /** parseArgs with positionals, strict, its errors as usage errors (exit 2). */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T) {
   try {
@@ -70,10 +60,6 @@ export function writeOutput(io: CommandIO, file: string | undefined, text: strin
 }
 
 /** A flag's value when it is one of the allowed ones; a usage error naming them otherwise. */
-export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
-  return value as T;
-}
 
 /** `--development-target` values, or a usage error. */
 export function targetsOrUsage(values: string[] | undefined): Record<string, string> {

@@ -9,7 +9,7 @@ import { isXrd, schemasFromXrd } from "../validate/schemas/xrd.js";
 import { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { SchemaLookup } from "../render/crossplane/pipeline.js";
-import { UsageError } from "./io.js";
+import { UsageError } from "../core/usage.js";
 import type { OpenAPISchema } from "../validate/schemas/types.js";
 
 /** The render commands' inputs (as crossplane's load.go): XRs, Compositions, functions, observed and required resources, context, schemas, durations; and the YAML stream they print. */

@@ -4,8 +4,10 @@ import { readManifests } from "../manifest/read.js";
 import { renderOperation } from "../render/crossplane/operation.js";
 import { functionManifests } from "../render/crossplane/repo.js";
 import { RuntimePool } from "../render/runner/select.js";
-import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, parseCommandArgs, renderRelease, targetsOrUsage } from "./options.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
+import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./options.js";
+import { renderRelease } from "../run/release.js";
 import { contextFrom, parseDuration, readInputs, readObjects, requiredSchemas, single, withAnnotations } from "./render-inputs.js";
 import { yamlStream } from "../rendered/stream.js";
 

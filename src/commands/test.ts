@@ -4,8 +4,11 @@ import { maskerFor } from "../rendered/secrets.js";
 import { formatTestReport, runTests, testExitCode, TEST_FORMATS, type TestFormat, type TestReport } from "../testing/index.js";
 import { validateRepo, type ValidateResult } from "../run/validate.js";
 import { TOOL_VERSION } from "../version.js";
-import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, oneOf, parseCommandArgs, renderRelease, targetsOrUsage, writeOutput } from "./options.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
+import { commandPackageSettings, parseCommandArgs, targetsOrUsage, writeOutput } from "./options.js";
+import { renderRelease } from "../run/release.js";
+import { oneOf } from "../core/usage.js";
 import { parseDuration } from "./render-inputs.js";
 
 export const TEST_HELP = `Usage: composition-ci test [paths...] [options]

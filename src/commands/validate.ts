@@ -9,8 +9,10 @@ import { TOOL_VERSION } from "../version.js";
 import { maskFindings, type SecretMasker } from "../secrets/mask.js";
 import { maskerFor } from "../rendered/secrets.js";
 import type { RenderedSource } from "../rendered/source.js";
-import { UsageError, type CommandIO } from "./io.js";
-import { commandPackageSettings, oneOf, parseCommandArgs, writeOutput } from "./options.js";
+import { type CommandIO } from "./io.js";
+import { UsageError } from "../core/usage.js";
+import { commandPackageSettings, parseCommandArgs, writeOutput } from "./options.js";
+import { oneOf } from "../core/usage.js";
 import type { PolicyExplain } from "../policy/index.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]

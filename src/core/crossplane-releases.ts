@@ -1,3 +1,4 @@
+// core/: what every room shares and imports nothing of the project: Finding, the JSON helpers, UsageError, markdown escaping, the Crossplane release table.
 /**
  * Which Crossplane release's `crossplane render` the output imitates. Up to v2.2 the CLI rendered
  * in-process (output.ts); since v2.3 it runs the real XR reconciler once in the Crossplane engine

@@ -8,7 +8,7 @@ import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import type { JsonObject } from "../core/json.js";
 import { renderedObjectName, type RenderedSource } from "../rendered/source.js";
-import { BASE_CHECKED_RULES } from "../validate/rules/pt.js";
+import { BASE_CHECKED_RULES } from "./functions/patch-and-transform/rules.js";
 
 /**
  * Rendered composed resources are more manifests to check: each is validated against the schema

@@ -1,3 +1,4 @@
+// rendered/: what a render produces whatever the engine (RenderedSource), its YAML stream, the secrets it holds and how two renders differ.
 import { valueAtSegments } from "../manifest/pointer.js";
 import { deleteFieldPath } from "../manifest/fieldpath.js";
 import { structuredPatch } from "diff";

@@ -19,7 +19,8 @@ import { checkManifests, isPolicyObject, repositoryPolicies, type RepositoryPoli
 import type { PolicyExplain } from "../policy/index.js";
 import { RepoIndex } from "../validate/repo-index.js";
 import { dropSuperseded, runRules } from "../validate/rules/index.js";
-import { ptInputs } from "../validate/rules/pt.js";
+import { ptInputs, ptRules } from "../render/functions/patch-and-transform/rules.js";
+import { builtinNames } from "../render/runner/builtin.js";
 import { isCrd } from "../validate/schemas/crd.js";
 import { SchemaLocations } from "../validate/schemas/locations.js";
 import { SchemaRegistry, type SchemaEntry } from "../validate/schemas/registry.js";
@@ -168,7 +169,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
   findings.push(...index.failures);
-  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, yaml11, readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }));
+  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, yaml11, builtinFunctions: new Set(builtinNames()), readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }, [ptRules]));
   if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));
   findings.push(...yaml11.remaining()); // what no embedded object's schema decided
   const policies = options.policiesFrom ?? repositoryPolicies(scanned.manifests, policyFiles?.manifests ?? []);

@@ -1,3 +1,4 @@
+// runtimes/: how a function runs outside this thread: processes in their own group, pulled packages, gRPC, Docker; render and kpt both use them.
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import fs from "node:fs";

@@ -1,3 +1,4 @@
+// secrets/: the masker that keeps secret values out of every text the tool writes.
 import { valueAtSegments } from "../manifest/pointer.js";
 import crypto from "node:crypto";
 import type { Finding } from "../core/finding.js";

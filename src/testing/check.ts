@@ -2,7 +2,7 @@ import type { Finding } from "../core/finding.js";
 import { maskFindings } from "../secrets/mask.js";
 import { maskerFor } from "../rendered/secrets.js";
 import { applyPolicy } from "../validate/findings.js";
-import type { ValidateResult } from "../run/validate.js";
+import type { ValidatedTree } from "./types.js";
 import { runTests, type RunTestsOptions } from "./run.js";
 import { testFindings, testSummaryLine } from "./report.js";
 import { countTests, type TestCounts } from "./types.js";
@@ -13,7 +13,7 @@ import { countTests, type TestCounts } from "./types.js";
  * object, and one line says how the tests went. A golden file that ran as a test no longer needs
  * the note that it is render output left out of the manifests: it is removed from `result`.
  */
-export async function checkTests(result: ValidateResult, root: string, options: Omit<RunTestsOptions, "update" | "masker">): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
+export async function checkTests(result: ValidatedTree, root: string, options: Omit<RunTestsOptions, "update" | "masker">): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
   // The findings quote what the tests read and rendered, secrets that may be in no manifest: masked here.
   const masker = maskerFor(result.manifests, [], result.config.secretFields);
   const report = await runTests(result, root, { ...options, masker });

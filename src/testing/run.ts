@@ -5,7 +5,7 @@ import { discover } from "../manifest/discover.js";
 import { loadPath } from "../manifest/load.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
-import type { ValidateResult } from "../run/validate.js";
+import type { ValidatedTree } from "./types.js";
 import { isCompositionTest, readCompositionTest, runCompositionTest } from "./composition-test.js";
 import { isCrossplaneCompositionTest, readCrossplaneTest, runCrossplaneTest } from "./crossplane-test.js";
 import { configuredGoldens, examplesByIdentity, foundGolden, readGolden, runGolden, type GoldenCase } from "./golden.js";
@@ -23,7 +23,7 @@ export interface RunTestsOptions extends TestRuntimeOptions {
 }
 
 /** Finds and runs the tests of a validated tree. Never throws for bad input: it is in the report. */
-export async function runTests(result: ValidateResult, root: string, options: RunTestsOptions): Promise<TestReport> {
+export async function runTests(result: ValidatedTree, root: string, options: RunTestsOptions): Promise<TestReport> {
   const started = performance.now();
   // A release the run is told (--crossplane-version, the config's) is what every golden file is compared as.
   const stated = options.release !== undefined || result.config.crossplaneRelease !== undefined || result.config.crossplaneVersion === 1;
@@ -76,7 +76,7 @@ export async function runTests(result: ValidateResult, root: string, options: Ru
  * of the manifests, so only files that gave none are read again, and only those that carry the
  * composition resource name annotation are parsed).
  */
-function renderOutputFiles(result: ValidateResult, root: string, paths: string[]): string[] {
+function renderOutputFiles(result: ValidatedTree, root: string, paths: string[]): string[] {
   const withManifests = new Set(result.manifests.map((m) => m.file));
   const out: string[] = [];
   for (const f of discover(paths, { root, ignore: result.config.ignore })) {
@@ -95,7 +95,7 @@ function renderOutputFiles(result: ValidateResult, root: string, paths: string[]
 }
 
 /** The top-most directories holding the tree's manifests. */
-function manifestDirectories(result: ValidateResult): string[] {
+function manifestDirectories(result: ValidatedTree): string[] {
   const dirs = [...new Set(result.manifests.map((m) => path.posix.dirname(m.file)))].sort();
   const top: string[] = [];
   for (const d of dirs) if (!top.some((t) => t === "." || d === t || d.startsWith(`${t}/`))) top.push(d);
@@ -103,7 +103,7 @@ function manifestDirectories(result: ValidateResult): string[] {
 }
 
 /** Files that hold a CompositionTest and cannot be read: exit 2, with the line. */
-function unreadableTestFiles(result: ValidateResult, root: string): UnreadableTest[] {
+function unreadableTestFiles(result: ValidatedTree, root: string): UnreadableTest[] {
   const out: UnreadableTest[] = [];
   const seen = new Set<string>();
   for (const f of result.findings) {

@@ -1,3 +1,9 @@
+import type { Config } from "../config/config.js";
+import type { Finding } from "../core/finding.js";
+import type { Manifest } from "../manifest/manifest.js";
+import type { SchemaEngine } from "../validate/engine.js";
+import type { RepoIndex } from "../validate/repo-index.js";
+import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import type { Difference } from "./compare.js";
 
 /** What `composition-ci test` runs and what it reports. */
@@ -73,4 +79,14 @@ export function countTests(report: TestReport): TestCounts {
 export function testExitCode(report: TestReport): number {
   if (report.unreadable.length) return 2;
   return report.tests.some((t) => t.status === "failed" || t.status === "error") ? 1 : 0;
+}
+
+/** What the tests need of a validated tree: run/validate.ts's ValidateResult is one. */
+export interface ValidatedTree {
+  findings: Finding[];
+  manifests: Manifest[];
+  config: Config;
+  index: RepoIndex;
+  registry: SchemaRegistry;
+  engine: SchemaEngine;
 }

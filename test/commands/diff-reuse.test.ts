@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff, type DiffOptions } from "../../src/commands/diff.js";
+import { runDiff, type DiffOptions } from "../../src/run/diff.js";
 import { materialize } from "../../src/git/git.js";
 import { gitRepo, tempRepo, type GitRepo } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { hasChanges, type DiffReport } from "../../src/report/diff.js";
 import { gitRepo, REPO, runCli } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";

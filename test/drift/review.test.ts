@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { renderAndValidate } from "../../src/commands/check.js";
+import { renderAndValidate } from "../../src/run/check.js";
 import { loadConfig } from "../../src/config/config.js";
 import { updateSnapshotCommand } from "../../src/drift/command.js";
 import type { DriftReport } from "../../src/drift/report.js";

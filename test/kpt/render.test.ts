@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { TestRegistry } from "../oci/registry-server.js";
 import { pushValidator, VALIDATOR_SCRIPT } from "./krm-image.js";

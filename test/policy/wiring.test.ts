@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 /** The repository's policies on every manifest and every rendered object (issue 34): check, validate, diff. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { RunFunctionRequest, Severity } from "@crossplane-org/function-sdk-typescript";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { withExecLimits } from "../../src/gotemplate/budget.js";
 import { runGoTemplating } from "../../src/render/functions/go-templating/function.js";
 import { ptComposition } from "../fixtures/compositions.js";

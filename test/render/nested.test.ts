@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import { network, nestedXrFiles } from "../fixtures/nested-xrs.js";
 

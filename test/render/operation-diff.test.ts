@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import type { DiffReport } from "../../src/report/diff.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatDiff, runDiff } from "../../src/commands/diff.js";
+import { formatDiff, runDiff } from "../../src/run/diff.js";
 import { REPO, gitRepo } from "../helpers.js";
 
 describe("the PR report shows the repository's failing tests first", () => {

@@ -70,7 +70,7 @@ describe("Knative Service, Configuration and Route", () => {
 describe("Knative in a pull request", () => {
   it("a changed template that keeps its explicit revision name is refused on update; a renamed one passes", async () => {
     const { gitRepo } = await import("../helpers.js");
-    const { runDiff } = await import("../../src/commands/diff.js");
+    const { runDiff } = await import("../../src/run/diff.js");
     const fs = await import("node:fs");
     const path = await import("node:path");
     const svc = (name: string, image: string) => `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: hello}\nspec:\n  template:\n    metadata: {name: ${name}}\n    spec: {containers: [{image: ${image}}]}\n`;

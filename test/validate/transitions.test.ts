@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff } from "../../src/commands/diff.js";
+import { runDiff } from "../../src/run/diff.js";
 import { celTransitionViolations } from "../../src/validate/cel.js";
 import type { OpenAPISchema } from "../../src/validate/schemas/types.js";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";

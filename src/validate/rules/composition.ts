@@ -1,6 +1,5 @@
 import { groupOf, versionOf, type Manifest } from "../../manifest/manifest.js";
 import type { RepoIndex } from "../repo-index.js";
-import { builtinForUsualName } from "../../render/runner/select.js";
 import type { Finding } from "../../core/finding.js";
 import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
 import { closest } from "../messages.js";
@@ -112,7 +111,9 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   if (ctx.index.functions.has(fn) || fn in ctx.config.functions) return;
   // A project's own functions are built by its tooling: rendering says what it cannot run.
   if (ctx.index.embeddedFunction(fn)) return;
-  const builtin = builtinForUsualName(fn) ? fn.replace(/^.*?(function-)/, "$1") : undefined;
+  // The usual names of a built-in function: `function-x`, `crossplane-contrib-function-x`, `upbound-function-x`.
+  const bare = fn.replace(/^(crossplane-contrib|upbound)-(?=function-)/, "");
+  const builtin = bare.startsWith("function-") && ctx.builtinFunctions?.has(bare) ? fn.replace(/^.*?(function-)/, "$1") : undefined;
   if (builtin) {
     sink.add(composition, at, "composition/function-missing", "info", `${label} runs "${fn}", which has no Function object here; composition-ci runs its built-in ${builtin} for it`);
     return;

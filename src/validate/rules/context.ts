@@ -18,6 +18,8 @@ export interface RuleContext {
   readFile?: (relativePath: string) => string;
   /** The yes/no/on/off findings the manifests' own schemas left undecided (validate/yaml11.ts). */
   yaml11?: Yaml11Ledger;
+  /** The functions composition-ci runs built in, by their names (`function-patch-and-transform`): render's table, given by whoever runs the rules. */
+  builtinFunctions?: ReadonlySet<string>;
 }
 
 /** A family of rules: `composition/*`, `pt/*`, ... */

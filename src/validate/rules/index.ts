@@ -6,15 +6,13 @@ import { knativeRules } from "./knative.js";
 import { kymaRules } from "./kyma.js";
 import { porchRules } from "./porch.js";
 import { oamRules } from "./oam.js";
-import { ptRules } from "./pt.js";
 import { velaRules } from "./vela.js";
 import { xrRules } from "./xr.js";
 import { xrdRules } from "./xrd.js";
 
 export type { RuleContext } from "./context.js";
 
-// pt before function: a base is decided by its own kind's schema before the function input's (validate/yaml11.ts).
-const FAMILIES: RuleFamily[] = [compositionRules, ptRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules, kymaRules, porchRules];
+const FAMILIES: RuleFamily[] = [compositionRules, functionRules, xrdRules, xrRules, oamRules, velaRules, knativeRules, kymaRules, porchRules];
 
 /** Schema findings a semantic finding at the same spot replaces, because it says the same thing better. */
 const SUPERSEDES: Record<string, string[]> = {
@@ -29,9 +27,15 @@ const SUPERSEDES: Record<string, string[]> = {
  */
 const SUPERSEDES_IN_OBJECT: Record<string, string[]> = { "composition/mode-resources": ["schema/cel", "schema/unknown-field"] };
 
-/** Runs every semantic rule once over the index. */
-export function runRules(ctx: RuleContext): Finding[] {
-  return FAMILIES.flatMap((family) => family(ctx));
+/**
+ * Runs every semantic rule once over the index. `functionFamilies` are the rules a built-in
+ * function's own room keeps about its input (`pt/*`, render/functions/patch-and-transform/rules.ts),
+ * given by whoever runs the rules: they run after composition and before function, since a base
+ * is decided by its own kind's schema before the function input's (validate/yaml11.ts).
+ */
+export function runRules(ctx: RuleContext, functionFamilies: readonly RuleFamily[] = []): Finding[] {
+  const [composition, ...rest] = FAMILIES;
+  return [composition!, ...functionFamilies, ...rest].flatMap((family) => family(ctx));
 }
 
 /** Drops the schema findings that a semantic finding at the same file, line and column supersedes. */

@@ -1,14 +1,14 @@
-import { groupOf, type Manifest } from "../../manifest/manifest.js";
-import type { Finding } from "../../core/finding.js";
-import { getConversionFunc } from "../../render/functions/patch-and-transform/transforms.js";
-import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "../../render/functions/patch-and-transform/types.js";
-import { re2Error } from "../../go/re2.js";
-import { decodeResources } from "../../render/functions/patch-and-transform/input.js";
-import { schemaAtPath, schemaValueType } from "../schema-path.js";
-import { gvkLabel, gvkOf, type OpenAPISchema } from "../schemas/types.js";
-import { isLegacyResourcesMode } from "./composition.js";
-import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "./context.js";
-import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../yaml11.js";
+import { groupOf, type Manifest } from "../../../manifest/manifest.js";
+import type { Finding } from "../../../core/finding.js";
+import { getConversionFunc } from "./transforms.js";
+import type { ComposedTemplate, Patch, ReadinessCheck, Resources, Transform } from "./types.js";
+import { re2Error } from "../../../go/re2.js";
+import { decodeResources } from "./input.js";
+import { schemaAtPath, schemaValueType } from "../../../validate/schema-path.js";
+import { gvkLabel, gvkOf, type OpenAPISchema } from "../../../validate/schemas/types.js";
+import { isLegacyResourcesMode } from "../../../validate/rules/composition.js";
+import { asArray, asObject, asString, FindingSink, ptr, type RuleContext } from "../../../validate/rules/context.js";
+import { AMBIGUOUS_BOOLEAN, embeddedYaml11 } from "../../../validate/yaml11.js";
 
 /**
  * pt/*: function-patch-and-transform inputs (and `mode: Resources` Compositions) checked

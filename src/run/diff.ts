@@ -1,0 +1,323 @@
+import type { JsonObject } from "../core/json.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/config.js";
+import { markdownToText } from "../report/formats/diff-text.js";
+import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from "../render/builtin-versions.js";
+import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { renderSources, sourceFiles } from "../render/dependencies.js";
+import { objectCounts, type DiffReport } from "../report/diff.js";
+import { diffFindings, diffSources, sourceKeys } from "../rendered/diff.js";
+import { summarize, type FailOn, type Finding } from "../core/finding.js";
+import { decideVerdict } from "../report/verdict.js";
+import { stateCounts } from "../rendered/source.js";
+import { formatReport } from "../report/formats/index.js";
+import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
+import { maskFindings, type SecretMasker } from "../secrets/mask.js";
+import { maskerFor } from "../rendered/secrets.js";
+import type { Engine } from "../validate/kubeconform.js";
+import { loadLimits, TreeReuse, validateRepo, type ValidateResult } from "./validate.js";
+import { preload } from "../manifest/read.js";
+import type { RenderedSource } from "../rendered/source.js";
+import { TOOL_VERSION } from "../version.js";
+import { renderAndValidate, renderStepOptions } from "./check.js";
+import { headConfigChange, narrowToBase } from "../trust.js";
+import { changedPolicies } from "../policy/index.js";
+import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
+import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
+import { transitionFindings } from "../validate/transitions.js";
+import { checkTests } from "../testing/index.js";
+import { applyPolicy, objectSuppressions } from "../validate/findings.js";
+import { UsageError } from "../core/usage.js";
+import type { PackageSettings } from "../runtimes/package.js";
+
+export interface DiffOptions {
+  /** Repository root (inside a git work tree). */
+  root: string;
+  paths: string[];
+  base: string;
+  head?: string;
+  all?: boolean;
+  allowExec?: boolean;
+  developmentTargets?: Record<string, string>;
+  /** Where function packages come from, shared by both trees (a tag is resolved once). */
+  packages?: PackageSettings;
+  /** Settings that widen the run come from the base ref's config (pull requests). */
+  trustBaseConfig?: boolean;
+  timeoutMs?: number;
+  /** How deep composed XRs render with their own Compositions (default 5). */
+  maxNestedDepth?: number;
+  /** --crossplane-version: the release both sides render as. */
+  crossplaneVersion?: string;
+  configFile?: string;
+  crds?: string[];
+  /** Admission policy files or directories besides the repository's (`--policies`). */
+  policies?: string[];
+  schemaLocations?: string[];
+  engine?: Engine;
+  kubeconformPath?: string;
+  /** What fails the run (the verdict the report's headline states). */
+  failOn?: FailOn;
+  failOnNew?: boolean;
+  /** The workflow run's URL, for the report's link (the Action). */
+  runUrl?: string;
+  /** Validate each tree on its own and write every base file (the tests compare this with the default). */
+  fullValidation?: boolean;
+}
+
+export interface DiffResult {
+  report: DiffReport;
+  /** Masks secrets in any text before it is written. */
+  masker: SecretMasker;
+  /** The findings at head (validation and rendering). */
+  headFindings: Finding[];
+  /** What the head's affected sources render (the committed drift snapshot is compared with them). */
+  headSources: RenderedSource[];
+}
+
+/** One tree of the comparison: its validation, its sources by key, and (once rendered) what they make. */
+interface Side {
+  root: string;
+  result: ValidateResult;
+  /** Every source the tree could render, with the key it is known by across trees. */
+  keys: Map<Manifest, string>;
+  sources: RenderedSource[];
+  findings: Finding[];
+}
+
+/** The report in a format, with secret values masked value by value (and the markdown's free text redacted). */
+export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sarif" | "text", maxChars = COMMENT_LIMIT, linkBase?: string): string {
+  const { masker } = result;
+  if (format === "json") return JSON.stringify(masker.redactJson(result.report), null, 2) + "\n";
+  // For a terminal: the whole report, without markup or a size limit.
+  if (format === "text") return markdownToText(masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars: Number.MAX_SAFE_INTEGER })));
+  if (format === "sarif") {
+    const findings = maskFindings(result.headFindings, masker);
+    return formatReport("sarif", { findings, summary: summarize(findings, 0, 0), toolVersion: TOOL_VERSION });
+  }
+  return masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." }));
+}
+
+const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+export async function runDiff(options: DiffOptions): Promise<DiffResult> {
+  const cleanups: Materialized[] = [];
+  const removeTrees = () => {
+    for (const c of cleanups.splice(0)) c.cleanup();
+  };
+  // A tree may be in RAM (/dev/shm): an interrupted run removes it too, those git is still writing
+  // included, then exits with 128 + the signal's number, as a shell reports a process it ended (a
+  // re-raised signal would not end the process when anything else listens for it).
+  const interrupted = (signal: NodeJS.Signals) => {
+    removeTrees();
+    removeMaterialized();
+    for (const s of SIGNALS) process.removeListener(s, interrupted);
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  };
+  for (const s of SIGNALS) process.once(s, interrupted);
+  try {
+    const top = await topLevel(options.root).catch(() => {
+      throw new UsageError(`${options.root} is not inside a git repository: diff compares two git refs`);
+    });
+    const prefix = path.relative(top, options.root);
+    const baseCommit = await resolveCommit(options.base, top);
+    const headCommit = options.head ? await resolveCommit(options.head, top) : undefined;
+    const changed = (await changedFiles(baseCommit, headCommit, top))
+      .map((f) => path.relative(prefix, f).split(path.sep).join("/"))
+      .filter((f) => !f.startsWith(".."));
+    // Writing thousands of files is what materializing a tree costs: trees go to memory when
+    // there is room, and a tree's files that another holds byte for byte are hard links to those.
+    // Neither when code from the repository may run: it could write to a file of one tree, which
+    // would then be the other's too, and a tmpfs may forbid executing files.
+    const cheap: { inMemory?: boolean; linkFrom?: string } = options.allowExec || options.fullValidation ? {} : { inMemory: true, linkFrom: top };
+    let headRoot = options.root;
+    let headTop = top;
+    if (headCommit) {
+      const headTree = await materialize(headCommit, top, cheap);
+      cleanups.push(headTree);
+      headTop = headTree.dir;
+      headRoot = path.join(headTree.dir, prefix);
+    }
+    // The trees share what they have in common: files parsed once, objects checked once per schema.
+    const reuse = options.fullValidation ? undefined : new TreeReuse();
+    const writing = materialize(baseCommit, top, { ...cheap, linkFrom: cheap.linkFrom && headTop });
+    writing.catch(() => undefined); // awaited below; meanwhile it must not count as unhandled
+    // While git writes the base tree, the head's files are parsed: most of the base's are the same.
+    if (reuse) await preloadSide(headRoot, options, reuse);
+    const baseTree = await writing;
+    cleanups.push(baseTree);
+    const baseSide = await analyze(path.join(baseTree.dir, prefix), options, reuse);
+    const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
+    const headSide = await analyze(headRoot, options, reuse, narrow, baseSide);
+    const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
+    const coverage = renderCoverage(changed, [baseSide, headSide]);
+    const selected = renderAll ? undefined : coverage.affected;
+    // The head's rendered objects that exist at base are admitted as UPDATEs of the base's: with
+    // policies, the base renders first.
+    // A function moved to another version renders from its real packages, where they can be had (each side its own).
+    const moves = builtinVersionMoves(baseSide.result.manifests, headSide.result.manifests, headSide.result.config);
+    const outcomes = { base: new Map(moves.map((m) => [m.name, {}])), head: new Map(moves.map((m) => [m.name, {}])) };
+    if (headSide.result.policies.set.policies.length) {
+      await renderSide(baseSide, options, selected, undefined, outcomes.base);
+      await renderSide(headSide, options, selected, previousObjects(baseSide), outcomes.head);
+    } else await Promise.all([renderSide(baseSide, options, selected, undefined, outcomes.base), renderSide(headSide, options, selected, undefined, outcomes.head)]);
+    for (const side of [baseSide, headSide]) await testSide(side, options);
+    // A pull request is an update: the head's objects that exist at base meet their transition rules.
+    // A Function whose version changes while it runs built in: the diff cannot show what the new version does.
+    const versions = builtinVersionChanges(moves, headSide.sources, outcomes);
+    headSide.findings = [...headSide.findings, ...applyPolicy(versions, headSide.result.config.rules, objectSuppressions(versions, headSide.result.manifests))];
+    const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
+    headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
+    const masker = maskerFor(
+      [...baseSide.result.manifests, ...headSide.result.manifests],
+      [...baseSide.sources, ...headSide.sources],
+      [...new Set([...baseSide.result.config.secretFields, ...headSide.result.config.secretFields])],
+    );
+    // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
+    const changes = diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {});
+    const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
+    // A secret that changed leaves the findings that quote it as they were.
+    const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redactAlike(text));
+    const report: DiffReport = {
+      version: 1,
+      tool: { name: "composition-ci", version: TOOL_VERSION },
+      base: { ref: options.base, commit: baseCommit },
+      head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
+      sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
+      changes,
+      ...(coverage.unrendered.length ? { unrenderedFiles: coverage.unrendered } : {}),
+      ...definitionsOf(baseSide, headSide),
+      objects: objectCounts(changes),
+      findings,
+      verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
+    };
+    if (options.runUrl) report.run = { url: options.runUrl };
+    return { report, masker, headFindings: headSide.findings, headSources: headSide.sources };
+  } catch (err) {
+    if (err instanceof GitError || err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  } finally {
+    removeTrees();
+    for (const s of SIGNALS) process.removeListener(s, interrupted);
+  }
+}
+
+async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | undefined, trusted?: Config, base?: Side): Promise<Side> {
+  const config = loadConfig(root, options.configFile);
+  const result = await validateRepo({
+    root,
+    paths: options.paths.filter((p) => fs.existsSync(path.resolve(root, p))),
+    config: trusted ? narrowToBase(config, trusted) : config,
+    crds: options.crds,
+    policies: options.policies,
+    // A pull request is checked against its base's policies: it cannot switch off its own rules.
+    ...(trusted && base ? { policiesFrom: base.result.policies } : {}),
+    ...(base ? { previous: base.result.manifests } : {}),
+    schemaLocations: options.schemaLocations,
+    engine: options.engine,
+    kubeconformPath: options.kubeconformPath,
+    packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
+    reuse,
+  });
+  const candidates = renderSources(result.index, root);
+  const keys = sourceKeys(candidates);
+  const change = trusted && headConfigChange(config, trusted);
+  const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
+  const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
+  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
+}
+
+/** Parses a tree's files into the shared cache ahead of its validation; a problem is left for the validation to meet. */
+async function preloadSide(root: string, options: DiffOptions, reuse: TreeReuse): Promise<void> {
+  try {
+    const config = loadConfig(root, options.configFile);
+    const paths = options.paths.filter((p) => fs.existsSync(path.resolve(root, p)));
+    await preload(paths, root, config.ignore, loadLimits(config), reuse.scanned);
+  } catch {
+    // The validation of the tree reads it again and reports what went wrong.
+  }
+}
+
+/** The tree's CompositionTests and golden files, as check runs them: a failing one is a finding. */
+async function testSide(side: Side, options: DiffOptions): Promise<void> {
+  const tests = await checkTests(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, developmentTargets: options.developmentTargets, packages: options.packages });
+  side.findings = [...side.findings, ...tests.findings];
+}
+
+async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined, previous?: Map<string, JsonObject>, realPackages?: Map<string, PackageOutcome>): Promise<void> {
+  const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
+  const rendered = await renderAndValidate(side.result, side.root, {
+    ...renderStepOptions(options),
+    ...(realPackages?.size ? { realPackages } : {}),
+    select,
+    ...(previous ? { oldObject: (s: RenderedSource, key: string) => previous.get(`${side.keys.get(s.source) ?? ""}\u0000${key}`) } : {}),
+  });
+  side.sources = rendered.sources;
+  side.findings = [...side.findings, ...rendered.findings];
+}
+
+/**
+ * The objects present on both sides whose change is known without rendering: XRDs (what it means
+ * for their XRs and claims), Compositions (steps and composed resources), activation policies,
+ * package dependencies and package versions.
+ */
+function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[] } {
+  const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
+  const before = new Map(base.result.manifests.filter((m) => knownChanges(m)).map((m) => [key(m), m]));
+  const definitions: DefinitionDiff[] = [];
+  for (const m of head.result.manifests) {
+    const compare = knownChanges(m);
+    const old = compare ? before.get(key(m)) : undefined;
+    if (!compare || !old || JSON.stringify(old.object) === JSON.stringify(m.object)) continue;
+    const changes = compare(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
+    if (changes.length) definitions.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes });
+  }
+  return definitions.length ? { definitions } : {};
+}
+
+/** How a kind's change is told without rendering, for the kinds that have a way. */
+function knownChanges(m: Manifest): ((base: Record<string, unknown>, head: Record<string, unknown>) => DefinitionChange[]) | undefined {
+  if (m.group === "apiextensions.crossplane.io") {
+    if (m.kind === "CompositeResourceDefinition") return xrdChanges;
+    if (m.kind === "Composition") return compositionChanges;
+    if (m.kind === "ManagedResourceActivationPolicy") return activationChanges;
+  }
+  if (m.group === "meta.pkg.crossplane.io" || (m.kind === "Project" && (m.group === "meta.dev.upbound.io" || m.group === "dev.crossplane.io"))) return dependencyChanges;
+  if (m.group === "pkg.crossplane.io" && ["Provider", "Function", "Configuration"].includes(m.kind)) return packageChanges;
+  return undefined;
+}
+
+/** The base side's rendered objects by source key and object key. */
+function previousObjects(side: Side): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
+  for (const s of side.sources) s.objects.forEach((o, i) => out.set(`${side.keys.get(s.source) ?? ""}\u0000${s.keys[i] ?? ""}`, o as JsonObject));
+  return out;
+}
+
+/** The config changed, or code a configured function runs may have: every source may render differently. */
+function everythingAffected(changed: string[], ...configs: Config[]): boolean {
+  if (changed.includes(CONFIG_FILE)) return true;
+  const runsCode = configs.some((c) => Object.values(c.functions ?? {}).some((f) => "command" in f || "module" in f));
+  return runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f));
+}
+
+/**
+ * Keys of the sources, on either side, that render from a changed file; and the changed files
+ * holding objects (on either side) that no source renders from.
+ */
+function renderCoverage(changed: string[], sides: Side[]): { affected: Set<string>; unrendered: string[] } {
+  const changedSet = new Set(changed);
+  const affected = new Set<string>();
+  const rendered = new Set<string>();
+  for (const side of sides) {
+    for (const [m, key] of side.keys) {
+      const files = sourceFiles(m, side.result.index);
+      for (const file of files) if (changedSet.has(file)) rendered.add(file);
+      if ([...files].some((file) => changedSet.has(file))) affected.add(key);
+    }
+  }
+  const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
+  return { affected, unrendered: changed.filter((f) => holdObjects.has(f) && !rendered.has(f)) };
+}
