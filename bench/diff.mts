@@ -39,9 +39,16 @@ const affected = await timed(false);
 const everything = await timed(true);
 const separate = await timed(false, true);
 console.log(`diff on ${N} Compositions, one changed`);
-console.log(`  affected only: rendered ${affected.report.sources.rendered} of ${affected.report.sources.total} sources, ${affected.ms.toFixed(0)} ms, changed: ${affected.report.changes.filter((c) => c.status !== "unchanged").map((c) => c.name).join(", ")}`);
+console.log(
+  `  affected only: rendered ${affected.report.sources.rendered} of ${affected.report.sources.total} sources, ${affected.ms.toFixed(0)} ms, changed: ${affected.report.changes
+    .filter((c) => c.status !== "unchanged")
+    .map((c) => c.name)
+    .join(", ")}`,
+);
 console.log(`  --all:         rendered ${everything.report.sources.rendered} of ${everything.report.sources.total} sources, ${everything.ms.toFixed(0)} ms`);
 console.log(`  ratio (--all / affected): ${(everything.ms / affected.ms).toFixed(2)}x`);
-console.log(`  affected only, each tree read and validated on its own (no shared work): ${separate.ms.toFixed(0)} ms, ${(separate.ms / affected.ms).toFixed(2)}x the shared run`);
+console.log(
+  `  affected only, each tree read and validated on its own (no shared work): ${separate.ms.toFixed(0)} ms, ${(separate.ms / affected.ms).toFixed(2)}x the shared run`,
+);
 console.log(`  target (issue 20): affected-only diff < 1500 ms: ${affected.ms < 1500 ? "met" : "not met"}`);
 fs.rmSync(dir, { recursive: true, force: true });

@@ -56,16 +56,26 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
 
 /** The CLI as its bin runs (the launcher starts node again with a small young generation); `plain`: without that. */
 const ours = (dir: string, cache: string, plain = false) =>
-  run(process.execPath, [cli, "validate", ".", "--crds", crds, "--cache-dir", cache, "--format", "json", "--output", path.join(os.tmpdir(), "cci-oneshot.json")], dir, plain ? { ...process.env, COMPOSITION_CI_NO_REEXEC: "1" } : process.env);
+  run(
+    process.execPath,
+    [cli, "validate", ".", "--crds", crds, "--cache-dir", cache, "--format", "json", "--output", path.join(os.tmpdir(), "cci-oneshot.json")],
+    dir,
+    plain ? { ...process.env, COMPOSITION_CI_NO_REEXEC: "1" } : process.env,
+  );
 
 /** The CRDs as kubeconform's JSON schemas: `<kind>_<version>.json`, lower case. */
 function kubeconformSchemas(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-schemas-"));
   for (const file of fs.readdirSync(crds)) {
-    for (const doc of jsyaml.loadAll(fs.readFileSync(path.join(crds, file), "utf8")) as { spec?: { names?: { kind?: string }; versions?: { name: string; schema?: { openAPIV3Schema?: object } }[] } }[]) {
+    for (const doc of jsyaml.loadAll(fs.readFileSync(path.join(crds, file), "utf8")) as {
+      spec?: { names?: { kind?: string }; versions?: { name: string; schema?: { openAPIV3Schema?: object } }[] };
+    }[]) {
       for (const v of doc?.spec?.versions ?? []) {
         if (!v.schema?.openAPIV3Schema || !doc.spec?.names?.kind) continue;
-        fs.writeFileSync(path.join(dir, `${doc.spec.names.kind.toLowerCase()}_${v.name}.json`), JSON.stringify(toJsonSchema(v.schema.openAPIV3Schema as never, { structural: true })));
+        fs.writeFileSync(
+          path.join(dir, `${doc.spec.names.kind.toLowerCase()}_${v.name}.json`),
+          JSON.stringify(toJsonSchema(v.schema.openAPIV3Schema as never, { structural: true })),
+        );
       }
     }
   }
@@ -74,7 +84,9 @@ function kubeconformSchemas(): string {
 
 const best = (xs: number[]) => Math.min(...xs);
 const corpusFiles = (function count(dir: string): number {
-  return fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? count(path.join(dir, e.name)) : /\.(ya?ml|json)$/.test(e.name) ? 1 : 0), 0);
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .reduce((n, e) => n + (e.isDirectory() ? count(path.join(dir, e.name)) : /\.(ya?ml|json)$/.test(e.name) ? 1 : 0), 0);
 })(corpus);
 const fixedRepo = fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-one-"));
 fs.copyFileSync(path.join(repo, "examples/crossplane/xr.yaml"), path.join(fixedRepo, "xr.yaml"));
@@ -83,7 +95,10 @@ ours(fixedRepo, fixedCache);
 const fixed = best([0, 1, 2].map(() => run(process.execPath, [cli, "validate", ".", "--cache-dir", fixedCache], fixedRepo).ms));
 const schemas = kubeconform ? kubeconformSchemas() : undefined;
 
-if (kubeconform) console.log(`kubeconform: ${kubeconform}${kubeconformOffline ? " (offline: the CRDs' schemas only, kinds without one skipped, core kinds included)" : " (default schemas and the CRDs')"}`);
+if (kubeconform)
+  console.log(
+    `kubeconform: ${kubeconform}${kubeconformOffline ? " (offline: the CRDs' schemas only, kinds without one skipped, core kinds included)" : " (default schemas and the CRDs')"}`,
+  );
 console.log(`one-shot benchmark (node ${process.version}, the CLI as its bin runs; ${os.cpus().length} CPUs; best of 3, interleaved)`);
 console.log(`  fixed cost, one-file repository: ${fixed.toFixed(0)} ms (target <= 250 ms): ${fixed <= 250 ? "met" : "NOT met"}`);
 for (const n of [1, 10, 40]) {
@@ -99,15 +114,28 @@ for (const n of [1, 10, 40]) {
     warm.push(w.ms);
     rss = Math.max(rss, w.rssMiB ?? 0);
     cold.push(ours(dir, fs.mkdtempSync(path.join(os.tmpdir(), "cci-oneshot-cold-"))).ms);
-    const locations = [...(kubeconformOffline ? ["-ignore-missing-schemas"] : ["-schema-location", "default"]), "-schema-location", `${schemas}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`];
+    const locations = [
+      ...(kubeconformOffline ? ["-ignore-missing-schemas"] : ["-schema-location", "default"]),
+      "-schema-location",
+      `${schemas}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`,
+    ];
     if (kubeconform && schemas) theirs.push(run(kubeconform, ["-n", "2", "-summary", ...locations, "."], dir).ms);
   }
   const plainRss = n === 40 ? ours(dir, warmCache, true).rssMiB : undefined;
-  if (n === 40 && rss) console.log(`  peak RSS at 40x: ${rss.toFixed(0)} MiB (target < 250 MiB): ${rss < 250 ? "met" : "NOT met"}${plainRss ? `; ${plainRss.toFixed(0)} MiB in one node with V8's default young generation` : ""}`);
+  if (n === 40 && rss)
+    console.log(
+      `  peak RSS at 40x: ${rss.toFixed(0)} MiB (target < 250 MiB): ${rss < 250 ? "met" : "NOT met"}${plainRss ? `; ${plainRss.toFixed(0)} MiB in one node with V8's default young generation` : ""}`,
+    );
   const line = `  ${String(n).padStart(2)}x (${(n * corpusFiles).toLocaleString("en")} files): warm ${best(warm).toFixed(0)} ms, cold ${best(cold).toFixed(0)} ms (cold/warm ${(best(cold) / best(warm)).toFixed(2)}x)${rss ? `, peak RSS ${rss.toFixed(0)} MiB` : ""}`;
-  console.log(theirs.length ? `${line}; kubeconform ${best(theirs).toFixed(0)} ms: ours/kubeconform warm ${(best(warm) / best(theirs)).toFixed(2)}x, cold ${(best(cold) / best(theirs)).toFixed(2)}x` : line);
+  console.log(
+    theirs.length
+      ? `${line}; kubeconform ${best(theirs).toFixed(0)} ms: ours/kubeconform warm ${(best(warm) / best(theirs)).toFixed(2)}x, cold ${(best(cold) / best(theirs)).toFixed(2)}x`
+      : line,
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 }
-if (!kubeconform) console.log("  kubeconform: not found (--kubeconform PATH, or on PATH; releases at github.com/yannh/kubeconform): ratios to it not printed; bench/validate.ts prints the parse-floor ratio");
+if (!kubeconform)
+  console.log(
+    "  kubeconform: not found (--kubeconform PATH, or on PATH; releases at github.com/yannh/kubeconform): ratios to it not printed; bench/validate.ts prints the parse-floor ratio",
+  );
 if (!time) console.log("  peak RSS: /usr/bin/time is not there (Debian's `time` package)");
-

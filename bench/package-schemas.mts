@@ -21,7 +21,8 @@ function fields(n: number, prefix: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (let i = 0; i < n; i++) {
     const name = `${prefix}Field${i}`;
-    if (i % 5 === 0) out[name] = { type: "array", items: { type: "object", properties: { key: { type: "string" }, value: { type: "string" }, weight: { type: "number" } } } };
+    if (i % 5 === 0)
+      out[name] = { type: "array", items: { type: "object", properties: { key: { type: "string" }, value: { type: "string" }, weight: { type: "number" } } } };
     else if (i % 5 === 1) out[name] = { type: "object", additionalProperties: { type: "string" } };
     else if (i % 5 === 2) out[name] = { type: "string", enum: ["Enabled", "Disabled", "Suspended"] };
     else if (i % 5 === 3) out[name] = { type: "number" };
@@ -41,55 +42,95 @@ function crd(i: number): unknown {
       group: "bench.upbound.io",
       names: { kind, plural: `resource${i}s`, singular: `resource${i}`, listKind: `${kind}List` },
       scope: "Cluster",
-      versions: [{
-        name: "v1beta1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: "object",
-            properties: {
-              apiVersion: { type: "string" },
-              kind: { type: "string" },
-              metadata: { type: "object" },
-              spec: {
-                type: "object",
-                required: ["forProvider"],
-                properties: {
-                  deletionPolicy: { type: "string", enum: ["Orphan", "Delete"], default: "Delete" },
-                  managementPolicies: { type: "array", items: { type: "string", enum: ["Observe", "Create", "Update", "Delete", "LateInitialize", "*"] }, default: ["*"] },
-                  providerConfigRef: { type: "object", required: ["name"], properties: { name: { type: "string" } }, default: { name: "default" } },
-                  forProvider: parameters,
-                  initProvider: parameters,
+      versions: [
+        {
+          name: "v1beta1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                apiVersion: { type: "string" },
+                kind: { type: "string" },
+                metadata: { type: "object" },
+                spec: {
+                  type: "object",
+                  required: ["forProvider"],
+                  properties: {
+                    deletionPolicy: { type: "string", enum: ["Orphan", "Delete"], default: "Delete" },
+                    managementPolicies: {
+                      type: "array",
+                      items: { type: "string", enum: ["Observe", "Create", "Update", "Delete", "LateInitialize", "*"] },
+                      default: ["*"],
+                    },
+                    providerConfigRef: { type: "object", required: ["name"], properties: { name: { type: "string" } }, default: { name: "default" } },
+                    forProvider: parameters,
+                    initProvider: parameters,
+                  },
+                  "x-kubernetes-validations": [
+                    {
+                      rule: "!('*' in self.managementPolicies || 'Create' in self.managementPolicies || 'Update' in self.managementPolicies) || has(self.forProvider.region) || (has(self.initProvider) && has(self.initProvider.region))",
+                      message: "spec.forProvider.region is a required parameter",
+                    },
+                  ],
                 },
-                "x-kubernetes-validations": [{ rule: "!('*' in self.managementPolicies || 'Create' in self.managementPolicies || 'Update' in self.managementPolicies) || has(self.forProvider.region) || (has(self.initProvider) && has(self.initProvider.region))", message: "spec.forProvider.region is a required parameter" }],
+                status: { type: "object", properties: { atProvider: { type: "object", properties: fields(30, "at") } } },
               },
-              status: { type: "object", properties: { atProvider: { type: "object", properties: fields(30, "at") } } },
             },
           },
         },
-      }],
+      ],
     },
   };
 }
 
 const registry = new TestRegistry();
 await registry.start();
-const packageYaml = [{ apiVersion: "meta.pkg.crossplane.io/v1", kind: "Provider", metadata: { name: "provider-bench" } }, ...Array.from({ length: KINDS }, (_, i) => crd(i))].map((d) => `---\n${YAML.stringify(d)}`).join("");
+const packageYaml = [
+  { apiVersion: "meta.pkg.crossplane.io/v1", kind: "Provider", metadata: { name: "provider-bench" } },
+  ...Array.from({ length: KINDS }, (_, i) => crd(i)),
+]
+  .map((d) => `---\n${YAML.stringify(d)}`)
+  .join("");
 const meta = await layer([{ name: "package.yaml", content: packageYaml }]);
-registry.push("upbound/provider-bench", "v1.0.0", { "linux/amd64": { layers: [{ bytes: meta, compression: "gzip", annotations: { "io.crossplane.xpkg": "base" } }] }, "linux/arm64": { layers: [{ bytes: meta, compression: "gzip", annotations: { "io.crossplane.xpkg": "base" } }] } });
+registry.push("upbound/provider-bench", "v1.0.0", {
+  "linux/amd64": { layers: [{ bytes: meta, compression: "gzip", annotations: { "io.crossplane.xpkg": "base" } }] },
+  "linux/arm64": { layers: [{ bytes: meta, compression: "gzip", annotations: { "io.crossplane.xpkg": "base" } }] },
+});
 
 const repo = fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-schemas-"));
 fs.writeFileSync(path.join(repo, ".composition-ci.yaml"), `functions:\n  trusted: ["${registry.host}/upbound/*"]\n`);
-fs.writeFileSync(path.join(repo, "crossplane.yaml"), `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: bench}\nspec:\n  dependsOn:\n    - provider: ${registry.host}/upbound/provider-bench\n      version: v1.0.0\n`);
+fs.writeFileSync(
+  path.join(repo, "crossplane.yaml"),
+  `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: bench}\nspec:\n  dependsOn:\n    - provider: ${registry.host}/upbound/provider-bench\n      version: v1.0.0\n`,
+);
 for (let i = 0; i < USED; i++) {
-  fs.writeFileSync(path.join(repo, `mr-${i}.yaml`), YAML.stringify({ apiVersion: "bench.upbound.io/v1beta1", kind: `Resource${i * 9}`, metadata: { name: `mr-${i}` }, spec: { forProvider: { region: "eu-north-1", paramField2: "Enabled", paramField3: 3 } } }));
+  fs.writeFileSync(
+    path.join(repo, `mr-${i}.yaml`),
+    YAML.stringify({
+      apiVersion: "bench.upbound.io/v1beta1",
+      kind: `Resource${i * 9}`,
+      metadata: { name: `mr-${i}` },
+      spec: { forProvider: { region: "eu-north-1", paramField2: "Enabled", paramField3: 3 } },
+    }),
+  );
 }
 
 async function run(cacheDir: string, withPackages: boolean) {
   const start = performance.now();
-  const result = await validateRepo({ root: repo, paths: ["."], config: loadConfig(repo), cacheDir, packages: withPackages ? { settings: packageSettings({ cacheDir, offline: false }), allowExec: false } : undefined });
-  return { ms: performance.now() - start, missing: result.findings.filter((f) => f.rule === "schema/missing").length, errors: result.findings.filter((f) => f.severity === "error").length };
+  const result = await validateRepo({
+    root: repo,
+    paths: ["."],
+    config: loadConfig(repo),
+    cacheDir,
+    packages: withPackages ? { settings: packageSettings({ cacheDir, offline: false }), allowExec: false } : undefined,
+  });
+  return {
+    ms: performance.now() - start,
+    missing: result.findings.filter((f) => f.rule === "schema/missing").length,
+    errors: result.findings.filter((f) => f.severity === "error").length,
+  };
 }
 
 const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-schemas-cache-"));
@@ -100,7 +141,9 @@ const warmRequests = registry.requests.length - requests;
 const none = await run(fs.mkdtempSync(path.join(os.tmpdir(), "cci-bench-none-")), false);
 await registry.stop();
 
-console.log(`package schemas benchmark (one run; a provider package of ${KINDS} CRDs, package.yaml ${(packageYaml.length / 1024 / 1024).toFixed(1)} MiB; ${USED} managed resources)`);
+console.log(
+  `package schemas benchmark (one run; a provider package of ${KINDS} CRDs, package.yaml ${(packageYaml.length / 1024 / 1024).toFixed(1)} MiB; ${USED} managed resources)`,
+);
 console.log(`  cold (pull, parse, compile): ${cold.ms.toFixed(0)} ms, ${cold.missing} kinds without schema, ${cold.errors} errors`);
 console.log(`  warm (cached package, cached validators): ${warm.ms.toFixed(0)} ms, ${warmRequests} registry requests`);
 console.log(`  without the package: ${none.ms.toFixed(0)} ms, ${none.missing} kinds without schema`);

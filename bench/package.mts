@@ -18,7 +18,10 @@ import { pushGreetFunction } from "../test/oci/function-image.js";
 
 const request = RunFunctionRequest.fromJSON({
   meta: { tag: "bench" },
-  observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XGreeting", metadata: { name: "b" }, spec: { greeting: "hej" } }, connectionDetails: {} }, resources: {} },
+  observed: {
+    composite: { resource: { apiVersion: "example.org/v1", kind: "XGreeting", metadata: { name: "b" }, spec: { greeting: "hej" } }, connectionDetails: {} },
+    resources: {},
+  },
   desired: { composite: { resource: { apiVersion: "example.org/v1", kind: "XGreeting", metadata: { name: "b" } }, connectionDetails: {} }, resources: {} },
   context: {},
 });
@@ -63,4 +66,6 @@ console.log(`  first call (pull, unpack, start, call): ${cold.toFixed(0)} ms`);
 console.log(`  second run's first call (cache, start, call): ${cached.toFixed(0)} ms, ${cachedRequests} registry requests`);
 console.log(`  warm call over gRPC: ${warm.toFixed(3)} ms`);
 console.log(`  built-in call in-process: ${(builtinTotal / builtinRuns).toFixed(3)} ms`);
-console.log(`  ratios: first / warm ${(cold / warm).toFixed(0)}x, cached first / warm ${(cached / warm).toFixed(0)}x, warm / built-in ${(warm / (builtinTotal / builtinRuns)).toFixed(0)}x`);
+console.log(
+  `  ratios: first / warm ${(cold / warm).toFixed(0)}x, cached first / warm ${(cached / warm).toFixed(0)}x, warm / built-in ${(warm / (builtinTotal / builtinRuns)).toFixed(0)}x`,
+);

@@ -117,6 +117,10 @@ await best(["zz-policies/**"]); // fills the validator cache
 const without = await best(["zz-policies/**"]);
 const withPolicies = await best([]);
 console.log(`policies: ${COPIES}x e2e corpus, ${POLICIES} policies, best of ${ROUNDS}, validator cache warm`);
-console.log(`  check (dist/cli.js, fresh process): without policies ${check.without.toFixed(0)} ms, with ${check.with.toFixed(0)} ms: ${(check.with / check.without).toFixed(2)}x (target <= 1.25x)`);
-console.log(`  validation alone (in process):      without policies ${without.ms.toFixed(0)} ms, with ${withPolicies.ms.toFixed(0)} ms: ${(withPolicies.ms / without.ms).toFixed(2)}x`);
+console.log(
+  `  check (dist/cli.js, fresh process): without policies ${check.without.toFixed(0)} ms, with ${check.with.toFixed(0)} ms: ${(check.with / check.without).toFixed(2)}x (target <= 1.25x)`,
+);
+console.log(
+  `  validation alone (in process):      without policies ${without.ms.toFixed(0)} ms, with ${withPolicies.ms.toFixed(0)} ms: ${(withPolicies.ms / without.ms).toFixed(2)}x`,
+);
 fs.rmSync(work, { recursive: true, force: true });

@@ -50,7 +50,9 @@ const composition = {
         input: {
           apiVersion: "pt.fn.crossplane.io/v1beta1",
           kind: "Resources",
-          patchSets: [{ name: "common", patches: [{ fromFieldPath: "metadata.labels", toFieldPath: "metadata.labels", policy: { toFieldPath: "MergeObjects" } }] }],
+          patchSets: [
+            { name: "common", patches: [{ fromFieldPath: "metadata.labels", toFieldPath: "metadata.labels", policy: { toFieldPath: "MergeObjects" } }] },
+          ],
           resources,
         },
       },

@@ -74,7 +74,9 @@ const parse = parses[0]!;
 
 const parseMs = best(parses);
 const row = (name: string, r: { ms: number; documents: number }) =>
-  `${name.padEnd(22)} ${r.ms.toFixed(0).padStart(7)} ms  ${Math.round((r.documents / r.ms) * 1000).toString().padStart(7)} docs/s  ratio ${(r.ms / parseMs).toFixed(2)}`;
+  `${name.padEnd(22)} ${r.ms.toFixed(0).padStart(7)} ms  ${Math.round((r.documents / r.ms) * 1000)
+    .toString()
+    .padStart(7)} docs/s  ratio ${(r.ms / parseMs).toFixed(2)}`;
 console.log(`corpus: ${files.length} files, ${parse.documents} documents (${COPIES} copies of crossplane-e2e), ${os.cpus().length} cores`);
 console.log(row("parse only (js-yaml)", { ms: parseMs, documents: parse.documents }));
 console.log(row("validate, cold cache", cold));
@@ -82,11 +84,15 @@ console.log(row("validate, warm cache", warm));
 console.log(row(`validate, warm, best of ${ROUNDS}`, { ...warm, ms: best(withRules) }));
 const phases = Object.entries(bestRun.timings).map(([phase, ms]) => `${phase} ${ms.toFixed(0)}`);
 console.log(`best warm run by phase (ms): ${phases.join(", ")} (read is discovery and parsing, with the --crds files)`);
-console.log(`semantic rules: ${best(withRules).toFixed(0)} ms with, ${best(schemaOnly).toFixed(0)} ms without, ratio ${(best(withRules) / best(schemaOnly)).toFixed(2)} (target <= 1.20)`);
+console.log(
+  `semantic rules: ${best(withRules).toFixed(0)} ms with, ${best(schemaOnly).toFixed(0)} ms without, ratio ${(best(withRules) / best(schemaOnly)).toFixed(2)} (target <= 1.20)`,
+);
 // The process's high-water mark (the kernel's; a timer sampling it never fires while a run holds
 // the thread), over every run above in one process with V8's default heap: what one CLI or Action
 // run takes is bench/oneshot.mts's figure.
 const peakRss = process.resourceUsage().maxRSS * 1024;
-console.log(`findings: ${warm.findings}; peak RSS of this process over its ${1 + 2 * ROUNDS} validations and ${1 + ROUNDS} parses: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (one CLI run: bench/oneshot.mts); target ratio <= 1.3`);
+console.log(
+  `findings: ${warm.findings}; peak RSS of this process over its ${1 + 2 * ROUNDS} validations and ${1 + ROUNDS} parses: ${(peakRss / 1024 / 1024).toFixed(0)} MiB (one CLI run: bench/oneshot.mts); target ratio <= 1.3`,
+);
 fs.rmSync(work, { recursive: true, force: true });
 fs.rmSync(cacheDir, { recursive: true, force: true });

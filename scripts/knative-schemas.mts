@@ -15,7 +15,9 @@ if (!dir) {
 }
 const entries: unknown[] = [];
 for (const name of ["service", "configuration", "route", "revision"]) {
-  const crd = jsyaml.load(fs.readFileSync(path.join(dir, `${name}.yaml`), "utf8")) as { spec: { group: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema?: unknown } }[] } };
+  const crd = jsyaml.load(fs.readFileSync(path.join(dir, `${name}.yaml`), "utf8")) as {
+    spec: { group: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema?: unknown } }[] };
+  };
   for (const v of crd.spec.versions) {
     if (v.schema?.openAPIV3Schema) entries.push({ apiVersion: `${crd.spec.group}/${v.name}`, kind: crd.spec.names.kind, schema: v.schema.openAPIV3Schema });
   }
@@ -26,5 +28,8 @@ const header = `# Knative Serving's Service, Configuration, Route and Revision (
 # Copyright The Knative Authors. Licensed under the Apache License, Version 2.0
 # (https://www.apache.org/licenses/LICENSE-2.0); the schemas are used unmodified.
 `;
-fs.writeFileSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), "../schemas/knative.yaml"), header + jsyaml.dump({ schemas: entries }, { lineWidth: -1, noRefs: true }));
+fs.writeFileSync(
+  path.resolve(path.dirname(new URL(import.meta.url).pathname), "../schemas/knative.yaml"),
+  header + jsyaml.dump({ schemas: entries }, { lineWidth: -1, noRefs: true }),
+);
 console.log(`wrote schemas/knative.yaml (${entries.length} schemas)`);

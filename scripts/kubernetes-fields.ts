@@ -22,14 +22,22 @@ const output = path.join(repo, "schemas/kubernetes-fields.json");
 export function kubernetesFieldTable(): FieldTable {
   const types: Record<string, Record<string, FieldType>> = {};
   const kinds: Record<string, string> = {};
-  const keyOf = (file: string) => path.relative(path.dirname(models), file).replace(/\\/g, "/").replace(/\.d\.ts$/, "").replace(/^node_modules\//, "");
+  const keyOf = (file: string) =>
+    path
+      .relative(path.dirname(models), file)
+      .replace(/\\/g, "/")
+      .replace(/\.d\.ts$/, "")
+      .replace(/^node_modules\//, "");
 
   /** The declaration file a module specifier names, from the file that imports it. */
   const resolveImport = (from: string, imported: string): string => {
     const specifier = imported.replace(/\.js$/, "");
     if (specifier.startsWith(".")) return path.resolve(path.dirname(from), `${specifier}.d.ts`);
     const local = createRequire(from);
-    const pkg = specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+    const pkg = specifier
+      .split("/")
+      .slice(0, specifier.startsWith("@") ? 2 : 1)
+      .join("/");
     const root = path.dirname(local.resolve(`${pkg}/package.json`));
     return path.join(root, `${specifier.slice(pkg.length + 1)}.d.ts`);
   };
@@ -46,7 +54,9 @@ export function kubernetesFieldTable(): FieldTable {
     const key = keyOf(file);
     if (types[key]) return key;
     const sf = source(file);
-    const declaration = sf.statements.find((s): s is ts.InterfaceDeclaration | ts.TypeAliasDeclaration => ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s));
+    const declaration = sf.statements.find(
+      (s): s is ts.InterfaceDeclaration | ts.TypeAliasDeclaration => ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s),
+    );
     if (!declaration) throw new Error(`${file}: no interface or type alias`);
     if (ts.isTypeAliasDeclaration(declaration)) return describe(declaration.type, sf);
     const fields: Record<string, FieldType> = {};
@@ -120,7 +130,12 @@ export function kubernetesFieldTable(): FieldTable {
     else if (typeof t === "object") visit(t["*"]);
   };
   Object.values(kinds).forEach(visit);
-  const kept = Object.fromEntries(Object.keys(types).filter((k) => reachable.has(k)).sort().map((k) => [k, types[k]!]));
+  const kept = Object.fromEntries(
+    Object.keys(types)
+      .filter((k) => reachable.has(k))
+      .sort()
+      .map((k) => [k, types[k]!]),
+  );
   return { source: `kubernetes-models ${JSON.parse(fs.readFileSync(path.join(models, "package.json"), "utf8")).version}`, kinds, types: kept };
 }
 

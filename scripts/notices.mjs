@@ -88,7 +88,12 @@ export function bundledPackages(metafile, cwd = process.cwd()) {
       .sort(byteOrder)
       .map((file) => ({
         file,
-        text: fs.readFileSync(path.join(root, file), "utf8").replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/^\n+/, "").trimEnd(),
+        text: fs
+          .readFileSync(path.join(root, file), "utf8")
+          .replace(/^\uFEFF/, "")
+          .replace(/\r\n?/g, "\n")
+          .replace(/^\n+/, "")
+          .trimEnd(),
       }));
     packages.set(key, { name, version, license: licenseOf(pkg), repository: repositoryOf(pkg), files, bundles: new Set(dirs.get(dir)) });
   }
@@ -110,7 +115,8 @@ export function renderNotices(packages) {
     "| Package | Version | License | In |",
     "| --- | --- | --- | --- |",
   ];
-  for (const p of packages) lines.push(`| ${cell(p.name)} | ${cell(p.version)} | ${cell(p.license ?? "not declared")} | ${[...p.bundles].sort(byteOrder).join(", ")} |`);
+  for (const p of packages)
+    lines.push(`| ${cell(p.name)} | ${cell(p.version)} | ${cell(p.license ?? "not declared")} | ${[...p.bundles].sort(byteOrder).join(", ")} |`);
   for (const p of packages) {
     lines.push("", `## ${p.name} ${p.version}`, "", `- License: ${p.license ?? "not declared in its package.json"}`);
     if (p.repository) lines.push(`- Source: ${p.repository}`);

@@ -14,7 +14,13 @@ import { verdictOf } from "../test/real-world/warning-verdicts.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shared = process.argv[2] ?? path.resolve(here, "../../shared/corpus");
-const repos = [...fs.readdirSync(path.join(shared, "real")).filter((d) => fs.statSync(path.join(shared, "real", d)).isDirectory()).map((d) => path.join("real", d)), "crossplane-e2e"];
+const repos = [
+  ...fs
+    .readdirSync(path.join(shared, "real"))
+    .filter((d) => fs.statSync(path.join(shared, "real", d)).isDirectory())
+    .map((d) => path.join("real", d)),
+  "crossplane-e2e",
+];
 
 interface Report {
   summary: Record<string, number>;
@@ -23,7 +29,9 @@ interface Report {
 }
 
 const ledger: string[] = [];
-console.log("| repository | files | documents | errors | warnings | info | sources rendered / not rendered / failed | not rendered because | time (one process, warm) |");
+console.log(
+  "| repository | files | documents | errors | warnings | info | sources rendered / not rendered / failed | not rendered because | time (one process, warm) |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const repo of repos) {
   let stdout = "";
@@ -33,9 +41,13 @@ for (const repo of repos) {
   const report = JSON.parse(stdout) as Report;
   const { summary } = report;
   const s = report.sources ?? { total: 0, rendered: 0, notRendered: 0, failed: 0, notRenderedBecause: {} };
-  const because = Object.entries(s.notRenderedBecause).map(([what, n]) => `${what}: ${n}`).join(", ");
+  const because = Object.entries(s.notRenderedBecause)
+    .map(([what, n]) => `${what}: ${n}`)
+    .join(", ");
   const name = path.basename(repo);
-  console.log(`| ${name} | ${summary.files} | ${summary.documents} | ${summary.errors} | ${summary.warnings} | ${summary.infos} | ${s.rendered} of ${s.total} / ${s.notRendered} / ${s.failed} | ${because || "—"} | ${(ms / 1000).toFixed(1)} s |`);
+  console.log(
+    `| ${name} | ${summary.files} | ${summary.documents} | ${summary.errors} | ${summary.warnings} | ${summary.infos} | ${s.rendered} of ${s.total} / ${s.notRendered} / ${s.failed} | ${because || "—"} | ${(ms / 1000).toFixed(1)} s |`,
+  );
   ledger.push(...ledgerOf(name, report));
 }
 console.log("\n## The ledger\n");
@@ -47,12 +59,15 @@ for (const line of ledger) console.log(line);
 function ledgerOf(name: string, report: Report): string[] {
   const reviewed = name === "crossplane-e2e" ? REVIEWED_E2E_ERRORS : (REVIEWED_ERRORS[name] ?? []);
   const classes = new Map<string, number>();
-  for (const f of report.findings) if (f.severity !== "info") classes.set(`${f.severity}\u0000${f.rule}`, (classes.get(`${f.severity}\u0000${f.rule}`) ?? 0) + 1);
-  return [...classes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, count]) => {
-    const [severity, rule] = key.split("\u0000") as [string, string];
-    const verdict = severity === "error" ? errorVerdict(rule, reviewed) : (verdictOf(rule) ?? "NOT JUDGED");
-    return `| ${name} | ${severity} | \`${rule}\` | ${count} | ${verdict.replace(/\|/g, "\\|")} |`;
-  });
+  for (const f of report.findings)
+    if (f.severity !== "info") classes.set(`${f.severity}\u0000${f.rule}`, (classes.get(`${f.severity}\u0000${f.rule}`) ?? 0) + 1);
+  return [...classes]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, count]) => {
+      const [severity, rule] = key.split("\u0000") as [string, string];
+      const verdict = severity === "error" ? errorVerdict(rule, reviewed) : (verdictOf(rule) ?? "NOT JUDGED");
+      return `| ${name} | ${severity} | \`${rule}\` | ${count} | ${verdict.replace(/\|/g, "\\|")} |`;
+    });
 }
 
 function errorVerdict(rule: string, reviewed: { rule: string; reason: string }[]): string {

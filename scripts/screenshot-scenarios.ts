@@ -29,11 +29,15 @@ export const SCENARIOS = {
   /** A change composition-ci cannot render: the Composition moves to function-kcl (untrusted), its Service port changes. */
   "pr-comment-unrendered": (repo: string) => {
     const composition = path.join(repo, "crossplane/composition.yaml");
-    const kcl = "    - step: kcl\n      functionRef: {name: function-kcl}\n      input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: 'items = []'}}\n";
+    const kcl =
+      "    - step: kcl\n      functionRef: {name: function-kcl}\n      input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: 'items = []'}}\n";
     let text = fs.readFileSync(composition, "utf8").replace("targetPort: 8080", "targetPort: 9090");
     text = text.replace("  pipeline:\n", `  pipeline:\n${kcl}`);
     fs.writeFileSync(composition, text);
-    fs.appendFileSync(path.join(repo, "crossplane/functions.yaml"), "---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n");
+    fs.appendFileSync(
+      path.join(repo, "crossplane/functions.yaml"),
+      "---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n",
+    );
     const xr = path.join(repo, "crossplane/xr.yaml");
     fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("replicas: 3", "replicas: 4"));
   },
@@ -46,7 +50,15 @@ export async function scenarioMarkdown(name: ScenarioName): Promise<string> {
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), "cci-screenshot-"));
   try {
     fs.cpSync(path.join(root, "examples"), repo, { recursive: true });
-    const env = { ...process.env, GIT_AUTHOR_NAME: "dev", GIT_AUTHOR_EMAIL: "dev@example.org", GIT_COMMITTER_NAME: "dev", GIT_COMMITTER_EMAIL: "dev@example.org", GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z" };
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: "dev",
+      GIT_AUTHOR_EMAIL: "dev@example.org",
+      GIT_COMMITTER_NAME: "dev",
+      GIT_COMMITTER_EMAIL: "dev@example.org",
+      GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+      GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
+    };
     const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env, stdio: "pipe" });
     git("init", "-q", "-b", "main");
     git("add", "-A");

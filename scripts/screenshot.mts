@@ -48,5 +48,7 @@ async function draw(markdown: string, out: string): Promise<void> {
   const page = path.join(work, "comment.html");
   fs.writeFileSync(page, html);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "cci-chromium-"));
-  await $({ quiet: true })`${chromium} --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=${profile} --hide-scrollbars --window-size=912,1180 --screenshot=${out} file://${page}`;
+  await $({
+    quiet: true,
+  })`${chromium} --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=${profile} --hide-scrollbars --window-size=912,1180 --screenshot=${out} file://${page}`;
 }

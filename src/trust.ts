@@ -48,7 +48,21 @@ export function narrowToBase(head: Config, base: Config): Config {
   };
 }
 
-type Gate = Pick<Config, "ignore" | "rules" | "maxFileBytes" | "missingSchemas" | "crossplaneVersion" | "crossplaneRelease" | "clusterDefinitions" | "parameterSchemas" | "tests" | "policies" | "crossplaneServiceAccount" | "diff">;
+type Gate = Pick<
+  Config,
+  | "ignore"
+  | "rules"
+  | "maxFileBytes"
+  | "missingSchemas"
+  | "crossplaneVersion"
+  | "crossplaneRelease"
+  | "clusterDefinitions"
+  | "parameterSchemas"
+  | "tests"
+  | "policies"
+  | "crossplaneServiceAccount"
+  | "diff"
+>;
 
 function gateOf(c: Config): Gate {
   return {
@@ -89,7 +103,6 @@ export function headConfigChange(head: Config, base: Config): Finding | undefine
   };
 }
 
-
 const LEVELS = ["off", "info", "warning", "error"];
 
 /** The ways the head's gate is weaker than the base's, in words. */
@@ -119,7 +132,8 @@ function* gateEffects(head: Config, base: Config): Generator<string> {
  * go-templating, environment-configs, extra-resources, cel-filter) run in-process anyway.
  * `functions.trusted` of the base branch's config adds more, knowingly.
  */
-const VETTED_FUNCTIONS = "{function-sequencer,function-status-transformer,function-patch-and-transform,function-auto-ready,function-environment-configs,function-extra-resources,function-cel-filter}";
+const VETTED_FUNCTIONS =
+  "{function-sequencer,function-status-transformer,function-patch-and-transform,function-auto-ready,function-environment-configs,function-extra-resources,function-cel-filter}";
 export const DEFAULT_TRUSTED_PACKAGES = [`xpkg.crossplane.io/crossplane-contrib/${VETTED_FUNCTIONS}`, `xpkg.upbound.io/crossplane-contrib/${VETTED_FUNCTIONS}`];
 
 /**

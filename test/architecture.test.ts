@@ -13,8 +13,9 @@ import { REPO } from "./helpers.js";
  */
 
 /** From the bottom up; rooms on one floor do not import each other. */
-export const FLOORS: string[][] = [
-  ["core", "go", "goyaml", "gotemplate", "version"],
+const FLOORS: string[][] = [
+  ["core", "go", "version"],
+  ["goyaml", "gotemplate"],
   ["manifest", "oci", "git"],
   ["secrets", "config", "project"],
   ["rendered", "trust"],
@@ -52,7 +53,10 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, "utf8"), true, true);
-    const targets = importedFiles.map((i) => i.fileName).filter((name) => name.startsWith(".")).map((name) => path.resolve(path.dirname(file), name.replace(/\.js$/, ".ts")));
+    const targets = importedFiles
+      .map((i) => i.fileName)
+      .filter((name) => name.startsWith("."))
+      .map((name) => path.resolve(path.dirname(file), name.replace(/\.js$/, ".ts")));
     graph.set(file, targets);
   }
   return graph;

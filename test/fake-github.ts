@@ -92,7 +92,8 @@ export class FakeGitHub {
       return json(fault.status ?? 500, fault.body ?? { message: fault.message ?? "fault" }, fault.headers ?? {});
     }
     if (this.handleIssues(req, url, body, json)) return;
-    if (req.method === "GET" && url.pathname === "/user") return this.userLogin ? json(200, { login: this.userLogin }) : json(403, { message: "Resource not accessible by integration" });
+    if (req.method === "GET" && url.pathname === "/user")
+      return this.userLogin ? json(200, { login: this.userLogin }) : json(403, { message: "Resource not accessible by integration" });
     if (req.method === "POST" && url.pathname === "/graphql" && this.viewerLogin) return json(200, { data: { viewer: { login: this.viewerLogin } } });
     if (req.method === "GET" && url.pathname === list) {
       const perPage = Number(url.searchParams.get("per_page") ?? 30);
@@ -104,22 +105,37 @@ export class FakeGitHub {
     }
     if (this.forbidWrites && (req.method === "POST" || req.method === "PATCH")) return json(403, { message: "Resource not accessible by integration" });
     if (req.method === "POST" && url.pathname === list) {
-      const comment = { id: this.nextId++, body: JSON.parse(body).body, user: { login: this.author }, html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c` };
+      const comment = {
+        id: this.nextId++,
+        body: JSON.parse(body).body,
+        user: { login: this.author },
+        html_url: `https://github.test/${OWNER}/${NAME}/pull/${PR}#c`,
+      };
       comment.html_url += comment.id;
       this.comments.push(comment);
       return json(201, comment);
     }
     const labels = `/repos/${OWNER}/${NAME}/issues/${PR}/labels`;
-    if (req.method === "GET" && url.pathname === labels) return json(200, this.prLabels.map((name) => ({ name })));
+    if (req.method === "GET" && url.pathname === labels)
+      return json(
+        200,
+        this.prLabels.map((name) => ({ name })),
+      );
     if (req.method === "POST" && url.pathname === labels) {
       for (const name of (JSON.parse(body) as { labels: string[] }).labels) if (!this.prLabels.includes(name)) this.prLabels.push(name);
-      return json(200, this.prLabels.map((name) => ({ name })));
+      return json(
+        200,
+        this.prLabels.map((name) => ({ name })),
+      );
     }
     if (req.method === "DELETE" && url.pathname.startsWith(`${labels}/`)) {
       const name = decodeURIComponent(url.pathname.slice(labels.length + 1));
       if (!this.prLabels.includes(name)) return json(404, { message: "Label does not exist" });
       this.prLabels = this.prLabels.filter((l) => l !== name);
-      return json(200, this.prLabels.map((n) => ({ name: n })));
+      return json(
+        200,
+        this.prLabels.map((n) => ({ name: n })),
+      );
     }
     const patch = url.pathname.match(new RegExp(`^/repos/${OWNER}/${NAME}/issues/comments/(\\d+)$`));
     if (req.method === "DELETE" && patch) {
@@ -137,7 +153,12 @@ export class FakeGitHub {
     json(404, { message: `no route ${req.method} ${url.pathname}` });
   }
 
-  private handleIssues(req: http.IncomingMessage, url: URL, body: string, json: (status: number, data: unknown, headers?: Record<string, string>) => void): boolean {
+  private handleIssues(
+    req: http.IncomingMessage,
+    url: URL,
+    body: string,
+    json: (status: number, data: unknown, headers?: Record<string, string>) => void,
+  ): boolean {
     const base = `/repos/${OWNER}/${NAME}/issues`;
     if (req.method === "GET" && url.pathname === base) {
       const label = url.searchParams.get("labels");
@@ -146,7 +167,10 @@ export class FakeGitHub {
       const page = Number(url.searchParams.get("page") ?? 1);
       const matching = this.issues.filter((i) => (!label || i.labels.some((l) => l.name === label)) && (state === "all" || i.state === state));
       const last = Math.max(1, Math.ceil(matching.length / perPage));
-      const link: Record<string, string> = page < last ? { link: `<http://${req.headers.host}${base}?labels=${label ?? ""}&state=${state}&per_page=${perPage}&page=${page + 1}>; rel="next"` } : {};
+      const link: Record<string, string> =
+        page < last
+          ? { link: `<http://${req.headers.host}${base}?labels=${label ?? ""}&state=${state}&per_page=${perPage}&page=${page + 1}>; rel="next"` }
+          : {};
       json(200, matching.slice((page - 1) * perPage, page * perPage), link);
       return true;
     }
@@ -154,7 +178,16 @@ export class FakeGitHub {
     if (req.method === "POST" && url.pathname === base) {
       const data = JSON.parse(body) as { title: string; body: string; labels?: string[] };
       const number = this.nextId++;
-      const issue: Issue = { number, title: data.title, body: data.body, state: "open", labels: (data.labels ?? []).map((name) => ({ name })), user: { login: this.author }, html_url: `https://github.test/${OWNER}/${NAME}/issues/${number}`, comments: [] };
+      const issue: Issue = {
+        number,
+        title: data.title,
+        body: data.body,
+        state: "open",
+        labels: (data.labels ?? []).map((name) => ({ name })),
+        user: { login: this.author },
+        html_url: `https://github.test/${OWNER}/${NAME}/issues/${number}`,
+        comments: [],
+      };
       this.issues.push(issue);
       json(201, issue);
       return true;
@@ -177,7 +210,6 @@ export class FakeGitHub {
     return false;
   }
 }
-
 
 /** The Action's client for the fake API: quick retries, a short timeout, nothing logged. */
 export function quietOctokit(baseUrl: string): GitHubClient {

@@ -66,7 +66,11 @@ export interface GitRepo {
 export function gitRepo(files: Record<string, string | Buffer> | string = {}, options: { commit?: boolean } = {}): GitRepo {
   const dir = typeof files === "string" ? files : tempRepo(files);
   const git = (...args: string[]) =>
-    execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    execFileSync("git", args, {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+    });
   const commit = (message: string) => {
     git("add", "-A");
     git("commit", "-qm", message);

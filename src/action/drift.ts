@@ -31,10 +31,16 @@ export async function driftMode(inputs: Inputs): Promise<void> {
   const { snapshotMissing, previousMissing } = result.report.baselines;
   if (inputs.snapshot && snapshotMissing) {
     const what = snapshotMissing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet";
-    core.warning(`snapshot: ${inputs.snapshot} ${what}, so every source counts as added; create it with \`${updateSnapshotCommand(inputs.snapshot, { paths: inputs.paths })}\` and commit it`);
+    core.warning(
+      `snapshot: ${inputs.snapshot} ${what}, so every source counts as added; create it with \`${updateSnapshotCommand(inputs.snapshot, { paths: inputs.paths })}\` and commit it`,
+    );
   }
   if (previousMissing) core.info(`previous: ${inputs.previous} does not exist yet (the first night): this is the first report, nothing to compare with`);
-  const report = masker.redactJson({ ...result.report, baselines: { ...result.report.baselines, snapshot: inputs.snapshot }, ...(runUrl() ? { run: { url: runUrl()! } } : {}) });
+  const report = masker.redactJson({
+    ...result.report,
+    baselines: { ...result.report.baselines, snapshot: inputs.snapshot },
+    ...(runUrl() ? { run: { url: runUrl()! } } : {}),
+  });
   const markdown = (maxChars: number, fullReportHint: string) => masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint }));
   const reportPath = writeReportFile(inputs.reportDir, "drift.md", markdown(Number.MAX_SAFE_INTEGER, ""));
   writeReportFile(inputs.reportDir, "drift.json", JSON.stringify(report, null, 2) + "\n");
@@ -49,12 +55,23 @@ export async function driftMode(inputs: Inputs): Promise<void> {
     try {
       const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), log: core.info });
       const { owner, repo } = repository();
-      const res = await syncDriftIssue({ octokit, owner, repo, key: inputs.commentKey, report, markdown: markdown(COMMENT_LIMIT - 300, "drift.json in the run's report-dir artifact holds everything.") });
+      const res = await syncDriftIssue({
+        octokit,
+        owner,
+        repo,
+        key: inputs.commentKey,
+        report,
+        markdown: markdown(COMMENT_LIMIT - 300, "drift.json in the run's report-dir artifact holds everything."),
+      });
       core.info(`drift issue: ${res.action}${res.number ? ` #${res.number}` : ""}`);
       issueUrl = res.url ?? "";
     } catch (err) {
       const status = (err as { status?: number }).status;
-      core.warning(status === 403 || status === 404 ? `the token cannot write issues (permissions: issues: write): ${(err as Error).message}` : `the drift issue could not be updated: ${(err as Error).message}`);
+      core.warning(
+        status === 403 || status === 404
+          ? `the token cannot write issues (permissions: issues: write): ${(err as Error).message}`
+          : `the drift issue could not be updated: ${(err as Error).message}`,
+      );
     }
   }
   core.setOutput("comment-url", issueUrl);

@@ -2,8 +2,7 @@ import path from "node:path";
 import * as core from "@actions/core";
 import { packageSettings, type PackageSettings } from "../runtimes/package.js";
 import { defaultCacheDir } from "../validate/compile.js";
-import { oneOf } from "../core/usage.js";
-import { UsageError } from "../core/usage.js";
+import { oneOf, UsageError } from "../core/usage.js";
 import type { FailOn } from "../core/finding.js";
 import type { CommentMode } from "../report/github/comment.js";
 import { pullRequest } from "./context.js";
@@ -41,7 +40,11 @@ export interface Inputs {
 }
 
 export function readInputs(): Inputs {
-  const list = (name: string) => core.getInput(name).split(/[\s,]+/).filter(Boolean);
+  const list = (name: string) =>
+    core
+      .getInput(name)
+      .split(/[\s,]+/)
+      .filter(Boolean);
   const flag = (name: string) => core.getInput(name) === "true";
   const input = <T extends string>(name: string, fallback: T, allowed: T[]): T => oneOf(`input ${name}`, core.getInput(name) || fallback, allowed);
   const reportDir = path.resolve(core.getInput("report-dir") || path.join(process.env.RUNNER_TEMP ?? ".", "composition-ci-report"));

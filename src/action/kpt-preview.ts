@@ -16,7 +16,10 @@ import { code, escapeMarkdown, fenced } from "../core/markdown.js";
 export async function kptUpstreamPreviews(root: string, changed: string[]): Promise<string> {
   const top = await topLevel(root).catch(() => undefined);
   if (!top || !changed.length) return "";
-  const remotes = (await git(["remote", "-v"], top).catch(() => "")).split("\n").map((l) => l.split(/\s+/)[1]).filter((u): u is string => Boolean(u));
+  const remotes = (await git(["remote", "-v"], top).catch(() => ""))
+    .split("\n")
+    .map((l) => l.split(/\s+/)[1])
+    .filter((u): u is string => Boolean(u));
   const sections: string[] = [];
   for (const kptfile of findKptfiles(top)) {
     const upstream = upstreamOf(kptfile);
@@ -31,7 +34,9 @@ export async function kptUpstreamPreviews(root: string, changed: string[]): Prom
       sections.push(`- ${code(path.relative(top, path.dirname(kptfile)) || ".")}: no preview: ${escapeMarkdown(err.message)}`);
     }
   }
-  return sections.length ? `**kpt: what pulling this upstream change would do downstream** (\`kpt pkg update\`, resource-merge)\n\n${sections.join("\n\n")}` : "";
+  return sections.length
+    ? `**kpt: what pulling this upstream change would do downstream** (\`kpt pkg update\`, resource-merge)\n\n${sections.join("\n\n")}`
+    : "";
 }
 
 function previewMarkdown(p: UpdatePreview): string {

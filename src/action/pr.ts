@@ -49,13 +49,24 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   const pr = pullRequest();
   const linkBase = blobBase(pr?.head?.sha);
   const headSha = pr?.head?.sha as string | undefined;
-  const describes = headSha ? { sha: headSha, url: linkBase?.replace(/\/blob\/[^/]+\/$/, `/commit/${headSha}`), at: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC` } : undefined;
+  const describes = headSha
+    ? { sha: headSha, url: linkBase?.replace(/\/blob\/[^/]+\/$/, `/commit/${headSha}`), at: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC` }
+    : undefined;
   // kpt: when the pull request changes an upstream package of this repository, what pulling it would do downstream.
   const changedPaths = await changedFiles(report.base.commit, undefined, process.cwd()).catch(() => [] as string[]);
   // The committed drift snapshot (input snapshot): a change that makes it stale says so, before it is merged.
-  const extraSections = [trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT), snapshotStaleness(inputs, result)].filter(Boolean).join("\n");
+  const extraSections = [trimmed(await kptUpstreamPreviews(process.cwd(), changedPaths), KPT_SECTION_LIMIT), snapshotStaleness(inputs, result)]
+    .filter(Boolean)
+    .join("\n");
   const markdown = (maxChars: number, fullReportHint: string, listBaseFindings = false) => {
-    const main = formatDiffMarkdown(masker.redactJson(report), { maxChars: maxChars - (extraSections ? extraSections.length + 2 : 0), linkBase, fullReportHint, describes, listBaseFindings, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) });
+    const main = formatDiffMarkdown(masker.redactJson(report), {
+      maxChars: maxChars - (extraSections ? extraSections.length + 2 : 0),
+      linkBase,
+      fullReportHint,
+      describes,
+      listBaseFindings,
+      ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}),
+    });
     return masker.redact(extraSections ? `${main}\n${extraSections}\n` : main);
   };
   const reportPath = writeReportFile(inputs.reportDir, "report.md", markdown(Number.MAX_SAFE_INTEGER, ""));
@@ -73,7 +84,13 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
   if (pr && inputs.comment !== "never") {
     // Past GitHub's size limit the report goes on in numbered comments before any detail is dropped.
     const hint = `The job summary${report.run ? ` of the [workflow run](${report.run.url})` : ""} and report-dir hold everything.`;
-    const options = { maxChars: COMMENT_LIMIT - 200, linkBase, fullReportHint: hint, describes, ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}) };
+    const options = {
+      maxChars: COMMENT_LIMIT - 200,
+      linkBase,
+      fullReportHint: hint,
+      describes,
+      ...(inputs.commentKey !== "default" ? { title: inputs.commentKey } : {}),
+    };
     const parts = formatDiffMarkdownParts(masker.redactJson(report), options, inputs.commentParts);
     if (extraSections) {
       const last = parts.length - 1;
@@ -81,11 +98,18 @@ export async function prMode(inputs: Inputs, engine: { engine?: Engine; kubeconf
       else parts.push(`${extraSections}\n`);
     }
     const clean = `### ✅ composition-ci: passes, nothing changes\n\nNothing this pull request changes renders differently, and no finding is new or fixed (base ${report.base.commit.slice(0, 7)}).\n`;
-    commentUrl = await postComment(inputs, pr.number, parts.map((p) => masker.redact(p)), masker.redact(clean), changed);
+    commentUrl = await postComment(
+      inputs,
+      pr.number,
+      parts.map((p) => masker.redact(p)),
+      masker.redact(clean),
+      changed,
+    );
   }
   core.setOutput("comment-url", commentUrl);
   if (pr && inputs.labels) await labelPullRequest(inputs, pr.number, labelState(report));
-  if (report.verdict.failed) core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
+  if (report.verdict.failed)
+    core.setFailed(`composition-ci fails on ${failingText(report.verdict)} (fail-on: ${inputs.failOn}${inputs.failOnNew ? ", new findings only" : ""})`);
 }
 
 const KPT_SECTION_LIMIT = 20_000;
@@ -100,7 +124,9 @@ function snapshotStaleness(inputs: Inputs, result: DiffResult): string {
 }
 
 function trimmed(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 120)}\n\n> ✂️ The kpt preview was cut; \`composition-ci kpt update-preview PKG\` shows all of it.`;
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit - 120)}\n\n> ✂️ The kpt preview was cut; \`composition-ci kpt update-preview PKG\` shows all of it.`;
 }
 
 /** The sticky comment; an API that fails or a read-only token is a warning, never the step's failure. */
@@ -111,8 +137,24 @@ async function postComment(inputs: Inputs, issueNumber: number, bodies: string[]
   }
   const { owner, repo } = repository();
   try {
-    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), maxRateLimitWaitMs: maxRateLimitWait(), log: core.info });
-    const res = await upsertStickyComments({ octokit, owner, repo, issueNumber, key: inputs.commentKey, bodies, mode: inputs.comment, hasChanges: changed, cleanBody });
+    const octokit = gitHubClient({
+      token: inputs.token,
+      retryBaseMs: retryBase(),
+      timeoutMs: requestTimeout(),
+      maxRateLimitWaitMs: maxRateLimitWait(),
+      log: core.info,
+    });
+    const res = await upsertStickyComments({
+      octokit,
+      owner,
+      repo,
+      issueNumber,
+      key: inputs.commentKey,
+      bodies,
+      mode: inputs.comment,
+      hasChanges: changed,
+      cleanBody,
+    });
     if (res.forbidden) core.warning(`${FORK_HINT} (${res.forbidden})`);
     else core.info(`comment ${res.action}${res.url ? `: ${res.url}` : ""}`);
     return res.url ?? "";
@@ -121,7 +163,9 @@ async function postComment(inputs: Inputs, issueNumber: number, bodies: string[]
     // still ends on its verdict, and the summary (already written) says where the comment went.
     const why = (err as Error).message.split("\n")[0]!;
     core.warning(`the comment could not be posted (${why}); the report is in the job summary and report-dir`);
-    appendSummary(`\n> ⚠️ The pull request comment could not be posted (${isRateLimited(err) ? "GitHub's rate limit" : "the GitHub API failed"}: ${escapeMarkdown(why)}); this summary and report-dir hold the report.\n`);
+    appendSummary(
+      `\n> ⚠️ The pull request comment could not be posted (${isRateLimited(err) ? "GitHub's rate limit" : "the GitHub API failed"}: ${escapeMarkdown(why)}); this summary and report-dir hold the report.\n`,
+    );
     return "";
   }
 }
@@ -131,7 +175,13 @@ async function labelPullRequest(inputs: Inputs, issueNumber: number, state: Labe
   if (!inputs.token) return;
   const { owner, repo } = repository();
   try {
-    const octokit = gitHubClient({ token: inputs.token, retryBaseMs: retryBase(), timeoutMs: requestTimeout(), maxRateLimitWaitMs: maxRateLimitWait(), log: core.info });
+    const octokit = gitHubClient({
+      token: inputs.token,
+      retryBaseMs: retryBase(),
+      timeoutMs: requestTimeout(),
+      maxRateLimitWaitMs: maxRateLimitWait(),
+      log: core.info,
+    });
     await setStateLabel({ octokit, owner, repo, issueNumber, key: inputs.commentKey, state });
     core.info(`label ${labelName(inputs.commentKey, state)}`);
   } catch (err) {

@@ -17,7 +17,9 @@ export async function run(): Promise<void> {
     const inputs = readInputs();
     // The log's banner: which tool, which version, which mode; then each phase in a group, then the verdict.
     core.info(`composition-ci ${TOOL_VERSION} · mode ${inputs.mode} · paths ${inputs.paths.join(", ")}`);
-    const engine = inputs.kubeconform ? await core.group("kubeconform", async () => ({ engine: "both" as const, kubeconformPath: await installKubeconform() })) : {};
+    const engine = inputs.kubeconform
+      ? await core.group("kubeconform", async () => ({ engine: "both" as const, kubeconformPath: await installKubeconform() }))
+      : {};
     await core.group(`composition-ci ${inputs.mode}`, async () => {
       if (inputs.mode === "validate") await validateMode(inputs, engine);
       else if (inputs.mode === "drift") await driftMode(inputs);

@@ -21,10 +21,27 @@ export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeco
   const root = process.cwd();
   const { config, notes } = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
-  const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
+  const result = await validateRepo({
+    root,
+    paths: inputs.paths,
+    config,
+    crds: inputs.crds,
+    schemaLocations: inputs.schemaLocations,
+    packages: { settings: packages, allowExec: inputs.allowExec },
+    ...engine,
+  });
   // The masker learns the secrets of the manifests and of what the tests read and render; the report's values are masked before they are formatted.
   const masker = maskerFor(result.manifests, [], config.secretFields);
-  const report = masker.redactJson(await runTests(result, root, { paths: inputs.paths, allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000, masker }));
+  const report = masker.redactJson(
+    await runTests(result, root, {
+      paths: inputs.paths,
+      allowExec: inputs.allowExec,
+      developmentTargets: inputs.developmentTargets,
+      packages,
+      timeoutMs: 60_000,
+      masker,
+    }),
+  );
   maskLogs(masker);
   const redact = (text: string) => masker.redact(text);
   const reportPath = writeReportFile(inputs.reportDir, "tests.txt", redact(formatTestReport("text", report, { toolVersion: TOOL_VERSION })));
@@ -34,7 +51,8 @@ export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeco
   writeSarif(inputs.sarifFile, findings, masker);
   let markdown = redact(formatTestReport("markdown", report, { toolVersion: TOOL_VERSION }));
   const room = SUMMARY_LIMIT - 4096;
-  if (markdown.length > room) markdown = `${markdown.slice(0, room)}\n\n… cut to fit the job summary: tests.txt, tests.json and junit.xml in report-dir hold every test.\n`;
+  if (markdown.length > room)
+    markdown = `${markdown.slice(0, room)}\n\n… cut to fit the job summary: tests.txt, tests.json and junit.xml in report-dir hold every test.\n`;
   appendSummary(`${markdown}${runUrl() ? `\n[workflow run](${runUrl()})\n` : ""}`);
   annotate(findings, () => true, masker);
   const c = countTests(report);

@@ -22,8 +22,21 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   const root = process.cwd();
   const { config, notes } = await trustedConfig(inputs, loadConfig(root, inputs.config), root);
   const packages = actionPackages(inputs);
-  const result = await validateRepo({ root, paths: inputs.paths, config, crds: inputs.crds, schemaLocations: inputs.schemaLocations, packages: { settings: packages, allowExec: inputs.allowExec }, ...engine });
-  const rendered = await renderAndValidate(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
+  const result = await validateRepo({
+    root,
+    paths: inputs.paths,
+    config,
+    crds: inputs.crds,
+    schemaLocations: inputs.schemaLocations,
+    packages: { settings: packages, allowExec: inputs.allowExec },
+    ...engine,
+  });
+  const rendered = await renderAndValidate(result, root, {
+    allowExec: inputs.allowExec,
+    developmentTargets: inputs.developmentTargets,
+    packages,
+    timeoutMs: 60_000,
+  });
   // As check does: the repository's CompositionTests and golden files run, a failing one is an error finding.
   const tests = await checkTests(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
   const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
@@ -34,7 +47,9 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   const reportPath = writeReportFile(inputs.reportDir, "report.txt", text);
   writeSarif(inputs.sarifFile, findings, masker);
   const verdict = decideVerdict(findings, findings, { failOn: inputs.failOn });
-  const head = verdict.failed ? `### ❌ composition-ci: fails on ${failingText(verdict)} (fail-on: ${inputs.failOn})` : `### ✅ composition-ci: passes (fail-on: ${inputs.failOn})`;
+  const head = verdict.failed
+    ? `### ❌ composition-ci: fails on ${failingText(verdict)} (fail-on: ${inputs.failOn})`
+    : `### ✅ composition-ci: passes (fail-on: ${inputs.failOn})`;
   const counts = `${summary.errors} errors, ${summary.warnings} warnings, ${summary.infos} info in ${summary.documents} documents of ${summary.files} files${runUrl() ? ` · [workflow run](${runUrl()})` : ""}`;
   const room = SUMMARY_LIMIT - 4096;
   const shown = text.length > room ? `${text.slice(0, room)}\n… cut to fit the job summary: ${code("report.txt")} in report-dir holds the whole report` : text;

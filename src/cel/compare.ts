@@ -13,10 +13,15 @@ export function compare(a: unknown, b: unknown): number {
 
 export function equal(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => equal(v, b[i]));
-  if ((typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number")) return a == b;
+  if ((typeof a === "bigint" || typeof a === "number") && (typeof b === "bigint" || typeof b === "number")) {
+    // biome-ignore lint/suspicious/noDoubleEquals: a bigint and a number compare by value only loosely
+    return a == b;
+  }
   if (a && b && typeof a === "object" && typeof b === "object" && Object.getPrototypeOf(a) === null && Object.getPrototypeOf(b) === null) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
   }
   return a === b;
 }

@@ -10,14 +10,19 @@ export function formatString(template: string, args: unknown[]): string {
       case "s":
         return show(arg);
       case "d":
-        if (typeof arg !== "bigint" && !(typeof arg === "number" && Number.isInteger(arg))) throw new Error(`error during formatting: decimal clause can only be used on integers, was given ${typeof arg}`);
+        if (typeof arg !== "bigint" && !(typeof arg === "number" && Number.isInteger(arg)))
+          throw new Error(`error during formatting: decimal clause can only be used on integers, was given ${typeof arg}`);
         return String(arg);
       case "f":
-        if (typeof arg !== "number" && typeof arg !== "bigint") throw new Error(`error during formatting: fixed-point clause can only be used on numbers, was given ${typeof arg}`);
+        if (typeof arg !== "number" && typeof arg !== "bigint")
+          throw new Error(`error during formatting: fixed-point clause can only be used on numbers, was given ${typeof arg}`);
         return Number(arg).toFixed(digits);
       case "e":
-        if (typeof arg !== "number" && typeof arg !== "bigint") throw new Error(`error during formatting: scientific clause can only be used on numbers, was given ${typeof arg}`);
-        return Number(arg).toExponential(digits).replace(/e([+-])(\d)$/, "e$10$2");
+        if (typeof arg !== "number" && typeof arg !== "bigint")
+          throw new Error(`error during formatting: scientific clause can only be used on numbers, was given ${typeof arg}`);
+        return Number(arg)
+          .toExponential(digits)
+          .replace(/e([+-])(\d)$/, "e$10$2");
       case "x":
       case "X": {
         const s = typeof arg === "string" || arg instanceof Uint8Array ? Buffer.from(arg as string).toString("hex") : BigInt(arg as bigint).toString(16);
@@ -39,7 +44,9 @@ function show(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(showQuoted).join(", ")}]`;
   if (v instanceof Date) return v.toISOString().replace(".000Z", "Z");
   if (v && typeof v === "object" && Object.getPrototypeOf(v) === null) {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${showQuoted(x)}`).join(", ")}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${showQuoted(x)}`)
+      .join(", ")}}`;
   }
   return String(v);
 }

@@ -16,7 +16,8 @@ export function registerClusterLibraries({ fn, ns }: Registrar, options: Library
     fn(`${time}.now(): google.protobuf.Timestamp`, () => options.now());
     // resource.Get/List read the objects of the input; what is not there needs the cluster.
     const resource = ns("resource", "Kyvernoresource");
-    const list = (apiVersion: unknown, plural: unknown, namespace: unknown) => options.lookup()?.(String(apiVersion), String(plural), String(namespace ?? "")) ?? [];
+    const list = (apiVersion: unknown, plural: unknown, namespace: unknown) =>
+      options.lookup()?.(String(apiVersion), String(plural), String(namespace ?? "")) ?? [];
     for (const spelled of ["Get", "get"]) {
       fn(`${resource}.${spelled}(dyn, dyn, dyn, dyn): dyn`, (_: unknown, apiVersion: unknown, plural: unknown, namespace: unknown, name: unknown) => {
         const found = list(apiVersion, plural, namespace).find((o) => (o.metadata as { name?: unknown } | undefined)?.name === name);

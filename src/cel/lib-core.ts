@@ -33,7 +33,10 @@ export function registerCoreLibraries({ env, fn, ns }: Registrar): void {
 
   // Optional types: what cel-js lacks of cel-go's library.
   fn("OptionalNamespace.ofNonZeroValue(dyn): optional<dyn>", (_: unknown, v: unknown) => (isZero(v) ? Optional.none() : Optional.of(v)));
-  env.registerOperator("optional<dyn> == optional<dyn>", (a: Optional, b: Optional) => a.hasValue() === b.hasValue() && (!a.hasValue() || equal(a.value(), b.value())));
+  env.registerOperator(
+    "optional<dyn> == optional<dyn>",
+    (a: Optional, b: Optional) => a.hasValue() === b.hasValue() && (!a.hasValue() || equal(a.value(), b.value())),
+  );
   fn("dyn.orValueLenient(dyn): dyn", (a: unknown, fallback: unknown) => (a instanceof Optional ? a.orValue(fallback) : a));
 
   // Conversions cel-js lacks: timestamps and durations as text, timestamps as seconds.
@@ -57,7 +60,10 @@ export function registerCoreLibraries({ env, fn, ns }: Registrar): void {
   // Sets (Kubernetes).
   const sets = ns("sets");
   fn(`${sets}.contains(list, list): bool`, (_: unknown, a: unknown[], b: unknown[]) => b.every((x) => a.some((y) => equal(x, y))));
-  fn(`${sets}.equivalent(list, list): bool`, (_: unknown, a: unknown[], b: unknown[]) => a.every((x) => b.some((y) => equal(x, y))) && b.every((x) => a.some((y) => equal(x, y))));
+  fn(
+    `${sets}.equivalent(list, list): bool`,
+    (_: unknown, a: unknown[], b: unknown[]) => a.every((x) => b.some((y) => equal(x, y))) && b.every((x) => a.some((y) => equal(x, y))),
+  );
   fn(`${sets}.intersects(list, list): bool`, (_: unknown, a: unknown[], b: unknown[]) => a.some((x) => b.some((y) => equal(x, y))));
 
   // Math extension (the common part).

@@ -29,7 +29,11 @@ export function parseIP(text: string): IP | undefined {
   if (text.includes("%")) return undefined; // zones are refused, as Kubernetes does
   if (net.isIPv4(text)) {
     if (text.split(".").some((p) => p.length > 1 && p.startsWith("0"))) return undefined;
-    return new IP(4, text.split(".").reduce((acc, p) => (acc << 8n) | BigInt(p), 0n), text);
+    return new IP(
+      4,
+      text.split(".").reduce((acc, p) => (acc << 8n) | BigInt(p), 0n),
+      text,
+    );
   }
   if (!net.isIPv6(text)) return undefined;
   let groups: string[];
@@ -50,7 +54,11 @@ export function parseIP(text: string): IP | undefined {
     const t = expandV4(parts(tail));
     groups = [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
   }
-  return new IP(6, groups.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g || "0"}`), 0n), text);
+  return new IP(
+    6,
+    groups.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g || "0"}`), 0n),
+    text,
+  );
 }
 
 export function parseCIDR(text: string): CIDR | undefined {
@@ -103,7 +111,13 @@ export function ipKind(ip: IP): { unspecified: boolean; loopback: boolean; linkL
     const linkLocalUnicast = b >> 16n === 0xa9fen;
     const broadcast = b === 0xffffffffn;
     const multicast = first >= 224 && first <= 239;
-    return { unspecified, loopback, linkLocalMulticast, linkLocalUnicast, globalUnicast: !(unspecified || loopback || linkLocalUnicast || broadcast || multicast) };
+    return {
+      unspecified,
+      loopback,
+      linkLocalMulticast,
+      linkLocalUnicast,
+      globalUnicast: !(unspecified || loopback || linkLocalUnicast || broadcast || multicast),
+    };
   }
   const unspecified = b === 0n;
   const loopback = b === 1n;

@@ -81,8 +81,26 @@ export function scale(q: Quantity, num: bigint, den: bigint): Quantity {
   return d < 0n ? new Quantity(-n, -d) : new Quantity(n, d);
 }
 
-const BINARY_SUFFIXES: [string, bigint][] = [["Ei", 1n << 60n], ["Pi", 1n << 50n], ["Ti", 1n << 40n], ["Gi", 1n << 30n], ["Mi", 1n << 20n], ["Ki", 1n << 10n]];
-const DECIMAL_SUFFIXES: [string, number][] = [["E", 18], ["P", 15], ["T", 12], ["G", 9], ["M", 6], ["k", 3], ["", 0], ["m", -3], ["u", -6], ["n", -9]];
+const BINARY_SUFFIXES: [string, bigint][] = [
+  ["Ei", 1n << 60n],
+  ["Pi", 1n << 50n],
+  ["Ti", 1n << 40n],
+  ["Gi", 1n << 30n],
+  ["Mi", 1n << 20n],
+  ["Ki", 1n << 10n],
+];
+const DECIMAL_SUFFIXES: [string, number][] = [
+  ["E", 18],
+  ["P", 15],
+  ["T", 12],
+  ["G", 9],
+  ["M", 6],
+  ["k", 3],
+  ["", 0],
+  ["m", -3],
+  ["u", -6],
+  ["n", -9],
+];
 
 /** resource.Quantity's canonical text: the largest suffix that keeps the number whole (binary when `binary` and whole). */
 export function formatQuantity(q: Quantity, binary: boolean): string {

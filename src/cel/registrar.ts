@@ -2,7 +2,6 @@ import type { Environment } from "@marcbachmann/cel-js";
 
 /** What a CEL library registers its functions with (libraries.ts makes one per environment), and the options it reads. */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Fn = (...args: any[]) => unknown;
 
 export interface Registrar {

@@ -1,4 +1,3 @@
-
 import fs from "node:fs";
 import path from "node:path";
 import { renderSummary, sourceCoverage } from "../render/not-rendered.js";
@@ -47,7 +46,16 @@ Options: those of validate, and
 /** Splits check's own flags from those it hands to validate. */
 function ownFlags(argv: string[]) {
   const rest: string[] = [];
-  const own = { allowExec: false, render: true, timeout: "60s", targets: [] as string[], outputDir: undefined as string | undefined, offline: false, maxNestedDepth: undefined as number | undefined, crossplaneVersion: undefined as string | undefined };
+  const own = {
+    allowExec: false,
+    render: true,
+    timeout: "60s",
+    targets: [] as string[],
+    outputDir: undefined as string | undefined,
+    offline: false,
+    maxNestedDepth: undefined as number | undefined,
+    crossplaneVersion: undefined as string | undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--allow-exec") own.allowExec = true;
@@ -56,27 +64,22 @@ function ownFlags(argv: string[]) {
       const value = a.startsWith("--max-nested-depth=") ? a.slice("--max-nested-depth=".length) : argv[++i];
       // A flag left without its value is said as one with a wrong value.
       own.maxNestedDepth = nestedDepthOption(value ?? "a missing value");
-    }
-    else if (a === "--crossplane-version" || a.startsWith("--crossplane-version=")) {
+    } else if (a === "--crossplane-version" || a.startsWith("--crossplane-version=")) {
       const value = a.startsWith("--crossplane-version=") ? a.slice("--crossplane-version=".length) : argv[++i];
       if (!value) throw new UsageError("--crossplane-version needs a release (v2.5, v2.3.4, v2.2)");
       own.crossplaneVersion = value;
-    }
-    else if (a === "--offline") {
+    } else if (a === "--offline") {
       own.offline = true;
       rest.push(a); // validate fetches package schemas too
-    }
-    else if (a === "--development-target" || a.startsWith("--development-target=")) {
+    } else if (a === "--development-target" || a.startsWith("--development-target=")) {
       const value = a.includes("=") && a.startsWith("--development-target=") ? a.slice("--development-target=".length) : argv[++i];
       if (value === undefined) throw new UsageError("--development-target needs NAME=ADDRESS");
       own.targets.push(value);
-    }
-    else if (a === "--output-dir" || a.startsWith("--output-dir=")) {
+    } else if (a === "--output-dir" || a.startsWith("--output-dir=")) {
       const value = a.startsWith("--output-dir=") ? a.slice("--output-dir=".length) : argv[++i];
       if (!value) throw new UsageError("--output-dir needs a directory");
       own.outputDir = value;
-    }
-    else if (a === "--timeout") {
+    } else if (a === "--timeout") {
       if (argv[i + 1] === undefined) throw new UsageError("--timeout needs a duration");
       own.timeout = argv[++i]!;
     } else if (a.startsWith("--timeout=")) own.timeout = a.slice("--timeout=".length);
@@ -94,19 +97,37 @@ export async function checkCommand(argv: string[], io: CommandIO): Promise<numbe
   const timeoutMs = parseDuration(own.timeout);
   const developmentTargets = targetsOrUsage(own.targets);
   if (!own.render) return validateCommand(rest, io, undefined, { allowExec: own.allowExec });
-  return validateCommand(rest, io, async (result, root) => {
-    const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
-    const { sources, findings, policyExplain } = await renderAndValidate(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages, maxNestedDepth: own.maxNestedDepth, crossplaneVersion: own.crossplaneVersion });
-    if (sources.length) io.stderr(renderSummary(sources));
-    // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
-    const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
-    if (tests.summary) io.stderr(tests.summary);
-    findings.push(...tests.findings);
-    const coverage: Coverage = { sources: sourceCoverage(sources), ...(tests.counts ? { tests: testCoverage(tests.counts) } : {}) };
-    const outputDir = own.outputDir;
-    if (!outputDir) return { findings, sources, coverage, policyExplain };
-    return { findings, sources, coverage, policyExplain, finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)) };
-  }, { allowExec: own.allowExec });
+  return validateCommand(
+    rest,
+    io,
+    async (result, root) => {
+      const packages = result.packageSettings ?? commandPackageSettings(io, { ...packageFlags(rest), offline: own.offline });
+      const { sources, findings, policyExplain } = await renderAndValidate(result, root, {
+        allowExec: own.allowExec,
+        timeoutMs,
+        developmentTargets,
+        packages,
+        maxNestedDepth: own.maxNestedDepth,
+        crossplaneVersion: own.crossplaneVersion,
+      });
+      if (sources.length) io.stderr(renderSummary(sources));
+      // The repository's CompositionTests and golden files (composition-ci test): a failing one is an error finding.
+      const tests = await checkTests(result, root, { allowExec: own.allowExec, timeoutMs, developmentTargets, packages });
+      if (tests.summary) io.stderr(tests.summary);
+      findings.push(...tests.findings);
+      const coverage: Coverage = { sources: sourceCoverage(sources), ...(tests.counts ? { tests: testCoverage(tests.counts) } : {}) };
+      const outputDir = own.outputDir;
+      if (!outputDir) return { findings, sources, coverage, policyExplain };
+      return {
+        findings,
+        sources,
+        coverage,
+        policyExplain,
+        finish: (report) => io.stderr(writeCheckOutputs(io.cwd, path.resolve(io.cwd, outputDir), sources, report)),
+      };
+    },
+    { allowExec: own.allowExec },
+  );
 }
 
 /** check --output-dir: the rendered streams and the machine-readable reports; returns what it says it wrote. */
@@ -115,7 +136,10 @@ function writeCheckOutputs(cwd: string, dir: string, sources: RenderedSource[], 
   const names = streamFileNames(sources.map((s) => s.source));
   const rendered = sources.filter((s) => s.ok);
   // Streams an earlier run wrote for sources that no longer render are removed, nothing else.
-  writeOwnedFiles(path.join(dir, "rendered"), new Map(sources.flatMap((s, i) => (s.ok ? [[names[i]!, yamlStream(s.documents.map((d) => report.masker.maskObject(d)))] as const] : []))));
+  writeOwnedFiles(
+    path.join(dir, "rendered"),
+    new Map(sources.flatMap((s, i) => (s.ok ? [[names[i]!, yamlStream(s.documents.map((d) => report.masker.maskObject(d)))] as const] : []))),
+  );
   const data = { findings: report.findings, summary: report.summary, toolVersion: TOOL_VERSION };
   fs.writeFileSync(path.join(dir, "report.json"), formatReport("json", data));
   fs.writeFileSync(path.join(dir, "report.sarif"), formatReport("sarif", data));

@@ -1,11 +1,9 @@
-
 import path from "node:path";
 import { type FailOn } from "../core/finding.js";
 import { COMMENT_LIMIT } from "../report/formats/markdown.js";
 import { type CommandIO } from "./io.js";
-import { UsageError } from "../core/usage.js";
+import { UsageError, oneOf } from "../core/usage.js";
 import { commandPackageSettings, maxCharsOption, nestedDepthOption, parseCommandArgs, TREE_OPTIONS, writeOutput, targetsOrUsage } from "./options.js";
-import { oneOf } from "../core/usage.js";
 import { parseDuration } from "./render-inputs.js";
 import { formatDiff, runDiff } from "../run/diff.js";
 

@@ -1,4 +1,3 @@
-
 import path from "node:path";
 import { kubectlRunner } from "../drift/cluster.js";
 import { updateSnapshotCommand } from "../drift/command.js";
@@ -88,7 +87,10 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     const u = result.update;
     io.stderr(`snapshot ${values.snapshot}: ${u.written.length} written, ${u.removed.length} removed, ${u.unchanged.length} unchanged\n`);
     const { notRendered, failed } = result.report.states;
-    if (notRendered + failed) io.stderr(`  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors instead of what they make, so their drift is unknown until they render\n`);
+    if (notRendered + failed)
+      io.stderr(
+        `  note: ${notRendered + failed} of its sources did not render (${notRendered} not rendered, ${failed} failed): their files hold their errors instead of what they make, so their drift is unknown until they render\n`,
+      );
     for (const f of u.written) io.stderr(`  wrote ${f}\n`);
     for (const f of u.removed) io.stderr(`  removed ${f}\n`);
     if (u.written.length + u.removed.length) io.stderr(`  next: review and commit ${values.snapshot}: the drift run compares with what is committed\n`);
@@ -100,7 +102,10 @@ export async function driftCommand(argv: string[], io: CommandIO): Promise<numbe
     io.stderr(`note: the snapshot directory ${values.snapshot} ${what}, so every source counts as added; create it with \`${command}\` and commit it\n`);
   }
   const report = result.masker.redactJson(result.report);
-  const out = format === "json" ? JSON.stringify(report, null, 2) + "\n" : result.masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." }));
+  const out =
+    format === "json"
+      ? JSON.stringify(report, null, 2) + "\n"
+      : result.masker.redact(formatDriftMarkdown(report, { maxChars, fullReportHint: "The JSON report (--format json) holds everything." }));
   writeOutput(io, values.output, out);
   return values["fail-on-drift"] && result.report.items.length > 0 ? 1 : 0;
 }

@@ -18,7 +18,7 @@ Built-in functions: ${builtinNames().join(", ")}
 `;
 
 export interface FunctionIO extends CommandIO {
-  readStdin: () => Promise<string>;  /** Resolves when the server should stop (SIGINT/SIGTERM in the CLI). */
+  readStdin: () => Promise<string> /** Resolves when the server should stop (SIGINT/SIGTERM in the CLI). */;
   untilStopped?: () => Promise<void>;
 }
 
@@ -53,7 +53,8 @@ export async function functionCommand(argv: string[], io: FunctionIO): Promise<n
   }
   if (action === "serve") {
     // As a function SDK's binary: serving without TLS is asked for, never a default.
-    if (values.insecure !== true) throw new UsageError("function serve needs --insecure: composition-ci serves without TLS only (crossplane render's Development functions are called so)");
+    if (values.insecure !== true)
+      throw new UsageError("function serve needs --insecure: composition-ci serves without TLS only (crossplane render's Development functions are called so)");
     const address = values.address ?? "0.0.0.0:9443";
     const { server, port } = await serveBuiltin(fn, address);
     io.stderr(`serving ${name} on ${address.replace(/:\d+$/, `:${port}`)} (insecure)\n`);

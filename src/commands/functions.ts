@@ -1,5 +1,4 @@
 import path from "node:path";
-import { ConfigError, loadConfig } from "../config/config.js";
 import { readManifests } from "../manifest/read.js";
 import { functionManifests } from "../render/crossplane/repo.js";
 import { PackageRuntime } from "../runtimes/package.js";
@@ -12,6 +11,7 @@ import { prefetchKptImages } from "../kpt/index.js";
 import { type CommandIO } from "./io.js";
 import { UsageError } from "../core/usage.js";
 import { commandPackageSettings, parseCommandArgs } from "./options.js";
+import { configOrUsage } from "../run/config.js";
 
 export const FUNCTIONS_HELP = `Usage: composition-ci functions pull [paths...] [options]
 
@@ -49,14 +49,12 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
   }
   if (sub !== "pull") throw new UsageError(`unknown functions command "${sub}"; see composition-ci functions --help`);
   const root = path.resolve(io.cwd, values.root ?? ".");
-  let config;
-  try {
-    config = loadConfig(root, values.config);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
-  const manifests = readManifests((positionals.length ? positionals : ["."]).map((p) => path.resolve(io.cwd, p)), root, config.ignore).manifests;
+  const config = configOrUsage(root, values.config);
+  const manifests = readManifests(
+    (positionals.length ? positionals : ["."]).map((p) => path.resolve(io.cwd, p)),
+    root,
+    config.ignore,
+  ).manifests;
   const packages = { ...commandPackageSettings(io, { "cache-dir": values["cache-dir"] }), offline: false };
   const options = { functions: config.functions, root, allowExec: values["allow-exec"] === true, packages, trustedPackages: config.trustedFunctions };
   let pulled = 0;
@@ -95,17 +93,30 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
     }
   }
   let images = 0;
-  for (const kpt of await prefetchKptImages(manifests, { root, allowExec: options.allowExec, trustedPackages: config.trustedFunctions, packages, timeoutMs: 60_000 })) {
+  for (const kpt of await prefetchKptImages(manifests, {
+    root,
+    allowExec: options.allowExec,
+    trustedPackages: config.trustedFunctions,
+    packages,
+    timeoutMs: 60_000,
+  })) {
     if (kpt.outcome === "builtin") continue;
     if (kpt.outcome === "skipped") skipped.push(`${kpt.file} ${kpt.step} (not trusted)`);
     else io.stderr(`${kpt.file} ${kpt.step}: ${kpt.detail}\n`);
     if (kpt.outcome === "pulled") images++;
     if (kpt.outcome === "failed") failed++;
   }
-  const schemas = await loadPackageSchemas(manifests, { packages, trusted: config.trustedFunctions, configPackages: config.packages, allowExec: options.allowExec });
+  const schemas = await loadPackageSchemas(manifests, {
+    packages,
+    trusted: config.trustedFunctions,
+    configPackages: config.packages,
+    allowExec: options.allowExec,
+  });
   for (const used of schemas.used) io.stderr(`schemas: ${used.reference} ${used.digest.slice(0, 19)} (${used.crds} CRDs)\n`);
   for (const f of schemas.findings) io.stderr(`${f.severity}: ${f.message}\n`);
   const schemaFailures = schemas.findings.filter((f) => f.severity === "warning").length;
-  io.stderr(`${pulled} function package${pulled === 1 ? "" : "s"}${images ? `, ${images} kpt function image${images === 1 ? "" : "s"}` : ""} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`);
+  io.stderr(
+    `${pulled} function package${pulled === 1 ? "" : "s"}${images ? `, ${images} kpt function image${images === 1 ? "" : "s"}` : ""} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`,
+  );
   return failed + schemaFailures ? 1 : 0;
 }

@@ -3,9 +3,8 @@ import { GitError } from "../git/git.js";
 import { updatePreview, type UpdatePreview } from "../kpt/index.js";
 import { UpdatePreviewError } from "../kpt/update.js";
 import { type CommandIO } from "./io.js";
-import { UsageError } from "../core/usage.js";
+import { UsageError, oneOf } from "../core/usage.js";
 import { parseCommandArgs, writeOutput } from "./options.js";
-import { oneOf } from "../core/usage.js";
 
 export const KPT_HELP = `Usage: composition-ci kpt update-preview PKG [options]
 
@@ -67,13 +66,19 @@ function show(v: unknown): string {
 }
 
 export function formatPreview(p: UpdatePreview): string {
-  const lines = [`kpt pkg update (resource-merge) of ${p.package}: upstream ${p.upstream.repo} ${p.upstream.directory}, from ${p.upstream.from} (the lock) to ${p.upstream.to}`, ""];
+  const lines = [
+    `kpt pkg update (resource-merge) of ${p.package}: upstream ${p.upstream.repo} ${p.upstream.directory}, from ${p.upstream.from} (the lock) to ${p.upstream.to}`,
+    "",
+  ];
   if (p.error) lines.push(`kpt pkg update would fail: ${p.error}`, "");
   for (const f of p.files) lines.push(f.diff, "");
   if (p.conflicts.length) {
     lines.push(`Conflicts: local changes the update overwrites with upstream's value (${p.conflicts.length}):`);
     for (const c of p.conflicts) {
-      const what = c.kind === "removed-upstream" ? `upstream removed it; the local value ${show(c.local)} goes` : `local ${show(c.local)}, upstream ${show(c.upstream)}: upstream's wins`;
+      const what =
+        c.kind === "removed-upstream"
+          ? `upstream removed it; the local value ${show(c.local)} goes`
+          : `local ${show(c.local)}, upstream ${show(c.upstream)}: upstream's wins`;
       lines.push(`  ${c.file}: ${c.resource}: ${c.field}: ${what}`);
     }
     lines.push("");

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { DurationError, parseDuration as parseGoDuration } from "../go/duration.js";
 import * as YAML from "yaml";
 import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
@@ -91,7 +92,9 @@ export function withAnnotations(functions: Map<string, FunctionManifest>, values
     annotations[v.slice(0, eq)] = v.slice(eq + 1);
   }
   const runtimeByCaller = RUNTIME_ANNOTATION in annotations;
-  return new Map([...functions].map(([name, f]) => [name, { ...f, annotations: { ...f.annotations, ...annotations }, ...(runtimeByCaller ? { runtimeByCaller } : {}) }]));
+  return new Map(
+    [...functions].map(([name, f]) => [name, { ...f, annotations: { ...f.annotations, ...annotations }, ...(runtimeByCaller ? { runtimeByCaller } : {}) }]),
+  );
 }
 
 /**
@@ -101,7 +104,12 @@ export function withAnnotations(functions: Map<string, FunctionManifest>, values
 export function requiredSchemas(p: string, cwd: string): SchemaLookup {
   const abs = path.resolve(cwd, p);
   if (!fs.existsSync(abs)) throw new UsageError(`${p}: no such file or directory`);
-  const jsonFiles = fs.statSync(abs).isDirectory() ? fs.readdirSync(abs, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json")).map((f) => path.join(abs, f)) : [];
+  const jsonFiles = fs.statSync(abs).isDirectory()
+    ? fs
+        .readdirSync(abs, { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => path.join(abs, f))
+    : [];
   const openapi = new Map<string, JsonObject>();
   for (const file of jsonFiles) {
     let doc: { components?: { schemas?: Record<string, JsonObject> } };
@@ -122,14 +130,12 @@ export function requiredSchemas(p: string, cwd: string): SchemaLookup {
 
 /** Go-style durations: `60s`, `1m30s`, `500ms`, `2h`. */
 export function parseDuration(text: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * units[m[2]!]!;
-    consumed = re.lastIndex;
+  let ns = Number.NaN;
+  try {
+    ns = parseGoDuration(text);
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
   }
-  if (consumed !== text.length || consumed === 0 || total <= 0) throw new UsageError(`--timeout: "${text}" is not a duration like 60s, 2m or 500ms`);
-  return total;
+  if (!(ns > 0)) throw new UsageError(`--timeout: "${text}" is not a duration like 60s, 2m or 500ms`);
+  return ns / 1e6;
 }

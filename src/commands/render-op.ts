@@ -1,5 +1,4 @@
 import path from "node:path";
-import { ConfigError, loadConfig } from "../config/config.js";
 import { readManifests } from "../manifest/read.js";
 import { renderOperation } from "../render/crossplane/operation.js";
 import { functionManifests } from "../render/crossplane/repo.js";
@@ -10,6 +9,7 @@ import { commandPackageSettings, parseCommandArgs, targetsOrUsage } from "./opti
 import { renderRelease } from "../run/release.js";
 import { contextFrom, parseDuration, readInputs, readObjects, requiredSchemas, single, withAnnotations } from "./render-inputs.js";
 import { yamlStream } from "../rendered/stream.js";
+import { configOrUsage } from "../run/config.js";
 
 export const RENDER_OP_HELP = `Usage: composition-ci render op <operation> [functions] [options]
 
@@ -63,13 +63,7 @@ export async function renderOpCommand(argv: string[], io: CommandIO): Promise<nu
   }
   if (positionals.length < 1 || positionals.length > 2) throw new UsageError("render op needs <operation> [functions]; see render op --help");
   const root = path.resolve(io.cwd, values.root ?? ".");
-  let config;
-  try {
-    config = loadConfig(root, values.config);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  const config = configOrUsage(root, values.config);
   const [operationPath, functionsPath] = positionals as [string, string?];
   const operation = single(readObjects(operationPath, io.cwd), operationPath, "Operation");
   const watched = values["watched-resource"] ? readObjects(values["watched-resource"], io.cwd) : undefined;
@@ -84,7 +78,10 @@ export async function renderOpCommand(argv: string[], io: CommandIO): Promise<nu
     packages: commandPackageSettings(io, { offline: values.offline }),
     trustedPackages: config.trustedFunctions,
   });
-  const required = (values["required-resources"] ?? []).flatMap((p) => p.split(",")).filter(Boolean).flatMap((p) => readObjects(p, io.cwd));
+  const required = (values["required-resources"] ?? [])
+    .flatMap((p) => p.split(","))
+    .filter(Boolean)
+    .flatMap((p) => readObjects(p, io.cwd));
   try {
     const rendered = await renderOperation({
       operation,
@@ -101,7 +98,8 @@ export async function renderOpCommand(argv: string[], io: CommandIO): Promise<nu
       release: renderRelease(values["crossplane-version"], config),
     });
     for (const p of rendered.problems) if (p.severity !== "info") io.stderr(`${p.severity}: ${p.rule}: ${p.message}${p.detail ? `\n${p.detail}` : ""}\n`);
-    for (const n of rendered.notRunnable ?? []) io.stderr(`warning: render/not-rendered: not rendered: step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}\n`);
+    for (const n of rendered.notRunnable ?? [])
+      io.stderr(`warning: render/not-rendered: not rendered: step "${n.step}": function ${n.functionName} ${n.reason}. To render it: ${n.fix}\n`);
     if (!rendered.ok) return 1;
     io.stdout(yamlStream(rendered.documents));
     return 0;

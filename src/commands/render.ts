@@ -1,9 +1,8 @@
 import path from "node:path";
-import * as YAML from "yaml";
 import { DEFAULT_LIMITS } from "../manifest/load.js";
 import { notRenderedFindings, renderSummary } from "../render/not-rendered.js";
 import { renderOpCommand } from "./render-op.js";
-import { ConfigError, loadConfig, type Config } from "../config/config.js";
+import { type Config } from "../config/config.js";
 import { readManifests } from "../manifest/read.js";
 import { compareFindings, summarize, type Finding } from "../core/finding.js";
 import { formatReport } from "../report/formats/index.js";
@@ -23,6 +22,7 @@ import { renderRelease } from "../run/release.js";
 import type { CrossplaneRelease } from "../core/crossplane-releases.js";
 import { readInputs, readObjects, single, schemaLookup, xrdFor, contextFrom, withAnnotations, requiredSchemas, parseDuration } from "./render-inputs.js";
 import { yamlStream } from "../rendered/stream.js";
+import { configOrUsage } from "../run/config.js";
 
 export const RENDER_HELP = `Usage: composition-ci render <xr> <composition> [functions] [options]
        composition-ci render --all [paths...] [--output-dir DIR]
@@ -114,7 +114,12 @@ const OPTIONS = {
 } as const;
 
 type Values = ReturnType<typeof parse>["values"];
-type CommandRuntimeOptions = RuntimeOptions & { timeoutMs: number; clusterDefinitions: string[]; templateMounts: Record<string, string>; release: CrossplaneRelease };
+type CommandRuntimeOptions = RuntimeOptions & {
+  timeoutMs: number;
+  clusterDefinitions: string[];
+  templateMounts: Record<string, string>;
+  release: CrossplaneRelease;
+};
 
 export async function renderCommand(argv: string[], io: CommandIO): Promise<number> {
   if (argv[0] === "op") return renderOpCommand(argv.slice(1), io);
@@ -124,13 +129,7 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
     return 0;
   }
   const root = path.resolve(io.cwd, values.root ?? ".");
-  let config;
-  try {
-    config = loadConfig(root, values.config);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  const config = configOrUsage(root, values.config);
   const runtimeOptions = {
     functions: config.functions,
     root,
@@ -144,11 +143,15 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
   };
   const timeoutMs = parseDuration(values.timeout ?? "60s");
   for (const flag of ENGINE_FLAGS) {
-    if (values[flag] !== undefined) io.stderr(`note: --${flag} is ignored: composition-ci renders in-process, with no Crossplane engine image or project build\n`);
+    if (values[flag] !== undefined)
+      io.stderr(`note: --${flag} is ignored: composition-ci renders in-process, with no Crossplane engine image or project build\n`);
   }
   if (values.all) {
     const single = ONE_XR_FLAGS.filter((flag) => values[flag] !== undefined);
-    if (single.length) throw new UsageError(`${single.map((f) => `--${f}`).join(", ")} appl${single.length === 1 ? "ies" : "y"} to the render of one XR, not to --all (each source there renders from what the repository holds)`);
+    if (single.length)
+      throw new UsageError(
+        `${single.map((f) => `--${f}`).join(", ")} appl${single.length === 1 ? "ies" : "y"} to the render of one XR, not to --all (each source there renders from what the repository holds)`,
+      );
     return renderAll(positionals.length ? positionals : ["."], values, io, root, config, { ...runtimeOptions, timeoutMs });
   }
   if (positionals.length !== 2 && positionals.length !== 3) throw new UsageError("render needs <xr> <composition> [functions] (or --all); see --help");
@@ -156,7 +159,18 @@ export async function renderCommand(argv: string[], io: CommandIO): Promise<numb
 }
 
 /** What only `render <xr> <composition>` reads; --all renders every source from the repository alone. */
-const ONE_XR_FLAGS = ["observed-resources", "required-resources", "extra-resources", "function-annotations", "context-files", "context-values", "function-credentials", "required-schemas", "xrd", "include-context"] as const;
+const ONE_XR_FLAGS = [
+  "observed-resources",
+  "required-resources",
+  "extra-resources",
+  "function-annotations",
+  "context-files",
+  "context-values",
+  "function-credentials",
+  "required-schemas",
+  "xrd",
+  "include-context",
+] as const;
 
 const ENGINE_FLAGS = ["crossplane-image", "crossplane-binary", "crossplane-docker-network", "project-file", "cache-dir", "max-concurrency"] as const;
 
@@ -168,7 +182,11 @@ async function renderOne(
   config: Config,
 ): Promise<number> {
   const read = (p: string | undefined) => (p === undefined ? [] : readObjects(p, io.cwd));
-  const readAll = (ps: string[] | undefined) => (ps ?? []).flatMap((p) => p.split(",")).filter(Boolean).flatMap((p) => read(p));
+  const readAll = (ps: string[] | undefined) =>
+    (ps ?? [])
+      .flatMap((p) => p.split(","))
+      .filter(Boolean)
+      .flatMap((p) => read(p));
   const xr = single(read(xrPath), xrPath, "XR");
   const composition = single(read(compositionPath), compositionPath, "Composition");
   // Without a functions file, the repository's: its Function objects, and its Upbound project's own functions.
@@ -210,15 +228,13 @@ async function renderOne(
   }
 }
 
-async function renderAll(
-  paths: string[],
-  values: Values,
-  io: CommandIO,
-  root: string,
-  config: Config,
-  options: CommandRuntimeOptions,
-): Promise<number> {
-  const read = readManifests(paths.map((p) => path.resolve(root, p)), root, config.ignore, { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) });
+async function renderAll(paths: string[], values: Values, io: CommandIO, root: string, config: Config, options: CommandRuntimeOptions): Promise<number> {
+  const read = readManifests(
+    paths.map((p) => path.resolve(root, p)),
+    root,
+    config.ignore,
+    { ...DEFAULT_LIMITS, ...(config.maxFileBytes ? { maxFileBytes: config.maxFileBytes } : {}) },
+  );
   const manifests = read.manifests;
   // Errors, and files too large to read: nothing in those renders, which must not pass in silence.
   const findings: Finding[] = read.findings.filter((x) => x.severity === "error" || x.rule === "file/too-large");
@@ -241,7 +257,10 @@ async function renderAll(
   }
   if (outDir) {
     const { removed } = writeOwnedFiles(outDir, written);
-    if (removed.length) io.stderr(`removed ${removed.length} stream${removed.length === 1 ? "" : "s"} an earlier run wrote into ${values["output-dir"]} that this run did not render: ${removed.join(", ")}\n`);
+    if (removed.length)
+      io.stderr(
+        `removed ${removed.length} stream${removed.length === 1 ? "" : "s"} an earlier run wrote into ${values["output-dir"]} that this run did not render: ${removed.join(", ")}\n`,
+      );
   }
   findings.push(...notRenderedFindings(sources));
   findings.sort(compareFindings);
@@ -250,7 +269,9 @@ async function renderAll(
   if (shown.length) io.stderr(formatReport("text", { findings: shown, summary, toolVersion: TOOL_VERSION }, { color: false }));
   io.stderr(renderSummary(sources));
   if (sources.length === 0 && manifests.length > 0) {
-    io.stderr(`note: none of the ${manifests.length} object${manifests.length === 1 ? "" : "s"} below ${paths.join(", ")} is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too\n`);
+    io.stderr(
+      `note: none of the ${manifests.length} object${manifests.length === 1 ? "" : "s"} below ${paths.join(", ")} is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too\n`,
+    );
   }
   return findings.some((f) => f.severity === "error") ? 1 : 0;
 }

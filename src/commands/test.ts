@@ -5,10 +5,9 @@ import { formatTestReport, runTests, testExitCode, TEST_FORMATS, type TestFormat
 import { validateRepo, type ValidateResult } from "../run/validate.js";
 import { TOOL_VERSION } from "../version.js";
 import { type CommandIO } from "./io.js";
-import { UsageError } from "../core/usage.js";
+import { UsageError, oneOf } from "../core/usage.js";
 import { commandPackageSettings, parseCommandArgs, targetsOrUsage, writeOutput } from "./options.js";
 import { renderRelease } from "../run/release.js";
-import { oneOf } from "../core/usage.js";
 import { parseDuration } from "./render-inputs.js";
 
 export const TEST_HELP = `Usage: composition-ci test [paths...] [options]
@@ -108,7 +107,18 @@ export async function testCommand(argv: string[], io: CommandIO): Promise<number
   // repository's manifests and of every object the tests read and render, and masks them in the
   // report's values before they are formatted (quoted, escaped, cut), then in its text.
   const masker = maskerFor(result.manifests, [], config.secretFields);
-  const report: TestReport = masker.redactJson(await runTests(result, root, { paths, allowExec, developmentTargets, timeoutMs, packages, update: values.update === true, masker, release: values["crossplane-version"] === undefined ? undefined : renderRelease(values["crossplane-version"], result.config) }));
+  const report: TestReport = masker.redactJson(
+    await runTests(result, root, {
+      paths,
+      allowExec,
+      developmentTargets,
+      timeoutMs,
+      packages,
+      update: values.update === true,
+      masker,
+      release: values["crossplane-version"] === undefined ? undefined : renderRelease(values["crossplane-version"], result.config),
+    }),
+  );
   const text = masker.redact(formatTestReport(format, report, { toolVersion: TOOL_VERSION, color: format === "text" && !values.output && io.isTTY }));
   writeOutput(io, values.output, text);
   if (values.junit) writeOutput(io, values.junit, masker.redact(formatTestReport("junit", report, { toolVersion: TOOL_VERSION })));

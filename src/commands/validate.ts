@@ -10,9 +10,8 @@ import { maskFindings, type SecretMasker } from "../secrets/mask.js";
 import { maskerFor } from "../rendered/secrets.js";
 import type { RenderedSource } from "../rendered/source.js";
 import { type CommandIO } from "./io.js";
-import { UsageError } from "../core/usage.js";
+import { UsageError, oneOf } from "../core/usage.js";
 import { commandPackageSettings, parseCommandArgs, writeOutput } from "./options.js";
-import { oneOf } from "../core/usage.js";
 import type { PolicyExplain } from "../policy/index.js";
 
 export const VALIDATE_HELP = `Usage: composition-ci validate [paths...] [options]
@@ -78,7 +77,13 @@ export interface FinishedReport {
 export type ValidationExtension = (
   result: ValidateResult,
   root: string,
-) => Promise<{ findings: Finding[]; sources?: RenderedSource[]; coverage?: Coverage; policyExplain?: PolicyExplain[]; finish?: (report: FinishedReport) => void }>;
+) => Promise<{
+  findings: Finding[];
+  sources?: RenderedSource[];
+  coverage?: Coverage;
+  policyExplain?: PolicyExplain[];
+  finish?: (report: FinishedReport) => void;
+}>;
 
 export async function validateCommand(argv: string[], io: CommandIO, extend?: ValidationExtension, trust: { allowExec?: boolean } = {}): Promise<number> {
   const { values, positionals } = parse(argv);
@@ -89,7 +94,10 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   const format = oneOf<OutputFormat>("--format", values.format ?? "text", OUTPUT_FORMATS);
   const failOn = oneOf<FailOn>("--fail-on", values["fail-on"] ?? "error", ["error", "warning", "info", "never"]);
   const engine = oneOf<Engine>("--engine", values.engine ?? "builtin", ["builtin", "kubeconform", "both"]);
-  const missing = values["missing-schemas"] === undefined ? undefined : oneOf<MissingSchemaPolicy>("--missing-schemas", values["missing-schemas"], ["error", "warning", "ignore"]);
+  const missing =
+    values["missing-schemas"] === undefined
+      ? undefined
+      : oneOf<MissingSchemaPolicy>("--missing-schemas", values["missing-schemas"], ["error", "warning", "ignore"]);
   const maxFileBytes = values["max-file-bytes"] === undefined ? undefined : positiveInt("--max-file-bytes", values["max-file-bytes"]);
   const root = path.resolve(io.cwd, values.root ?? ".");
 
@@ -132,7 +140,11 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
   const masker = maskerFor(result.manifests, sources, result.config.secretFields);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
-  const text = formatReport(format, { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn, coverage, ...(policyExplain.length ? { policies: policyExplain } : {}) }, { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true });
+  const text = formatReport(
+    format,
+    { findings, summary, toolVersion: TOOL_VERSION, packages: result.packages, failOn, coverage, ...(policyExplain.length ? { policies: policyExplain } : {}) },
+    { color: format === "text" && !values.output && io.isTTY, debug: values.debug === true },
+  );
   writeOutput(io, values.output, text);
   if (values["explain-policies"]) io.stderr(explainPolicies(policyExplain));
   finish?.({ findings, summary, masker });
@@ -142,7 +154,6 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
 function parse(argv: string[]) {
   return parseCommandArgs(argv, OPTIONS);
 }
-
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);

@@ -103,7 +103,20 @@ const KNOWN_KEYS = [
 ] as const;
 
 export function emptyConfig(): Config {
-  return { ignore: [], rules: {}, schemaLocations: [], crds: [], policies: [], functions: {}, trustedFunctions: [], packages: [], clusterDefinitions: [], parameterSchemas: {}, secretFields: [], templateMounts: {} };
+  return {
+    ignore: [],
+    rules: {},
+    schemaLocations: [],
+    crds: [],
+    policies: [],
+    functions: {},
+    trustedFunctions: [],
+    packages: [],
+    clusterDefinitions: [],
+    parameterSchemas: {},
+    secretFields: [],
+    templateMounts: {},
+  };
 }
 
 /** Reads `--config FILE`, or `.composition-ci.yaml` at the root when there is one. */
@@ -179,7 +192,12 @@ export function parseConfig(text: string, file: string, root?: string): Config {
         config.parameterSchemas = value;
         break;
       case "templateMounts":
-        if (!value || typeof value !== "object" || Array.isArray(value) || !Object.entries(value).every(([k, v]) => k.startsWith("/") && typeof v === "string")) {
+        if (
+          !value ||
+          typeof value !== "object" ||
+          Array.isArray(value) ||
+          !Object.entries(value).every(([k, v]) => k.startsWith("/") && typeof v === "string")
+        ) {
           fail("must map absolute paths the function sees (/templates) to directories of the repository");
         }
         if (root) Object.values(value as Record<string, string>).forEach((p) => checkInside(root, p, fail));
@@ -204,14 +222,16 @@ export function parseConfig(text: string, file: string, root?: string): Config {
         config.tests = parseTestsConfig(value, fail);
         break;
       case "packages":
-        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim()))) fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");
+        if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.trim() && !/\s/.test(v.trim())))
+          fail("must be a list of package references (xpkg.upbound.io/upbound/provider-aws-s3:v1.20.0)");
         config.packages = (value as string[]).map((v) => v.trim());
         break;
       case "diff":
         config.diff = parseDiffConfig(value, fail);
         break;
       case "crossplaneServiceAccount":
-        if (typeof value !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(value)) fail("must be <namespace>/<name> of the service account Crossplane runs as (crossplane-system/crossplane)");
+        if (typeof value !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(value))
+          fail("must be <namespace>/<name> of the service account Crossplane runs as (crossplane-system/crossplane)");
         config.crossplaneServiceAccount = value;
         break;
       case "crossplaneVersion": {
@@ -236,7 +256,6 @@ const CONFIG_MAX_ALIASES = 100;
  * fault, said at its line (`fail`), never an internal error.
  */
 // `any`, as the parser's toJS gives it: each setting's case below checks what it holds.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function settingValue(node: unknown, doc: YAML.Document.Parsed, text: string, fail: (msg: string, line?: number) => never): any {
   if (!YAML.isNode(node)) return node;
   try {
@@ -312,8 +331,10 @@ function parseTrusted(value: unknown, fail: (msg: string) => never): string[] {
   return value.map((entry, i) => {
     if (typeof entry !== "string" || !entry.trim()) fail(`functions.trusted[${i}] must be a package glob such as ghcr.io/acme/function-*`);
     const [glob, digest, extra] = entry.trim().split("@");
-    if (extra !== undefined || (digest !== undefined && !/^sha256:[a-f0-9]{64}$/.test(digest))) fail(`functions.trusted[${i}]: "${entry}": a pin must be @sha256:<64 hex digits>`);
-    if (!glob!.includes("/") || /[*?[\]{}!\\]/.test(glob!.split("/")[0]!)) fail(`functions.trusted[${i}]: "${entry}" must name a registry host and a repository (trusting every registry is what allow-exec is for)`);
+    if (extra !== undefined || (digest !== undefined && !/^sha256:[a-f0-9]{64}$/.test(digest)))
+      fail(`functions.trusted[${i}]: "${entry}": a pin must be @sha256:<64 hex digits>`);
+    if (!glob!.includes("/") || /[*?[\]{}!\\]/.test(glob!.split("/")[0]!))
+      fail(`functions.trusted[${i}]: "${entry}" must name a registry host and a repository (trusting every registry is what allow-exec is for)`);
     return entry.trim();
   });
 }
@@ -346,8 +367,10 @@ function parseDiffConfig(value: unknown, fail: (msg: string) => never): DiffConf
     if (!Array.isArray(v.ignore)) fail("ignore must be a list of {kind, path}");
     (v.ignore as unknown[]).forEach((entry, i) => {
       const e = (entry ?? {}) as Record<string, unknown>;
-      if (typeof entry !== "object" || Array.isArray(entry) || (e.kind === undefined && e.path === undefined)) fail(`ignore[${i}] must name a kind, a field path, or both: {kind: Deployment, path: "spec.template.metadata.annotations[checksum/config]"}`);
-      if ((e.kind !== undefined && typeof e.kind !== "string") || (e.path !== undefined && typeof e.path !== "string")) fail(`ignore[${i}]: kind and path are strings`);
+      if (typeof entry !== "object" || Array.isArray(entry) || (e.kind === undefined && e.path === undefined))
+        fail(`ignore[${i}] must name a kind, a field path, or both: {kind: Deployment, path: "spec.template.metadata.annotations[checksum/config]"}`);
+      if ((e.kind !== undefined && typeof e.kind !== "string") || (e.path !== undefined && typeof e.path !== "string"))
+        fail(`ignore[${i}]: kind and path are strings`);
       if (typeof e.path === "string") {
         try {
           parseFieldPath(e.path);

@@ -49,10 +49,21 @@ const OPTIONS = {
   "max-concurrency": { type: "string" },
 } as const;
 
-export const GOLDEN_FLAG_NAMES = Object.keys(OPTIONS).filter((k) => (k === "crossplane-version" || !k.startsWith("crossplane-")) && !["project-file", "cache-dir", "max-concurrency"].includes(k));
+export const GOLDEN_FLAG_NAMES = Object.keys(OPTIONS).filter(
+  (k) => (k === "crossplane-version" || !k.startsWith("crossplane-")) && !["project-file", "cache-dir", "max-concurrency"].includes(k),
+);
 
 export function emptyGoldenFlags(): GoldenFlags {
-  return { includeFunctionResults: false, includeFullXr: false, includeContext: false, observedResources: [], requiredResources: [], contextFiles: [], contextValues: [], functionAnnotations: [] };
+  return {
+    includeFunctionResults: false,
+    includeFullXr: false,
+    includeContext: false,
+    observedResources: [],
+    requiredResources: [],
+    contextFiles: [],
+    contextValues: [],
+    functionAnnotations: [],
+  };
 }
 
 /** Parses the flags; throws an Error saying what is wrong. */

@@ -37,11 +37,13 @@ export function parseTestsConfig(value: unknown, fail: (msg: string) => never): 
       if (typeof e.output !== "string" || !e.output) fail(`${at}.output must be a path pattern, such as {dir}/{base}.golden.yaml`);
       const output = e.output as string;
       for (const m of output.matchAll(/\{([^}]*)\}/g)) {
-        if (!(OUTPUT_PLACEHOLDERS as readonly string[]).includes(m[1]!)) fail(`${at}.output: unknown placeholder {${m[1]}} (known: ${OUTPUT_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")})`);
+        if (!(OUTPUT_PLACEHOLDERS as readonly string[]).includes(m[1]!))
+          fail(`${at}.output: unknown placeholder {${m[1]}} (known: ${OUTPUT_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")})`);
       }
       if (output.startsWith("/") || output.split("/").includes("..")) fail(`${at}.output must stay inside the repository (a relative path without ..)`);
       const flags = e.flags ?? [];
-      if (!Array.isArray(flags) || !flags.every((f) => typeof f === "string")) fail(`${at}.flags must be a list of crossplane render flags, such as [-x, --xrd=apis/xrd.yaml]`);
+      if (!Array.isArray(flags) || !flags.every((f) => typeof f === "string"))
+        fail(`${at}.flags must be a list of crossplane render flags, such as [-x, --xrd=apis/xrd.yaml]`);
       try {
         parseGoldenFlags(flags as string[]);
       } catch (err) {

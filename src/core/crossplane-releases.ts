@@ -43,7 +43,8 @@ export function parseCrossplaneVersion(value: string | number): CrossplaneReleas
   const m = VERSION.exec(text);
   if (!m) throw new VersionError(`"${text}" is not a Crossplane version (v2.5, v2.3.4, 2 or 1)`);
   const major = Number(m[1]);
-  if (major !== 1 && major !== 2) throw new VersionError(`Crossplane ${text}: composition-ci renders as Crossplane v1 and v2 releases (up to ${NEWEST_MODELLED.text})`);
+  if (major !== 1 && major !== 2)
+    throw new VersionError(`Crossplane ${text}: composition-ci renders as Crossplane v1 and v2 releases (up to ${NEWEST_MODELLED.text})`);
   if (m[2] === undefined) return major === 2 ? NEWEST_MODELLED : { major: 1, minor: 20, patch: 0, text: "v1" };
   const minor = Number(m[2]);
   const patch = m[3] === undefined ? (major === 2 && minor === 3 ? 4 : 0) : Number(m[3]);

@@ -42,11 +42,7 @@ export function findingKey(f: Finding): string {
 /** Stable order: file, line, column, rule, message. */
 export function compareFindings(a: Finding, b: Finding): number {
   return (
-    cmp(a.file ?? "", b.file ?? "") ||
-    (a.line ?? 0) - (b.line ?? 0) ||
-    (a.column ?? 0) - (b.column ?? 0) ||
-    cmp(a.rule, b.rule) ||
-    cmp(a.message, b.message)
+    cmp(a.file ?? "", b.file ?? "") || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || cmp(a.rule, b.rule) || cmp(a.message, b.message)
   );
 }
 

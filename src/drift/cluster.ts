@@ -27,7 +27,8 @@ export function kubectlRunner(binary = "kubectl", context?: string): Kubectl {
       const full = [...(context ? ["--context", context] : []), ...args];
       execFile(binary, full, { maxBuffer: 256 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return reject(new ClusterError(`kubectl not found (${binary}): install it, or pass --kubectl PATH`));
+        if ((err as NodeJS.ErrnoException).code === "ENOENT")
+          return reject(new ClusterError(`kubectl not found (${binary}): install it, or pass --kubectl PATH`));
         reject(Object.assign(new Error(stderr.trim() || err.message), { stderr }));
       });
     });
@@ -73,7 +74,13 @@ function resourceOf(o: JsonObject): string {
   return slash < 0 ? String(o.kind) : `${String(o.kind)}.${apiVersion.slice(slash + 1)}.${apiVersion.slice(0, slash)}`;
 }
 
-function meta(o: JsonObject): { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> } {
+function meta(o: JsonObject): {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+} {
   return (o.metadata ?? {}) as never;
 }
 
@@ -82,7 +89,16 @@ function meta(o: JsonObject): { name?: string; generateName?: string; namespace?
  * nothing a repository renders is ever read as an option (`--kubeconfig=…`, `--server=…`).
  */
 async function get(kubectl: Kubectl, query: Query): Promise<JsonObject | undefined> {
-  const args = ["get", "-o", "json", ...(query.namespace ? [`--namespace=${query.namespace}`] : []), ...(query.selector ? [`--selector=${query.selector}`] : []), "--", query.resource, ...(query.name ? [query.name] : [])];
+  const args = [
+    "get",
+    "-o",
+    "json",
+    ...(query.namespace ? [`--namespace=${query.namespace}`] : []),
+    ...(query.selector ? [`--selector=${query.selector}`] : []),
+    "--",
+    query.resource,
+    ...(query.name ? [query.name] : []),
+  ];
   try {
     return JSON.parse(await kubectl(args)) as JsonObject;
   } catch (err) {
@@ -127,7 +143,12 @@ function invalidIdentity(o: JsonObject): string | undefined {
  */
 function generatedName(o: JsonObject): boolean {
   const m = meta(o);
-  return typeof m.name === "string" && typeof m.generateName === "string" && m.name.startsWith(m.generateName) && /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length));
+  return (
+    typeof m.name === "string" &&
+    typeof m.generateName === "string" &&
+    m.name.startsWith(m.generateName) &&
+    /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length))
+  );
 }
 
 /** By name, or for a generated name by the composite label and the composition resource name. */
@@ -160,7 +181,14 @@ async function orphans(s: RenderedSource, title: string, kubectl: Kubectl): Prom
     for (const o of (list?.items ?? []) as JsonObject[]) {
       const name = meta(o).annotations?.[COMPOSITION_RESOURCE_NAME];
       if (name && rendered.has(name)) continue;
-      items.push(driftItem("cluster-orphan", title, `${String(o.kind)}/${name ?? meta(o).name ?? ""}`, `${String(o.kind)} ${meta(o).name ?? ""} is labelled as composed by ${composite}, which no longer renders it`));
+      items.push(
+        driftItem(
+          "cluster-orphan",
+          title,
+          `${String(o.kind)}/${name ?? meta(o).name ?? ""}`,
+          `${String(o.kind)} ${meta(o).name ?? ""} is labelled as composed by ${composite}, which no longer renders it`,
+        ),
+      );
     }
   }
   return items;

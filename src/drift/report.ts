@@ -141,6 +141,9 @@ export function markPrevious(items: DriftItem[], previous: DriftReport | undefin
 }
 
 export function driftFingerprint(items: DriftItem[]): string {
-  const text = items.map((i) => `${i.id}\u0000${i.detail ?? ""}`).sort().join("\u0001");
+  const text = items
+    .map((i) => `${i.id}\u0000${i.detail ?? ""}`)
+    .sort()
+    .join("\u0001");
   return crypto.createHash("sha256").update(text).digest("hex").slice(0, 16);
 }

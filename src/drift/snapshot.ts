@@ -87,7 +87,10 @@ function startsWithMarker(file: string): boolean {
 export function readSnapshot(dir: string): Map<string, SnapshotSource> {
   const out = new Map<string, SnapshotSource>();
   if (!fs.existsSync(dir)) return out;
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     const text = fs.readFileSync(path.join(dir, file), "utf8");
     if (!text.startsWith(SNAPSHOT_MARKER)) continue;
     const lines = text.split("\n");
@@ -100,7 +103,13 @@ export function readSnapshot(dir: string): Map<string, SnapshotSource> {
       if (!o) continue;
       objects.push(o);
       const comments = `${doc.commentBefore ?? ""}\n${(doc.contents as { commentBefore?: string } | null)?.commentBefore ?? ""}`;
-      keys.push(comments.split("\n").map((l) => l.trim()).find((l) => l.startsWith("key: "))?.slice(5) ?? "");
+      keys.push(
+        comments
+          .split("\n")
+          .map((l) => l.trim())
+          .find((l) => l.startsWith("key: "))
+          ?.slice(5) ?? "",
+      );
     }
     out.set(file, { file, title, objects, keys, errors });
   }

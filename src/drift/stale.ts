@@ -93,7 +93,11 @@ export function staleSnapshot(snapshotDir: string, head: RenderedSource[], maske
  */
 function matchFile(current: SnapshotSource, snapshot: Map<string, SnapshotSource>, used: Set<string>): SnapshotSource | undefined {
   const free = [...snapshot.values()].filter((s) => !used.has(s.file));
-  return free.find((s) => s.file === current.file && s.title === current.title) ?? free.find((s) => s.title === current.title) ?? free.find((s) => s.file === current.file);
+  return (
+    free.find((s) => s.file === current.file && s.title === current.title) ??
+    free.find((s) => s.title === current.title) ??
+    free.find((s) => s.file === current.file)
+  );
 }
 
 export interface StaleSnapshotMessage {
@@ -140,13 +144,21 @@ export function staleSnapshotMessage(result: StaleSnapshot, snapshot: string, pa
     const n = result.unknown.length;
     if (lines.length) lines.push("");
     const listed = result.unknown.slice(0, LISTED).map(code).join(", ") + (n > LISTED ? ` and ${n - LISTED} more` : "");
-    lines.push(`> 📸 ${n} source${n === 1 ? "" : "s"} this pull request changes did not render here (${listed}): whether ${n === 1 ? "its" : "their"} drift snapshot is stale is unknown.`);
+    lines.push(
+      `> 📸 ${n} source${n === 1 ? "" : "s"} this pull request changes did not render here (${listed}): whether ${n === 1 ? "its" : "their"} drift snapshot is stale is unknown.`,
+    );
   }
   if (!lines.length) return { markdown: "" };
   const markdown = `${lines.join("\n")}\n`;
   if (!result.stale.length) return { markdown };
   const n = result.stale.length;
-  return { markdown, warning: `the drift snapshot in ${snapshot} is stale for ${n} source${n === 1 ? "" : "s"} this pull request changes (${result.stale.map((s) => s.source).slice(0, 5).join("; ")}${n > 5 ? "; …" : ""}): if the change is intended, run \`${command}\` and commit it` };
+  return {
+    markdown,
+    warning: `the drift snapshot in ${snapshot} is stale for ${n} source${n === 1 ? "" : "s"} this pull request changes (${result.stale
+      .map((s) => s.source)
+      .slice(0, 5)
+      .join("; ")}${n > 5 ? "; …" : ""}): if the change is intended, run \`${command}\` and commit it`,
+  };
 }
 
 function describe(s: StaleSource): string {

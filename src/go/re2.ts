@@ -1,4 +1,3 @@
-// go/: what imitates Go's standard library exactly (RE2, strings.Replace, time.Duration), tested against Go's own tables.
 import { RE2JS } from "re2js";
 
 /**

@@ -31,7 +31,13 @@ const fn = (sig: Signature, impl: (args: Value[], ctx: CallContext) => Value) =>
 const unwrapNil = (v: Value) => (v === null ? undefined : v);
 
 const isMapValue = (v: Value): v is GoMap =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof GoNum) && !(v instanceof GoStruct) && !(v instanceof GoFunc) && !(v instanceof Uint8Array);
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  !(v instanceof GoNum) &&
+  !(v instanceof GoStruct) &&
+  !(v instanceof GoFunc) &&
+  !(v instanceof Uint8Array);
 
 type BasicKind = "invalid" | "bool" | "int" | "uint" | "float" | "string" | "complex";
 

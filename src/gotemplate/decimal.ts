@@ -46,7 +46,7 @@ function div(a: Dec, b: Dec): Dec {
   if (shift >= 0) num *= 10n ** BigInt(shift);
   else den *= 10n ** BigInt(-shift);
   let q = num / den;
-  const neg = q < 0n || (q === 0n && (num < 0n) !== (den < 0n));
+  const neg = q < 0n || (q === 0n && num < 0n !== den < 0n);
   let mag = q < 0n ? -q : q;
   const last = mag % 10n;
   mag /= 10n;

@@ -23,7 +23,13 @@ export function decodeBase64(s: string): Buffer {
   } else if (rem !== 0) {
     throw corrupt(s.length - (rem === 1 ? 1 : 0));
   }
-  return Buffer.from(chars.slice(0, dataLen).map((x) => x.c).join(""), "base64");
+  return Buffer.from(
+    chars
+      .slice(0, dataLen)
+      .map((x) => x.c)
+      .join(""),
+    "base64",
+  );
 }
 
 const corrupt = (at: number) => new GoError(`illegal base64 data at input byte ${at}`);

@@ -1,6 +1,19 @@
 import { BudgetExceeded, charge, chargeChars, chargeValue, withBudget } from "./budget.js";
 import { formatValue } from "./fmt.js";
-import { nodeString, type ArgNode, type ChainNode, type CommandNode, type FieldNode, type ListNode, type Node, type NumberNode, type PipeNode, type TemplateNode, type Tree, type VariableNode, type BranchNode } from "./nodes.js";
+import {
+  nodeString,
+  type ArgNode,
+  type ChainNode,
+  type CommandNode,
+  type FieldNode,
+  type Node,
+  type NumberNode,
+  type PipeNode,
+  type TemplateNode,
+  type Tree,
+  type VariableNode,
+  type BranchNode,
+} from "./nodes.js";
 import { quoteGo } from "./quote.js";
 import { sortedKeys } from "./sort.js";
 import {
@@ -14,7 +27,6 @@ import {
   byteLength,
   float64,
   int,
-  isNilCollection,
   nilOf,
   numberAs,
   typeOf,
@@ -149,10 +161,7 @@ export class State {
     const col = byteLength(nl < 0 ? text : text.slice(nl + 1));
     let line = 1;
     for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) line++;
-    throw new ExecError(
-      `template: ${n.tree.parseName}:${line}:${col}: executing ${quoteGo(name)} at <${nodeString(n)}>: ${msg}`,
-      name,
-    );
+    throw new ExecError(`template: ${n.tree.parseName}:${line}:${col}: executing ${quoteGo(name)} at <${nodeString(n)}>: ${msg}`, name);
   }
 
   // ---- variables ----
@@ -269,7 +278,14 @@ export class State {
           }
           return Flow.Normal;
         }
-      } else if (val !== undefined && val !== null && typeof val === "object" && !(val instanceof GoNum) && !(val instanceof GoStruct) && !(val instanceof GoFunc)) {
+      } else if (
+        val !== undefined &&
+        val !== null &&
+        typeof val === "object" &&
+        !(val instanceof GoNum) &&
+        !(val instanceof GoStruct) &&
+        !(val instanceof GoFunc)
+      ) {
         const keys = sortedKeys(val);
         if (keys.length > 0) {
           for (const k of keys) if (iteration(k, (val as GoMap)[k])) break;
@@ -360,9 +376,9 @@ export class State {
         return first.value;
       case "dot":
         return dot;
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: errorf throws
       case "nil":
         this.errorf("nil is not a command");
-      // eslint-disable-next-line no-fallthrough
       case "number":
         return this.idealConstant(first);
       case "string":
@@ -414,15 +430,7 @@ export class State {
     return this.evalField(dot, ident[n - 1], node, args, final, receiver, staticType);
   }
 
-  private evalField(
-    dot: Value,
-    fieldName: string,
-    node: Node,
-    args: ArgNode[],
-    final: Final,
-    receiver: Value,
-    staticType?: string,
-  ): Value {
+  private evalField(dot: Value, fieldName: string, node: Node, args: ArgNode[], final: Final, receiver: Value, staticType?: string): Value {
     if (receiver === undefined) {
       if (this.set.missingKey === "error") this.errorf(`nil data; no entry for key ${quoteGo(fieldName)}`);
       return undefined;
@@ -464,7 +472,7 @@ export class State {
     }
 
     if (builtin && (name === "and" || name === "or")) {
-      let v: Value = undefined;
+      let v: Value;
       for (const arg of args) {
         v = this.evalArg(dot, T.reflectValue, arg);
         if (isTrue(v === null ? undefined : v)[0] === (name === "or")) return v;
@@ -507,10 +515,10 @@ export class State {
     switch (n.type) {
       case "dot":
         return this.validateType(dot, type);
+      // biome-ignore lint/suspicious/noFallthroughSwitchClause: errorf throws
       case "nil":
         if (type && canBeNil(type)) return type === T.reflectValue ? undefined : zeroOf(type);
         this.errorf(`cannot assign nil to ${type?.name ?? "<nil>"}`);
-      // eslint-disable-next-line no-fallthrough
       case "field":
         return this.validateType(this.evalFieldNode(dot, n, [n], MISSING), type);
       case "variable":
@@ -633,4 +641,3 @@ export function execute(set: ExecSet, name: string, tree: Tree | undefined, data
     return state.out;
   });
 }
-

@@ -316,7 +316,11 @@ class Printer {
       case "q":
         return this.fmtQ(Buffer.from(b).toString("utf8"));
       default:
-        this.printList([...b].map((c) => new GoNum({ name: "uint8", kind: "uint8" }, c)), verb, depth);
+        this.printList(
+          [...b].map((c) => new GoNum({ name: "uint8", kind: "uint8" }, c)),
+          verb,
+          depth,
+        );
     }
   }
 

@@ -1,5 +1,6 @@
 import { tzAbbreviation } from "./tzif.js";
 import { GoError } from "./types.js";
+import { DurationError, formatDuration, parseDuration as parseGoDuration } from "../go/duration.js";
 
 /**
  * Go's time package as sprig uses it: instants in a zone, layouts ("2006-01-02 15:04:05"),
@@ -532,71 +533,16 @@ export function parseTime(layout: string, value: string, loc: Zone): Instant {
 export const NS = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** Duration.String */
-export function durationString(d: number): string {
-  if (d === 0) return "0s";
-  const neg = d < 0;
-  let u = BigInt(Math.abs(Math.trunc(d)));
-  let out: string;
-  if (u < 1000000000n) {
-    let unit: string;
-    let prec: number;
-    if (u < 1000n) return (neg ? "-" : "") + u + "ns";
-    if (u < 1000000n) {
-      unit = "µs";
-      prec = 3;
-    } else {
-      unit = "ms";
-      prec = 6;
-    }
-    out = fmtFrac(u, prec) + unit;
-  } else {
-    const secs = fmtFrac(u % 60000000000n, 9) + "s";
-    u /= 60000000000n;
-    out = secs;
-    if (u > 0n) {
-      out = String(u % 60n) + "m" + out;
-      u /= 60n;
-      if (u > 0n) out = String(u) + "h" + out;
-    }
-  }
-  return (neg ? "-" : "") + out;
-}
+export const durationString = formatDuration;
 
-function fmtFrac(v: bigint, prec: number): string {
-  const scale = 10n ** BigInt(prec);
-  const whole = v / scale;
-  let frac = (v % scale).toString().padStart(prec, "0").replace(/0+$/, "");
-  if (frac !== "") frac = "." + frac;
-  return String(whole) + frac;
-}
-
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, "µs": 1e3, "μs": 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-/** time.ParseDuration */
+/** time.ParseDuration; Go's error as a template error. */
 export function parseDuration(s: string): number {
-  const orig = s;
-  const bad = () => new GoError(`time: invalid duration ${JSON.stringify(orig)}`);
-  let neg = false;
-  if (s !== "" && (s[0] === "-" || s[0] === "+")) {
-    neg = s[0] === "-";
-    s = s.slice(1);
+  try {
+    return parseGoDuration(s);
+  } catch (err) {
+    if (err instanceof DurationError) throw new GoError(err.message);
+    throw err;
   }
-  if (s === "0") return 0;
-  if (s === "") throw bad();
-  let total = 0;
-  while (s !== "") {
-    const m = /^(\d*)(?:\.(\d*))?/.exec(s)!;
-    if (m[0] === "" || m[0] === ".") throw bad();
-    s = s.slice(m[0].length);
-    const u = /^[^\d.]+/.exec(s);
-    if (!u) throw new GoError(`time: missing unit in duration ${JSON.stringify(orig)}`);
-    const unit = UNITS[u[0]];
-    if (unit === undefined) throw new GoError(`time: unknown unit ${JSON.stringify(u[0])} in duration ${JSON.stringify(orig)}`);
-    s = s.slice(u[0].length);
-    total += Number(m[1] || "0") * unit + (m[2] ? Math.floor(Number("0." + m[2]) * unit) : 0);
-    if (total > 9223372036854775807) throw bad();
-  }
-  return neg ? -total : total;
 }
 
 /** t.Add(d nanoseconds) */

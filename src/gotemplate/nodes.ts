@@ -118,17 +118,7 @@ export interface ElseNode extends Base {
   line: number;
 }
 
-export type ArgNode =
-  | IdentifierNode
-  | VariableNode
-  | DotNode
-  | NilNode
-  | FieldNode
-  | ChainNode
-  | BoolNode
-  | NumberNode
-  | StringNode
-  | PipeNode;
+export type ArgNode = IdentifierNode | VariableNode | DotNode | NilNode | FieldNode | ChainNode | BoolNode | NumberNode | StringNode | PipeNode;
 
 export type Node =
   | ListNode
@@ -184,11 +174,7 @@ export function nodeString(n: Node): string {
     case "if":
     case "range":
     case "with":
-      return (
-        `{{${n.type} ${nodeString(n.pipe)}}}${nodeString(n.list)}` +
-        (n.elseList ? `{{else}}${nodeString(n.elseList)}` : "") +
-        "{{end}}"
-      );
+      return `{{${n.type} ${nodeString(n.pipe)}}}${nodeString(n.list)}` + (n.elseList ? `{{else}}${nodeString(n.elseList)}` : "") + "{{end}}";
     case "break":
       return "{{break}}";
     case "continue":

@@ -265,7 +265,7 @@ class Parser {
   private pipeline(context: string, end: Item): PipeNode {
     const tok = this.peekNonSpace();
     const pipe: PipeNode = { type: "pipe", pos: tok.pos, tree: this.tree, line: tok.line, isAssign: false, decl: [], cmds: [] };
-    decls: for (;;) {
+    for (;;) {
       const v = this.peekNonSpace();
       if (v.typ !== Item.Variable) break;
       this.next();
@@ -282,7 +282,7 @@ class Parser {
         this.vars.push(v.val);
         if (context === "range" && pipe.decl.length < 2) {
           const p = this.peekNonSpace().typ;
-          if (p === Item.Variable || p === Item.RightDelim || p === Item.RightParen) continue decls;
+          if (p === Item.Variable || p === Item.RightDelim || p === Item.RightParen) continue;
           this.errorf("range can only initialize variables");
         }
         this.errorf(`too many declarations in ${context}`);
@@ -431,9 +431,9 @@ class Parser {
         case "string":
         case "number":
         case "nil":
+        // biome-ignore lint/suspicious/noFallthroughSwitchClause: errorf throws
         case "dot":
           this.errorf(`unexpected . after term ${quoteGo(nodeString(node))}`);
-        // eslint-disable-next-line no-fallthrough
         default:
           node = { type: "chain", pos, tree: this.tree, node, field: fields };
       }

@@ -68,7 +68,13 @@ function isEmptyValue(v: Value): boolean {
 }
 
 const isMapValue = (v: Value): v is GoMap =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof GoNum) && !(v instanceof GoStruct) && !(v instanceof GoFunc) && !(v instanceof Uint8Array);
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  !(v instanceof GoNum) &&
+  !(v instanceof GoStruct) &&
+  !(v instanceof GoFunc) &&
+  !(v instanceof Uint8Array);
 
 /**
  * mergo.Merge(&dst, src) for map[string]interface{} (WithOverride when `overwrite`): nested maps

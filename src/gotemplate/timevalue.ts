@@ -1,15 +1,4 @@
-import {
-  LOCAL,
-  UTC,
-  addDuration,
-  civil,
-  dayName,
-  durationString,
-  formatTime,
-  monthName,
-  timeString,
-  type Instant,
-} from "./gotime.js";
+import { LOCAL, UTC, addDuration, civil, dayName, durationString, formatTime, monthName, timeString, type Instant } from "./gotime.js";
 import { GoFunc, GoNum, GoStruct, T, float64, type CallContext, type GoType, type Value } from "./types.js";
 
 /** time.Time, time.Duration, time.Month and time.Weekday as template values, with their methods. */
@@ -106,4 +95,3 @@ export function roundDuration(d: number, m: number): number {
   }
   return r + r < m ? d - r : d + m - r;
 }
-

@@ -54,18 +54,7 @@ export interface GoType {
   readonly sig?: Signature;
 }
 
-export type Value =
-  | undefined
-  | null
-  | boolean
-  | string
-  | number
-  | GoNum
-  | Uint8Array
-  | Value[]
-  | GoMap
-  | GoStruct
-  | GoFunc;
+export type Value = undefined | null | boolean | string | number | GoNum | Uint8Array | Value[] | GoMap | GoStruct | GoFunc;
 
 export interface GoMap {
   [key: string]: Value;
@@ -221,10 +210,7 @@ export function kindOf(v: Value): Kind | "invalid" {
 /** A Go map (a plain object), as opposed to the other object-shaped values. */
 export function isMap(v: Value): v is GoMap {
   return (
-    typeof v === "object" &&
-    v !== null &&
-    !Array.isArray(v) &&
-    !(v instanceof GoNum || v instanceof GoStruct || v instanceof GoFunc || v instanceof Uint8Array)
+    typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof GoNum || v instanceof GoStruct || v instanceof GoFunc || v instanceof Uint8Array)
   );
 }
 

@@ -1,3 +1,4 @@
+import { isBreak, isPrintable } from "../go/libyaml.js";
 import { plainReadsAsString } from "./resolve.js";
 
 /** The scalar styles yaml.v2 can choose for a string (it never folds with '>'). */
@@ -78,10 +79,26 @@ export function analyzeScalar(s: string): Analysis {
 /** A first character that starts YAML syntax: # , [ ] { } & * ! | > ' " % @ ` always; ? : - before a blank. */
 function isLeadingIndicator(c: number, followedByWhitespace: boolean): boolean {
   switch (c) {
-    case 0x23: case 0x2c: case 0x5b: case 0x5d: case 0x7b: case 0x7d: case 0x26: case 0x2a:
-    case 0x21: case 0x7c: case 0x3e: case 0x27: case 0x22: case 0x25: case 0x40: case 0x60:
+    case 0x23:
+    case 0x2c:
+    case 0x5b:
+    case 0x5d:
+    case 0x7b:
+    case 0x7d:
+    case 0x26:
+    case 0x2a:
+    case 0x21:
+    case 0x7c:
+    case 0x3e:
+    case 0x27:
+    case 0x22:
+    case 0x25:
+    case 0x40:
+    case 0x60:
       return true;
-    case 0x3f: case 0x3a: case 0x2d:
+    case 0x3f:
+    case 0x3a:
+    case 0x2d:
       return followedByWhitespace;
     default:
       return false;
@@ -91,19 +108,4 @@ function isLeadingIndicator(c: number, followedByWhitespace: boolean): boolean {
 /** ": " (or ':' at the end) and " #" inside a scalar. */
 function isInnerIndicator(c: number, followedByWhitespace: boolean, precededByWhitespace: boolean): boolean {
   return (c === 0x3a && followedByWhitespace) || (c === 0x23 && precededByWhitespace);
-}
-
-/** libyaml is_printable, per UTF-16 unit: surrogates (characters beyond the BMP) are not printable. */
-export function isPrintable(c: number): boolean {
-  return (
-    c === 0x0a ||
-    (c >= 0x20 && c <= 0x7e) ||
-    (c >= 0xa0 && c <= 0xd7ff) ||
-    (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff)
-  );
-}
-
-/** libyaml is_break: LF, CR, NEL, LS, PS. */
-export function isBreak(c: number): boolean {
-  return c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
 }

@@ -1,4 +1,4 @@
-import { isBreak, isPrintable } from "./style.js";
+import { escapeCharacter, isBreak, isPrintable } from "../go/libyaml.js";
 
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;
@@ -148,7 +148,7 @@ export class Writer {
       const width = c > 0xffff ? 2 : 1;
       if (escapeAll || !isPrintable(c) || isBreak(c) || c === 0x22 || c === 0x5c) {
         this.copy(value, start, i, column);
-        const escaped = escape(c);
+        const escaped = escapeCharacter(c);
         this.out += escaped;
         column += escaped.length;
         start = i + width;
@@ -246,31 +246,4 @@ function chompingIndicator(value: string): string {
   if (!isBreak(value.charCodeAt(n - 1))) return "-";
   if (n === 1 || isBreak(value.charCodeAt(n - 2))) return "+";
   return "";
-}
-
-const SHORT_ESCAPES: Record<number, string> = {
-  0x00: "0",
-  0x07: "a",
-  0x08: "b",
-  0x09: "t",
-  0x0a: "n",
-  0x0b: "v",
-  0x0c: "f",
-  0x0d: "r",
-  0x1b: "e",
-  0x22: '"',
-  0x5c: "\\",
-  0x85: "N",
-  0xa0: "_",
-  0x2028: "L",
-  0x2029: "P",
-};
-
-function escape(c: number): string {
-  const short = SHORT_ESCAPES[c];
-  if (short !== undefined) return `\\${short}`;
-  const hex = c.toString(16).toUpperCase();
-  if (c <= 0xff) return `\\x${hex.padStart(2, "0")}`;
-  if (c <= 0xffff) return `\\u${hex.padStart(4, "0")}`;
-  return `\\U${hex.padStart(8, "0")}`;
 }

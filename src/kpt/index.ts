@@ -48,7 +48,11 @@ export function kptSources(repo: KptRepo, root: string, mark = false): Manifest[
   if (!byRoot) cache.set(repo, (byRoot = new Map()));
   let sources = byRoot.get(abs);
   if (!sources) {
-    sources = topLevelPackages(abs, repo.manifests.map((m) => m.file), repo.kptfileDirs).map((rel) => packageSource(abs, rel).kptfile);
+    sources = topLevelPackages(
+      abs,
+      repo.manifests.map((m) => m.file),
+      repo.kptfileDirs,
+    ).map((rel) => packageSource(abs, rel).kptfile);
     byRoot.set(abs, sources);
   }
   if (mark) for (const s of sources) handedOut.add(s);
@@ -87,7 +91,12 @@ export function kptfileFindings(repo: KptRepo, root: string): Finding[] {
     if (pkg.readError) return;
     for (const sub of directSubpackages(dir)) if (read.has(path.relative(abs, sub).split(path.sep).join("/"))) visit(sub);
   };
-  for (const rel of topLevelPackages(abs, repo.manifests.map((m) => m.file), repo.kptfileDirs)) visit(path.join(abs, rel));
+  for (const rel of topLevelPackages(
+    abs,
+    repo.manifests.map((m) => m.file),
+    repo.kptfileDirs,
+  ))
+    visit(path.join(abs, rel));
   return out;
 }
 
@@ -118,7 +127,11 @@ export async function prefetchKptImages(manifests: readonly Manifest[], options:
       const step = stepName(fn);
       try {
         const image = await runtimes.prefetch(fn.spec as { image?: string; tag?: string });
-        out.push(image === "builtin" ? { file, step, outcome: "builtin", detail: "built in" } : { file, step, outcome: "pulled", detail: `${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}` });
+        out.push(
+          image === "builtin"
+            ? { file, step, outcome: "builtin", detail: "built in" }
+            : { file, step, outcome: "pulled", detail: `${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}` },
+        );
       } catch (err) {
         const skipped = err instanceof NotRunnable && err.untrusted;
         out.push({ file, step, outcome: skipped ? "skipped" : "failed", detail: (err as Error).message });
@@ -127,7 +140,11 @@ export async function prefetchKptImages(manifests: readonly Manifest[], options:
     for (const sub of directSubpackages(dir)) await visit(sub);
   };
   try {
-    for (const rel of topLevelPackages(root, manifests.map((m) => m.file))) await visit(path.join(root, rel));
+    for (const rel of topLevelPackages(
+      root,
+      manifests.map((m) => m.file),
+    ))
+      await visit(path.join(root, rel));
   } finally {
     runtimes.close();
   }

@@ -42,14 +42,20 @@ function kptfileSchema(): { engine: SchemaEngine; entry: SchemaEntry } {
   if (engine) return engine;
   const found = loadBuiltinSchemas().find((b) => b.gvk.group === "kpt.dev" && b.gvk.version === "v1" && b.gvk.kind === "Kptfile");
   if (!found) throw new Error("schemas/kpt.yaml has no Kptfile schema");
-  engine = { engine: new SchemaEngine(new ValidatorCompiler()), entry: { gvk: found.gvk, source: "builtin", origin: found.file, schema: found.schema, structural: true } };
+  engine = {
+    engine: new SchemaEngine(new ValidatorCompiler()),
+    entry: { gvk: found.gvk, source: "builtin", origin: found.file, schema: found.schema, structural: true },
+  };
   return engine;
 }
 
 export function pipelineFunctions(kptfile: JsonObject): PipelineFunction[] {
   const pipeline = isObject(kptfile.pipeline) ? kptfile.pipeline : {};
   const out: PipelineFunction[] = [];
-  for (const [kind, key] of [["mutator", "mutators"], ["validator", "validators"]] as const) {
+  for (const [kind, key] of [
+    ["mutator", "mutators"],
+    ["validator", "validators"],
+  ] as const) {
     const list = pipeline[key];
     if (!Array.isArray(list)) continue;
     list.forEach((spec, index) => {
@@ -64,7 +70,13 @@ export function stepName(fn: PipelineFunction): string {
   const name = str(fn.spec.name);
   if (name) return name;
   const image = str(fn.spec.image);
-  if (image) return image.replace(/[@:][^/]*$/, "").split("/").pop() ?? image;
+  if (image)
+    return (
+      image
+        .replace(/[@:][^/]*$/, "")
+        .split("/")
+        .pop() ?? image
+    );
   return str(fn.spec.exec);
 }
 
@@ -111,7 +123,8 @@ export function checkKptfile(pkg: KptPackage, resources: ReadResource[] | undefi
     return { findings, fatal: true, functions: [] };
   }
   const schema = kptfileSchema();
-  for (const v of schema.engine.validate(m, schema.entry)) at(v.pointer, v.severity ?? "error", "kpt/kptfile", `${v.message} (kpt refuses a Kptfile its v1 schema does not accept)`);
+  for (const v of schema.engine.validate(m, schema.entry))
+    at(v.pointer, v.severity ?? "error", "kpt/kptfile", `${v.message} (kpt refuses a Kptfile its v1 schema does not accept)`);
   const functions = pipelineFunctions(object);
   const byPath = new Set((resources ?? []).map((r) => path.posix.normalize(r.path)));
   for (const fn of functions) checkFunction(pkg, fn, at, resources ? byPath : undefined);
@@ -125,7 +138,8 @@ function checkFunction(pkg: KptPackage, fn: PipelineFunction, at: At, resourcePa
   const exec = str(fn.spec.exec);
   if (!image && !exec) at(fn.pointer, "error", "kpt/kptfile", "must specify a function (`image` or `exec`) to execute");
   if (image && exec) at(fn.pointer, "error", "kpt/kptfile", "must not specify both `image` and `exec` at the same time");
-  if (image && !validImageReference(image)) at(`${fn.pointer}/image`, "error", "kpt/kptfile", `function image reference "${image}" is invalid: it is not a valid OCI reference (name[:tag][@digest])`);
+  if (image && !validImageReference(image))
+    at(`${fn.pointer}/image`, "error", "kpt/kptfile", `function image reference "${image}" is invalid: it is not a valid OCI reference (name[:tag][@digest])`);
   const configMap = fn.spec.configMap;
   const configPath = fn.spec.configPath;
   const hasConfigMap = isObject(configMap) && Object.keys(configMap).length > 0;
@@ -133,13 +147,24 @@ function checkFunction(pkg: KptPackage, fn: PipelineFunction, at: At, resourcePa
     at(fn.pointer, "error", "kpt/function-config", "functionConfig must not specify both `configMap` and `configPath` at the same time");
   }
   if (typeof configPath === "string") checkConfigPath(pkg, fn, configPath, at, resourcePaths);
-  for (const [key, empty] of [["selectors", "selects every resource, so the function runs on the whole package"], ["exclude", "is ignored by kpt (it excludes nothing)"]] as const) {
+  for (const [key, empty] of [
+    ["selectors", "selects every resource, so the function runs on the whole package"],
+    ["exclude", "is ignored by kpt (it excludes nothing)"],
+  ] as const) {
     const list = fn.spec[key];
     if (!Array.isArray(list)) continue;
     list.forEach((selector, i) => {
       if (!isObject(selector)) return;
-      const set = ["apiVersion", "kind", "name", "namespace"].some((k) => str(selector[k]) !== "") || ["labels", "annotations"].some((k) => isObject(selector[k]) && Object.keys(selector[k] as object).length > 0);
-      if (!set) at(`${fn.pointer}/${key}/${i}`, "warning", "kpt/selector", `an empty selector ${empty}; give it apiVersion, kind, name, namespace, labels or annotations`);
+      const set =
+        ["apiVersion", "kind", "name", "namespace"].some((k) => str(selector[k]) !== "") ||
+        ["labels", "annotations"].some((k) => isObject(selector[k]) && Object.keys(selector[k] as object).length > 0);
+      if (!set)
+        at(
+          `${fn.pointer}/${key}/${i}`,
+          "warning",
+          "kpt/selector",
+          `an empty selector ${empty}; give it apiVersion, kind, name, namespace, labels or annotations`,
+        );
     });
   }
 }
@@ -166,19 +191,26 @@ function checkConfigPath(pkg: KptPackage, fn: PipelineFunction, configPath: stri
     return void at(pointer, "error", "kpt/function-config", `failed to read functionConfig "${configPath}": ${(err as Error).message}`);
   }
   if (docs.length === 0) return void at(pointer, "error", "kpt/function-config", `functionConfig "${configPath}" holds no object`);
-  if (docs.length > 1) return void at(pointer, "error", "kpt/function-config", `functionConfig "${configPath}" must not contain more than one config, got ${docs.length}`);
+  if (docs.length > 1)
+    return void at(pointer, "error", "kpt/function-config", `functionConfig "${configPath}" must not contain more than one config, got ${docs.length}`);
   const problem = notKrm(docs[0]!.value, cleaned);
   if (problem) return void at(pointer, "error", "kpt/function-config", `functionConfig "${configPath}": ${problem}`);
   if (resourcePaths && !resourcePaths.has(cleaned)) {
     const what = fn.kind === "mutator" ? "mutator" : "validator";
-    at(pointer, "error", "kpt/function-config", `functionConfig resource for ${what} "${stepName(fn)}" is missing from path "${configPath}", this also occurs if "${configPath}" is part of a subpackage (or .krmignore ignores it)`);
+    at(
+      pointer,
+      "error",
+      "kpt/function-config",
+      `functionConfig resource for ${what} "${stepName(fn)}" is missing from path "${configPath}", this also occurs if "${configPath}" is part of a subpackage (or .krmignore ignores it)`,
+    );
   }
 }
 
 /** The OCI reference grammar (distribution/reference): [domain/]path[:tag][@digest]. */
 export function validImageReference(ref: string): boolean {
   const component = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
-  const domain = "(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[0-9a-fA-F:.]+\\])(?::[0-9]+)?";
+  const domain =
+    "(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[0-9a-fA-F:.]+\\])(?::[0-9]+)?";
   const name = `(?:${domain}/)?${component}(?:/${component})*`;
   const re = new RegExp(`^${name}(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$`);
   if (!re.test(ref)) return false;

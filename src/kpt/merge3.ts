@@ -34,7 +34,12 @@ export interface MergeContext {
 }
 
 /** Merges one resource (its three versions); undefined when the merge clears it. */
-export function mergeResource(dest: JsonObject | undefined, origin: JsonObject | undefined, updated: JsonObject | undefined, ctx: MergeContext): JsonObject | undefined {
+export function mergeResource(
+  dest: JsonObject | undefined,
+  origin: JsonObject | undefined,
+  updated: JsonObject | undefined,
+  ctx: MergeContext,
+): JsonObject | undefined {
   const out = walk([dest, origin, updated], [], ctx);
   return out === CLEAR || !isObject(out) ? undefined : out;
 }
@@ -64,7 +69,9 @@ function isCleared(left: unknown, right: unknown): boolean {
 function walk(sources: [unknown, unknown, unknown], path: string[], ctx: MergeContext): Value {
   const kind = sources.map(kindOf).find(Boolean);
   if (kind && sources.some((s) => kindOf(s) !== undefined && kindOf(s) !== kind)) {
-    throw new MergeError(`${fieldName(path) || "(root)"}: the local package and the upstream disagree on the kind of the value (map, list or scalar); kpt pkg update fails here`);
+    throw new MergeError(
+      `${fieldName(path) || "(root)"}: the local package and the upstream disagree on the kind of the value (map, list or scalar); kpt pkg update fails here`,
+    );
   }
   if (kind === "map" || kind === undefined) return walkMap(sources, path, ctx);
   if (kind === "seq") {
@@ -93,7 +100,8 @@ function visitScalar(sources: [unknown, unknown, unknown], path: string[], ctx: 
   const [d, o, u] = sources;
   if (isCleared(o, u) || isCleared(o, d)) return CLEAR;
   if (missing(u) !== missing(o)) {
-    if (missing(u) && !missing(d) && text(d) !== text(o)) ctx.conflicts.push({ field: fieldName(path), local: d, upstream: undefined, kind: "removed-upstream" });
+    if (missing(u) && !missing(d) && text(d) !== text(o))
+      ctx.conflicts.push({ field: fieldName(path), local: d, upstream: undefined, kind: "removed-upstream" });
     if (missing(o) && !missing(d) && text(d) !== text(u)) ctx.conflicts.push({ field: fieldName(path), local: d, upstream: u, kind: "added-both" });
     return u;
   }
@@ -126,7 +134,8 @@ function walkAssociative(sources: [unknown, unknown, unknown], key: string, path
   const [d, o, u] = sources;
   if (missing(u) && !missing(o)) return CLEAR;
   const dest: unknown[] = Array.isArray(d) ? d : [];
-  const keyOf = (e: unknown) => (key === "" ? (isObject(e) || Array.isArray(e) ? undefined : text(e)) : isObject(e) && !missing(e[key]) ? text(e[key]) : undefined);
+  const keyOf = (e: unknown) =>
+    key === "" ? (isObject(e) || Array.isArray(e) ? undefined : text(e)) : isObject(e) && !missing(e[key]) ? text(e[key]) : undefined;
   const values: string[] = [];
   for (const s of sources) {
     if (!Array.isArray(s)) continue;
@@ -186,7 +195,17 @@ function associativeKey(sources: [unknown, unknown, unknown], path: string[], ct
     if (podSpec) {
       const rel = startsWith(p, podSpec);
       if (rel && rel.length === 1) {
-        const keys: Record<string, string> = { containers: "name", initContainers: "name", ephemeralContainers: "name", volumes: "name", imagePullSecrets: "name", hostAliases: "ip", topologySpreadConstraints: "topologyKey", resourceClaims: "name", schedulingGates: "name" };
+        const keys: Record<string, string> = {
+          containers: "name",
+          initContainers: "name",
+          ephemeralContainers: "name",
+          volumes: "name",
+          imagePullSecrets: "name",
+          hostAliases: "ip",
+          topologySpreadConstraints: "topologyKey",
+          resourceClaims: "name",
+          schedulingGates: "name",
+        };
         if (keys[rel[0]!]) return keys[rel[0]!];
       }
       if (rel && rel.length === 2 && ["containers", "initContainers", "ephemeralContainers"].includes(rel[0]!)) {

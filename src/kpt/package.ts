@@ -55,7 +55,15 @@ export function readPackage(root: string, dir: string): KptPackage {
     const first = docs[0];
     if (!first || !isObject(first.value)) return { dir, rel, kptfile: emptyManifest(file, text), readError: "the Kptfile holds no object" };
     const object = first.value as KubeObject;
-    return { dir, rel, kptfile: new Manifest({ ...object, apiVersion: String(object.apiVersion ?? ""), kind: String(object.kind ?? "") }, new SourceFile(file, text), first.docIndex) };
+    return {
+      dir,
+      rel,
+      kptfile: new Manifest(
+        { ...object, apiVersion: String(object.apiVersion ?? ""), kind: String(object.kind ?? "") },
+        new SourceFile(file, text),
+        first.docIndex,
+      ),
+    };
   } catch (err) {
     return { dir, rel, kptfile: emptyManifest(file, text), readError: `the Kptfile is not valid YAML: ${(err as Error).message}` };
   }

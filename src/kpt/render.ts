@@ -1,11 +1,10 @@
 import fs from "node:fs";
-import { insidePackage } from "./kptfile.js";
+import { insidePackage, readCheckedPackage, stepName, type PipelineFunction } from "./kptfile.js";
 import path from "node:path";
 import type { Finding } from "../core/finding.js";
 import type { JsonObject } from "../core/json.js";
 import { findingAt } from "../validate/findings.js";
 import type { KrmResult, ResourceList } from "./functions/types.js";
-import { readCheckedPackage, stepName, type PipelineFunction } from "./kptfile.js";
 import { directSubpackages, type KptPackage, type ReadResource } from "./package.js";
 import {
   annotation,
@@ -199,7 +198,15 @@ async function runPipeline(node: Node, input: JsonObject[], state: PackageRender
   for (const fn of functions.filter((f) => f.kind === "validator")) {
     const selected = selectInput(items, selectorList(fn.spec.selectors), selectorList(fn.spec.exclude));
     const config = functionConfig(pkg, fn, items);
-    await runFunction(node, fn, selected.map((r) => deepCopy(r)), config, false, state, runtimes);
+    await runFunction(
+      node,
+      fn,
+      selected.map((r) => deepCopy(r)),
+      config,
+      false,
+      state,
+      runtimes,
+    );
   }
   return items;
 }
@@ -298,7 +305,15 @@ function functionConfig(pkg: KptPackage, fn: PipelineFunction, items: JsonObject
   return undefined;
 }
 
-async function runFunction(node: Node, fn: PipelineFunction, items: JsonObject[], config: JsonObject | undefined, mutator: boolean, state: PackageRender, runtimes: KptRuntimes): Promise<JsonObject[]> {
+async function runFunction(
+  node: Node,
+  fn: PipelineFunction,
+  items: JsonObject[],
+  config: JsonObject | undefined,
+  mutator: boolean,
+  state: PackageRender,
+  runtimes: KptRuntimes,
+): Promise<JsonObject[]> {
   const { pkg } = node;
   const name = stepName(fn);
   let runtime;
@@ -335,13 +350,21 @@ async function runFunction(node: Node, fn: PipelineFunction, items: JsonObject[]
   try {
     ({ items: output, results } = outcome.list ? { items: outcome.list.items, results: outcome.list.results ?? [] } : readOutput(outcome.stdout ?? ""));
   } catch (err) {
-    stop(pkg, fn.pointer, `${fn.kind} ${name} (${runtime.name}) wrote output that is not a ResourceList: ${(err as Error).message}${outcome.stderr ? `\n${outcome.stderr}` : ""}`);
+    stop(
+      pkg,
+      fn.pointer,
+      `${fn.kind} ${name} (${runtime.name}) wrote output that is not a ResourceList: ${(err as Error).message}${outcome.stderr ? `\n${outcome.stderr}` : ""}`,
+    );
   }
   state.runs.push({ pkg, fn, name: runtime.name, results, input: sent });
   if (outcome.exitCode !== 0) {
     const errors = results.filter((r) => r.severity === "error").length;
     const why = errors ? `${errors} error result${errors === 1 ? "" : "s"}` : `exit code ${outcome.exitCode}`;
-    stop(pkg, fn.pointer, `kpt fn render fails: ${fn.kind} ${name} (${runtime.name}) failed (${why})${outcome.stderr ? `: ${outcome.stderr.split("\n").slice(-10).join("\n")}` : ""}`);
+    stop(
+      pkg,
+      fn.pointer,
+      `kpt fn render fails: ${fn.kind} ${name} (${runtime.name}) failed (${why})${outcome.stderr ? `: ${outcome.stderr.split("\n").slice(-10).join("\n")}` : ""}`,
+    );
   }
   if (!mutator) return items;
   // Comments and field order are kept from the input; the ids that map outputs to inputs go.
@@ -369,7 +392,8 @@ async function runFunction(node: Node, fn: PipelineFunction, items: JsonObject[]
   for (const r of output) {
     const { path: file, index } = fileOf(r);
     const clean = path.posix.normalize(file);
-    if (clean.startsWith("../")) stop(pkg, fn.pointer, `kpt fn render fails: ${fn.kind} ${name}: function must not modify resources outside of package: resource has path ${file}`);
+    if (clean.startsWith("../"))
+      stop(pkg, fn.pointer, `kpt fn render fails: ${fn.kind} ${name}: function must not modify resources outside of package: resource has path ${file}`);
     const key = `${annotation(r, PACKAGE_PATH)}\u0000${clean}\u0000${index}`;
     if (seen.has(key)) stop(pkg, fn.pointer, `kpt fn render fails: ${fn.kind} ${name}: resource at path "${clean}" and index "${index}" already exists`);
     seen.add(key);
@@ -389,7 +413,11 @@ function internalAnnotations(r: JsonObject): Record<string, string> {
 }
 
 function copyLegacy(r: JsonObject): void {
-  for (const [legacy, current] of [[LEGACY_PATH, PATH], [LEGACY_INDEX, INDEX], [LEGACY_ID, ID]] as const) {
+  for (const [legacy, current] of [
+    [LEGACY_PATH, PATH],
+    [LEGACY_INDEX, INDEX],
+    [LEGACY_ID, ID],
+  ] as const) {
     const [lv, cv] = [annotation(r, legacy) ?? "", annotation(r, current) ?? ""];
     if (cv && !lv) setAnnotation(r, legacy, cv);
     else if (!cv && lv) setAnnotation(r, current, lv);
@@ -401,7 +429,10 @@ function reconcile(r: JsonObject, original: Map<string, Record<string, string>>)
   copyLegacy(r);
   const before = original.get(annotation(r, MIGRATION_ID) ?? "");
   if (before) {
-    for (const [current, legacy] of [[PATH, LEGACY_PATH], [INDEX, LEGACY_INDEX]] as const) {
+    for (const [current, legacy] of [
+      [PATH, LEGACY_PATH],
+      [INDEX, LEGACY_INDEX],
+    ] as const) {
       const was = before[current] ?? before[legacy];
       if (!was) continue;
       const [c, l] = [annotation(r, current) ?? "", annotation(r, legacy) ?? ""];
@@ -465,9 +496,15 @@ function parseResults(v: unknown): KrmResult[] {
     if (isObject(r.resourceRef)) {
       const ref = r.resourceRef;
       const meta = isObject(ref.metadata) ? ref.metadata : {};
-      out.resourceRef = { apiVersion: str(ref.apiVersion), kind: str(ref.kind), name: str(ref.name) || str(meta.name), namespace: str(ref.namespace) || str(meta.namespace) };
+      out.resourceRef = {
+        apiVersion: str(ref.apiVersion),
+        kind: str(ref.kind),
+        name: str(ref.name) || str(meta.name),
+        namespace: str(ref.namespace) || str(meta.namespace),
+      };
     }
-    if (isObject(r.field)) out.field = { path: str(r.field.path), currentValue: r.field.currentValue, proposedValue: r.field.proposedValue ?? r.field.suggestedValue };
+    if (isObject(r.field))
+      out.field = { path: str(r.field.path), currentValue: r.field.currentValue, proposedValue: r.field.proposedValue ?? r.field.suggestedValue };
     if (isObject(r.file)) out.file = { path: str(r.file.path), index: typeof r.file.index === "number" ? r.file.index : Number(r.file.index ?? 0) || 0 };
     return out;
   });

@@ -35,7 +35,8 @@ export interface KptRuntimeOptions {
  * They run on the host without kpt's container (no --network none), so a function that fetches
  * (render-helm-chart), reads local paths or evaluates code (starlark) is not among them.
  */
-const VETTED_KPT_FUNCTIONS = "{apply-setters,create-setters,search-replace,set-image,ensure-name-substring,remove-local-config-resources,set-enforcement-action,set-labels,set-annotations,set-namespace,apply-replacements}";
+const VETTED_KPT_FUNCTIONS =
+  "{apply-setters,create-setters,search-replace,set-image,ensure-name-substring,remove-local-config-resources,set-enforcement-action,set-labels,set-annotations,set-namespace,apply-replacements}";
 export const KPT_TRUSTED_IMAGES = [`ghcr.io/kptdev/krm-functions-catalog/${VETTED_KPT_FUNCTIONS}`, `gcr.io/kpt-fn/${VETTED_KPT_FUNCTIONS}`];
 
 /** kpt's default prefix for an image given by its bare name (`set-labels`). */
@@ -145,7 +146,10 @@ export class KptRuntimes {
 
   private exec(exec: string): KrmRuntime {
     if (!this.options.allowExec) {
-      throw new NotRunnable("is an `exec:` function: it runs a program of this machine, which kpt too runs only with --allow-exec", "run with --allow-exec (the Action's allow-exec: true) where the program is installed");
+      throw new NotRunnable(
+        "is an `exec:` function: it runs a program of this machine, which kpt too runs only with --allow-exec",
+        "run with --allow-exec (the Action's allow-exec: true) where the program is installed",
+      );
     }
     const argv = shlexSplit(exec);
     if (!argv.length) throw new NotRunnable("has an empty exec", "name the program in exec:");
@@ -156,7 +160,11 @@ export class KptRuntimes {
         try {
           return await runProcess(argv, { cwd, env: process.env }, toYaml(list), this.options.timeoutMs);
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new NotRunnable(`cannot be started: ${argv[0]} is not installed here`, `install ${argv[0]} on the runner, or run the package's pipeline where it is`);
+          if ((err as NodeJS.ErrnoException).code === "ENOENT")
+            throw new NotRunnable(
+              `cannot be started: ${argv[0]} is not installed here`,
+              `install ${argv[0]} on the runner, or run the package's pipeline where it is`,
+            );
           throw err;
         }
       },
@@ -169,14 +177,23 @@ export class KptRuntimes {
     if (semver.valid(tag.replace(/^v/, "")) && !/[<>=^~*x|\s]/.test(tag)) return `${repository}:${tag}`;
     const range = semver.validRange(tag);
     if (!range) return `${repository}:${tag}`;
-    if (settings.offline) throw new NotRunnable(`has the version constraint "${tag}", which needs the registry's tags and this run is offline`, "pin the tag in the Kptfile, or run where the registry answers");
+    if (settings.offline)
+      throw new NotRunnable(
+        `has the version constraint "${tag}", which needs the registry's tags and this run is offline`,
+        "pin the tag in the Kptfile, or run where the registry answers",
+      );
     let tags: string[];
     try {
       tags = await listTags(repository, settings.client);
     } catch (err) {
-      throw new NotRunnable(`could not list the tags of ${repository}: ${(err as Error).message}`, "check the image reference and the registry's credentials, or pin the tag");
+      throw new NotRunnable(
+        `could not list the tags of ${repository}: ${(err as Error).message}`,
+        "check the image reference and the registry's credentials, or pin the tag",
+      );
     }
-    const best = tags.filter((t) => semver.valid(t.replace(/^v/, "")) && semver.satisfies(t.replace(/^v/, ""), range)).sort((a, b) => semver.rcompare(a.replace(/^v/, ""), b.replace(/^v/, "")))[0];
+    const best = tags
+      .filter((t) => semver.valid(t.replace(/^v/, "")) && semver.satisfies(t.replace(/^v/, ""), range))
+      .sort((a, b) => semver.rcompare(a.replace(/^v/, ""), b.replace(/^v/, "")))[0];
     if (!best) throw new NotRunnable(`has no tag that satisfies "${tag}" in ${repository}`, "fix the constraint in the Kptfile's tag:");
     return `${repository}:${best}`;
   }
@@ -189,7 +206,11 @@ export class KptRuntimes {
         const image = await this.pull(reference, settings);
         const entrypoint = [...(image.config.Entrypoint ?? []), ...(image.config.Cmd ?? [])];
         const launch = launchOf(image.root, { ...image.config, Entrypoint: entrypoint });
-        if ("cannot" in launch) throw new NotRunnable(`cannot run ${image.reference} here: ${launch.cannot}`, "run where the image's platform matches (a linux runner of its architecture)");
+        if ("cannot" in launch)
+          throw new NotRunnable(
+            `cannot run ${image.reference} here: ${launch.cannot}`,
+            "run where the image's platform matches (a linux runner of its architecture)",
+          );
         const home = fs.mkdtempSync(path.join(os.tmpdir(), "cci-krm-home-"));
         this.homes.push(home);
         const env: NodeJS.ProcessEnv = {};
@@ -210,8 +231,16 @@ export class KptRuntimes {
     if (!pending) {
       pending = pullImage(reference, { ...settings, pullPolicy: "IfNotPresent" }).catch((err: unknown) => {
         if (!(err instanceof PullError)) throw err;
-        if (err.kind === "offline") throw new NotRunnable(`is not in the package cache: ${err.message}`, "run composition-ci check once where the registry can be reached (it fills the cache), and keep the cache (actions/cache)");
-        if (err.kind === "registry") throw new NotRunnable(`could not be pulled: ${err.message}`, "check the image reference and the registry's credentials (docker login), or run where the registry answers");
+        if (err.kind === "offline")
+          throw new NotRunnable(
+            `is not in the package cache: ${err.message}`,
+            "run composition-ci check once where the registry can be reached (it fills the cache), and keep the cache (actions/cache)",
+          );
+        if (err.kind === "registry")
+          throw new NotRunnable(
+            `could not be pulled: ${err.message}`,
+            "check the image reference and the registry's credentials (docker login), or run where the registry answers",
+          );
         throw err;
       });
       this.images.set(reference, pending);

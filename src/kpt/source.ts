@@ -38,7 +38,13 @@ function sourceOf(source: Manifest, render: PackageRender): RenderedSource {
   const found = [...render.findings, ...render.runs.flatMap((run) => resultFindings(run, render))];
   const stop = render.stop;
   if (stop instanceof NotRenderedStop) {
-    const why: NotRendered = { what: stop.what, reason: stop.reason, fix: stop.fix, severity: "warning", at: { manifest: stop.at.pkg.kptfile, pointer: stop.at.pointer } };
+    const why: NotRendered = {
+      what: stop.what,
+      reason: stop.reason,
+      fix: stop.fix,
+      severity: "warning",
+      at: { manifest: stop.at.pkg.kptfile, pointer: stop.at.pointer },
+    };
     return { source, via: KPT_VIA, documents: [], objects: [], keys: [], ok: false, findings: found, notRendered: [why] };
   }
   if (stop instanceof RenderStop) {
@@ -79,7 +85,11 @@ function resultFindings(run: FunctionRun, render: PackageRender): Finding[] {
       const pointer = fieldPointer(origin.object, r.field?.path);
       return findingAt(origin.manifest, pointer, "render/kpt-result", severity, `${r.message} (${step} of ${run.pkg.kptfile.file}, ${run.name})`);
     }
-    const where = r.file?.path ? ` [${r.file.path}${r.file.index ? `#${r.file.index}` : ""}${r.field?.path ? ` ${r.field.path}` : ""}]` : r.field?.path ? ` [${r.field.path}]` : "";
+    const where = r.file?.path
+      ? ` [${r.file.path}${r.file.index ? `#${r.file.index}` : ""}${r.field?.path ? ` ${r.field.path}` : ""}]`
+      : r.field?.path
+        ? ` [${r.field.path}]`
+        : "";
     return findingAt(run.pkg.kptfile, run.fn.pointer, "render/kpt-result", severity, `${step} (${run.name}): ${r.message}${where}`);
   });
 }
@@ -88,11 +98,19 @@ function resultOrigin(r: KrmResult, run: FunctionRun, render: PackageRender): { 
   let item: JsonObject | undefined;
   const ref = r.resourceRef;
   if (ref && (ref.kind || ref.name)) {
-    item = run.input.find((o) => (!ref.kind || kindOf(o) === ref.kind) && (!ref.name || nameOf(o) === ref.name) && (!ref.namespace || namespaceOf(o) === ref.namespace) && (!ref.apiVersion || o.apiVersion === ref.apiVersion));
+    item = run.input.find(
+      (o) =>
+        (!ref.kind || kindOf(o) === ref.kind) &&
+        (!ref.name || nameOf(o) === ref.name) &&
+        (!ref.namespace || namespaceOf(o) === ref.namespace) &&
+        (!ref.apiVersion || o.apiVersion === ref.apiVersion),
+    );
   }
   if (!item && r.file?.path) {
     const index = String(r.file.index ?? 0);
-    const candidates = run.input.filter((o) => path.posix.normalize(fileOf(o).path) === path.posix.normalize(r.file!.path!) && (fileOf(o).index || "0") === index);
+    const candidates = run.input.filter(
+      (o) => path.posix.normalize(fileOf(o).path) === path.posix.normalize(r.file!.path!) && (fileOf(o).index || "0") === index,
+    );
     item = candidates.find((o) => annotation(o, PACKAGE_PATH) === run.pkg.dir) ?? candidates[0];
   }
   if (!item) return undefined;

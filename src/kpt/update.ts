@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { git, GitError, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
+import { git, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import { GitignoreRules } from "../manifest/glob.js";
 import type { JsonObject } from "../core/json.js";
 import { unifiedDiff } from "../rendered/diff.js";
@@ -53,11 +53,6 @@ export interface UpdatePreview {
   error?: string;
 }
 
-interface Side {
-  dir: string;
-  exists: boolean;
-}
-
 interface Resource {
   object: JsonObject;
   file: string;
@@ -80,7 +75,8 @@ export async function updatePreview(options: UpdatePreviewOptions): Promise<Upda
   if (!upstream) throw new UpdatePreviewError("the Kptfile has no upstream.git: kpt pkg update needs an upstream reference");
   const strategy = isObject(kptfile.upstream) ? String(kptfile.upstream.updateStrategy ?? "resource-merge") : "resource-merge";
   if (strategy !== "resource-merge") throw new UpdatePreviewError(`the package's updateStrategy is ${strategy}; the preview knows resource-merge only`);
-  if (!lock || !lock.commit) throw new UpdatePreviewError("the Kptfile has no upstreamLock.git.commit: there is no upstream version to merge from (kpt pkg get records it)");
+  if (!lock || !lock.commit)
+    throw new UpdatePreviewError("the Kptfile has no upstreamLock.git.commit: there is no upstream version to merge from (kpt pkg get records it)");
   const downstreamTop = await topLevel(pkgDir).catch(() => {
     throw new UpdatePreviewError(`${options.pkg} is not inside a git repository`);
   });
@@ -117,7 +113,8 @@ export async function updatePreview(options: UpdatePreviewOptions): Promise<Upda
       toCommit = (await git(["rev-parse", "HEAD"], upstreamTop)).trim();
       toLabel = `the working tree (HEAD ${toCommit.slice(0, 12)})`;
     }
-    if (!fs.existsSync(path.join(updated, "Kptfile")) && !fs.existsSync(updated)) throw new UpdatePreviewError(`the upstream directory ${directory || "/"} does not exist at ${toLabel}`);
+    if (!fs.existsSync(path.join(updated, "Kptfile")) && !fs.existsSync(updated))
+      throw new UpdatePreviewError(`the upstream directory ${directory || "/"} does not exist at ${toLabel}`);
     const preview: UpdatePreview = {
       package: rel(displayRoot, pkgDir),
       upstream: { repo, directory: `/${directory}`, from: originCommit.slice(0, 12), to: toLabel },
@@ -192,7 +189,10 @@ async function locateRepository(repo: string, pkgDir: string, downstreamTop: str
     }
     throw new UpdatePreviewError(`the upstream ${repo} does not exist on this machine`);
   }
-  const remotes = (await git(["remote", "-v"], downstreamTop).catch(() => "")).split("\n").map((l) => l.split(/\s+/)[1]).filter((u): u is string => Boolean(u));
+  const remotes = (await git(["remote", "-v"], downstreamTop).catch(() => ""))
+    .split("\n")
+    .map((l) => l.split(/\s+/)[1])
+    .filter((u): u is string => Boolean(u));
   if (remotes.some((u) => sameRepositoryUrl(u, repo))) return downstreamTop;
   throw new UpdatePreviewError(
     `the upstream ${repo} is neither this repository (its remotes: ${remotes.length ? [...new Set(remotes)].join(", ") : "none"}) nor a local path; composition-ci fetches nothing: clone it and use --upstream-repo`,
@@ -214,12 +214,14 @@ export function upstreamDirectory(kptfile: Record<string, unknown>): string {
  */
 function confined(treeTop: string, directory: string): string {
   const parts = directory.split("/").filter(Boolean);
-  if (parts.includes("..") || parts.includes(".git")) throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository`);
+  if (parts.includes("..") || parts.includes(".git"))
+    throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository`);
   const target = path.join(treeTop, ...parts);
   if (!fs.existsSync(target)) return target;
   const real = fs.realpathSync(target);
   const top = fs.realpathSync(treeTop);
-  if (real !== top && !real.startsWith(top + path.sep)) throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository (a symbolic link)`);
+  if (real !== top && !real.startsWith(top + path.sep))
+    throw new UpdatePreviewError(`the upstream directory /${directory} leads outside the upstream repository (a symbolic link)`);
   return target;
 }
 
@@ -253,7 +255,9 @@ interface LockTarget {
 
 /** kpt's Update for the root package and every subpackage below it (parents first). */
 function mergeTree(trees: Trees, writes: Map<string, string | null>, preview: UpdatePreview, displayRoot: string, lock: LockTarget): void {
-  const subs = [...new Set([trees.local, trees.updated, trees.origin].flatMap((d) => subpackages(d)))].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1));
+  const subs = [...new Set([trees.local, trees.updated, trees.origin].flatMap((d) => subpackages(d)))].sort(
+    (a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : 1),
+  );
   for (const sub of [".", ...subs]) {
     const isRoot = sub === ".";
     const dirs = { local: path.join(trees.local, sub), updated: path.join(trees.updated, sub), origin: path.join(trees.origin, sub) };
@@ -282,9 +286,23 @@ function mergeTree(trees: Trees, writes: Map<string, string | null>, preview: Up
   }
 }
 
-function mergePackage(dirs: Trees, isRoot: boolean, sub: string, writes: Map<string, string | null>, preview: UpdatePreview, displayRoot: string, lock: LockTarget): void {
+function mergePackage(
+  dirs: Trees,
+  isRoot: boolean,
+  sub: string,
+  writes: Map<string, string | null>,
+  preview: UpdatePreview,
+  displayRoot: string,
+  lock: LockTarget,
+): void {
   const pkgDir = displayRoot;
-  const kptfile = mergeKptfile(readKptfile(dirs.local) ?? {}, readKptfile(dirs.updated) ?? {}, readKptfile(dirs.origin) ?? {}, preview, rel(displayRoot, path.join(dirs.local, "Kptfile")));
+  const kptfile = mergeKptfile(
+    readKptfile(dirs.local) ?? {},
+    readKptfile(dirs.updated) ?? {},
+    readKptfile(dirs.origin) ?? {},
+    preview,
+    rel(displayRoot, path.join(dirs.local, "Kptfile")),
+  );
   if (isRoot) {
     kptfile.upstreamLock = { type: "git", git: { repo: lock.repo, directory: lock.directory, ref: lock.ref, commit: lock.commit } };
   } else {
@@ -325,18 +343,31 @@ function mergePackage(dirs: Trees, isRoot: boolean, sub: string, writes: Map<str
       preview.notes.push(`${title} was deleted locally: kpt does not add it back`);
     } else {
       const conflicts: Conflict[] = [];
-      const object = mergeResource(deepCopy(d!.object), o && deepCopy(o.object), deepCopy(u!.object), { apiVersion: String(d!.object.apiVersion ?? ""), kind: kindOf(d!.object), conflicts });
-      for (const c of conflicts) preview.conflicts.push({ ...c, file: rel(pkgDir, path.join(dirs.local, d!.file)), resource: `${kindOf(d!.object)} ${nameOf(d!.object)}` });
+      const object = mergeResource(deepCopy(d!.object), o && deepCopy(o.object), deepCopy(u!.object), {
+        apiVersion: String(d!.object.apiVersion ?? ""),
+        kind: kindOf(d!.object),
+        conflicts,
+      });
+      for (const c of conflicts)
+        preview.conflicts.push({ ...c, file: rel(pkgDir, path.join(dirs.local, d!.file)), resource: `${kindOf(d!.object)} ${nameOf(d!.object)}` });
       if (object) merged.push({ object, file: d!.file, index: d!.index, stamped: d!.stamped });
     }
   }
-  if (stamped) preview.notes.push(`kpt also records internal.kpt.dev/upstream-identifier on ${stamped} resource${stamped === 1 ? "" : "s"} of ${sub === "." ? "the package" : `subpackage ${sub}`} (left out of the diff)`);
+  if (stamped)
+    preview.notes.push(
+      `kpt also records internal.kpt.dev/upstream-identifier on ${stamped} resource${stamped === 1 ? "" : "s"} of ${sub === "." ? "the package" : `subpackage ${sub}`} (left out of the diff)`,
+    );
   // Files as kpt writes them: resources grouped by file, ordered by index; files left empty go.
   const byFile = new Map<string, { object: JsonObject; index: number; stamped: boolean }[]>();
   for (const m of merged) byFile.set(m.file, [...(byFile.get(m.file) ?? []), m]);
   const localFiles = new Set(local.map((r) => r.file));
   for (const [file, list] of byFile) {
-    const unchanged = localFiles.has(file) && sameResources(list.map((x) => x.object), local.filter((r) => r.file === file).map((r) => r.object));
+    const unchanged =
+      localFiles.has(file) &&
+      sameResources(
+        list.map((x) => x.object),
+        local.filter((r) => r.file === file).map((r) => r.object),
+      );
     if (unchanged) continue;
     const docs = list.sort((a, b) => a.index - b.index).map((x) => toYaml(unstamped(x.object, x.stamped)));
     writes.set(path.join(dirs.local, file), docs.join("---\n"));
@@ -447,7 +478,9 @@ function replaceNonKrmFiles(dirs: Trees, writes: Map<string, string | null>, pre
     if (!origin.has(f) || read(dirs.origin, f) !== read(dirs.local, f)) {
       modified.add(f);
       if (updated.has(f) && origin.has(f) && read(dirs.updated, f) !== read(dirs.origin, f) && read(dirs.updated, f) !== read(dirs.local, f)) {
-        preview.notes.push(`${rel(pkgDir, path.join(dirs.local, f))} changed both locally and upstream: kpt keeps the local file, and upstream's change is not applied`);
+        preview.notes.push(
+          `${rel(pkgDir, path.join(dirs.local, f))} changed both locally and upstream: kpt keeps the local file, and upstream's change is not applied`,
+        );
       }
       continue;
     }
@@ -468,9 +501,10 @@ function mergeKptfile(local: JsonObject, updated: JsonObject, origin: JsonObject
   const conflicts: Conflict[] = [];
   const merged = mergeResource(prepare(local), prepare(origin), prepare(updated), { apiVersion: "kpt.dev/v1", kind: "Kptfile", infer: true, conflicts }) ?? {};
   for (const c of conflicts) preview.conflicts.push({ ...c, file, resource: `Kptfile ${nameOf(local)}` });
-  if (synthetic) forEachFunction(merged, (f) => {
-    if (typeof f.name === "string" && f.name.startsWith("_kpt-merge_")) delete f.name;
-  });
+  if (synthetic)
+    forEachFunction(merged, (f) => {
+      if (typeof f.name === "string" && f.name.startsWith("_kpt-merge_")) delete f.name;
+    });
   const out = deepCopy(local);
   const meta: JsonObject = isObject(out.metadata) ? out.metadata : {};
   const mergedMeta = isObject(merged.metadata) ? merged.metadata : {};

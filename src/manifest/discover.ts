@@ -57,7 +57,10 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
     const layers = layersOf(dir, entries, inherited);
     const ignored = matcher(layers);
     // Any case: on a case-insensitive file system (macOS, Windows) `kptfile` is the Kptfile kpt opens.
-    options.kptfileDirs?.set(dir, entries.some((e) => e.name.toLowerCase() === "kptfile"));
+    options.kptfileDirs?.set(
+      dir,
+      entries.some((e) => e.name.toLowerCase() === "kptfile"),
+    );
     for (const entry of entries) {
       const abs = dir + path.sep + entry.name;
       const rel = relDir === "." ? entry.name : `${relDir}/${entry.name}`;
@@ -65,7 +68,10 @@ export function discover(paths: string[], options: DiscoverOptions): DiscoveredF
       const kind = entry.isSymbolicLink() ? links.follow(abs) : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
       if (kind === "outside-dir" || kind === "outside-file") {
         // Said only of what would have been read: not of an ignored or always-skipped entry.
-        const wouldRead = kind === "outside-dir" ? !ALWAYS_SKIPPED_DIRS.has(entry.name) && !ignored(abs, true) : MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) && !ignored(abs, false);
+        const wouldRead =
+          kind === "outside-dir"
+            ? !ALWAYS_SKIPPED_DIRS.has(entry.name) && !ignored(abs, true)
+            : MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase()) && !ignored(abs, false);
         if (wouldRead) options.notes?.push(outsideNote(rel));
       } else if (kind === "dir") {
         if (ALWAYS_SKIPPED_DIRS.has(entry.name) || ignored(abs, true)) continue;

@@ -85,7 +85,6 @@ export function segmentsToString(segments: Segment[]): string {
   return out.replace(/^\./, "");
 }
 
-
 function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -235,7 +234,9 @@ function expandSegments(data: unknown, segments: Segment[]): Segment[][] {
       const keys: Segment[] = Array.isArray(it)
         ? it.map((_, ix) => ({ index: ix }))
         : isObject(it)
-          ? Object.keys(it).sort().map((k) => ({ field: k }))
+          ? Object.keys(it)
+              .sort()
+              .map((k) => ({ field: k }))
           : [];
       if (!Array.isArray(it) && !isObject(it)) {
         throw new FieldPathError(`"${segmentsToString(segments.slice(0, i))}": unexpected wildcard usage`);

@@ -49,7 +49,9 @@ function segmentSource(segment: string): string {
       const end = braceEnd(segment, i);
       if (end < 0) out += "\\{";
       else {
-        out += `(?:${splitTop(segment.slice(i + 1, end)).map(segmentSource).join("|")})`;
+        out += `(?:${splitTop(segment.slice(i + 1, end))
+          .map(segmentSource)
+          .join("|")})`;
         i = end;
       }
     } else out += quote(c);

@@ -103,7 +103,11 @@ function sameLimits(a: LoadLimits, b: LoadLimits): boolean {
 
 function handOut(c: CachedLoad): LoadedFile {
   const { loaded } = c;
-  return { ...loaded, manifests: loaded.manifests.map((m) => new Manifest(m.object, m.source, m.docIndex, m.pointerPrefix)), findings: c.findings.map((f) => ({ ...f })) };
+  return {
+    ...loaded,
+    manifests: loaded.manifests.map((m) => new Manifest(m.object, m.source, m.docIndex, m.pointerPrefix)),
+    findings: c.findings.map((f) => ({ ...f })),
+  };
 }
 
 /** The file's first `size` bytes (readFileSync on a descriptor would stat it again). */
@@ -121,7 +125,12 @@ function readExactly(fd: number, size: number): Buffer {
 
 function tooLarge(file: string, size: number, limits: LoadLimits): LoadedFile {
   // composition-ci's limit, not the repository's fault: a warning with the fix.
-  return skipped(file, "file/too-large", "warning", `file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit; not read, so nothing in it is checked (raise maxFileBytes in .composition-ci.yaml to read it)`);
+  return skipped(
+    file,
+    "file/too-large",
+    "warning",
+    `file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit; not read, so nothing in it is checked (raise maxFileBytes in .composition-ci.yaml to read it)`,
+  );
 }
 
 /**
@@ -139,12 +148,37 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   let text = stripBom(decoded);
   const deepAt = nestingOver(text);
   if (deepAt !== undefined) {
-    if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and nested more than ${MAX_NESTING} levels deep; skipped`);
-    return { manifests: [], findings: [{ rule: "yaml/syntax", severity: "error", file, line: deepAt, column: 1, message: `the document nests more than ${MAX_NESTING} levels deep (no manifest does); not read` }], documents: 0 };
+    if (!looksLikeManifest(text))
+      return skipped(
+        file,
+        "file/not-a-manifest",
+        "info",
+        `not a Kubernetes manifest (no apiVersion and kind) and nested more than ${MAX_NESTING} levels deep; skipped`,
+      );
+    return {
+      manifests: [],
+      findings: [
+        {
+          rule: "yaml/syntax",
+          severity: "error",
+          file,
+          line: deepAt,
+          column: 1,
+          message: `the document nests more than ${MAX_NESTING} levels deep (no manifest does); not read`,
+        },
+      ],
+      documents: 0,
+    };
   }
   const jsonError = file.toLowerCase().endsWith(".json") ? strictJsonError(text) : undefined;
   if (jsonError) {
-    if (!looksLikeManifest(text)) return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid JSON (${jsonError.message}); skipped`);
+    if (!looksLikeManifest(text))
+      return skipped(
+        file,
+        "file/not-a-manifest",
+        "info",
+        `not a Kubernetes manifest (no apiVersion and kind) and not valid JSON (${jsonError.message}); skipped`,
+      );
     return { manifests: [], findings: [{ rule: "yaml/syntax", severity: "error", file, ...jsonError }], documents: 0 };
   }
   let parsed = parseFast(text) ?? parseCareful(text, limits);
@@ -162,14 +196,32 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   if (parsed.yaml11?.length) source.yaml11 = parsed.yaml11;
   if (isTemplated(text, parsed.errors)) {
     const unread = glimpseObjects(text, file, "a template");
-    return { ...skipped(file, "file/templated", "info", "file has template markers ({{ }} or {% %}: Go, Helm, nunjucks) and is not plain YAML; skipped (render it first to validate it)"), ...(unread.length ? { unread } : {}) };
+    return {
+      ...skipped(
+        file,
+        "file/templated",
+        "info",
+        "file has template markers ({{ }} or {% %}: Go, Helm, nunjucks) and is not plain YAML; skipped (render it first to validate it)",
+      ),
+      ...(unread.length ? { unread } : {}),
+    };
   }
   if (hasFillInPlaceholders(text, parsed.errors)) {
-    return skipped(file, "file/templated", "info", "file has placeholders to fill in ({your-account}) that break the YAML until someone replaces them; skipped (fill them in to validate it)");
+    return skipped(
+      file,
+      "file/templated",
+      "info",
+      "file has placeholders to fill in ({your-account}) that break the YAML until someone replaces them; skipped (fill them in to validate it)",
+    );
   }
   if (parsed.errors.length && !looksLikeManifest(text)) {
     const what = file.endsWith(".json") ? "JSON" : "YAML";
-    return skipped(file, "file/not-a-manifest", "info", `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`);
+    return skipped(
+      file,
+      "file/not-a-manifest",
+      "info",
+      `not a Kubernetes manifest (no apiVersion and kind) and not valid ${what} (${parsed.errors[0]!.message}); skipped`,
+    );
   }
   const findings = [...leniency, ...firstSyntaxErrors(pointAtCause(text, parsed.errors)).map((e) => ({ ...e, file }))];
   // A repeated key matters only in an object something applies (a test's data file is no manifest).
@@ -189,10 +241,23 @@ export function loadFile(file: string, bytes: Buffer, limits: LoadLimits = DEFAU
   }
   const language = manifests.length ? templateLanguage(text, file, abs) : undefined;
   if (language) {
-    return { ...skipped(file, "file/templated", "info", `file is a ${language} template: its tool's output is applied, not the file; skipped (render it first to validate it)`), unread: manifests.map(asUnread) };
+    return {
+      ...skipped(
+        file,
+        "file/templated",
+        "info",
+        `file is a ${language} template: its tool's output is applied, not the file; skipped (render it first to validate it)`,
+      ),
+      unread: manifests.map(asUnread),
+    };
   }
   if (manifests.some(hasEnvsubstName)) {
-    return skipped(file, "file/templated", "info", "file has envsubst placeholders ($VAR, ${VAR}) in object names and is filled in before it is applied; skipped (substitute them first to validate it)");
+    return skipped(
+      file,
+      "file/templated",
+      "info",
+      "file has envsubst placeholders ($VAR, ${VAR}) in object names and is filled in before it is applied; skipped (substitute them first to validate it)",
+    );
   }
   if (isKustomizationFile(file)) return { source, manifests, findings, documents: parsed.documents.length, kustomization: parsed.documents[0] };
   const role = manifests.length === 0 ? undefined : isKuttlAssertion(file) ? "test-assertion" : isRenderOutput(parsed.documents) ? "render-output" : undefined;
@@ -281,7 +346,13 @@ function yamlErrorFinding(err: YAML.YAMLError, lineCounter: YAML.LineCounter): F
   const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
   const firstLine = err.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   const tooDeep = /Maximum call stack size exceeded/.test(firstLine);
-  return { rule: "yaml/syntax", message: tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine, severity: "error", line: pos.line, column: pos.col };
+  return {
+    rule: "yaml/syntax",
+    message: tooDeep ? "the document nests too deeply to read (hundreds of levels); not read" : firstLine,
+    severity: "error",
+    line: pos.line,
+    column: pos.col,
+  };
 }
 
 /**
@@ -304,7 +375,9 @@ function duplicateKeys(doc: YAML.Document.Parsed, lineCounter: YAML.LineCounter)
           first.set(name, pair);
           continue;
         }
-        const same = JSON.stringify(YAML.isNode(earlier.value) ? earlier.value.toJSON() : earlier.value) === JSON.stringify(YAML.isNode(pair.value) ? pair.value.toJSON() : pair.value);
+        const same =
+          JSON.stringify(YAML.isNode(earlier.value) ? earlier.value.toJSON() : earlier.value) ===
+          JSON.stringify(YAML.isNode(pair.value) ? pair.value.toJSON() : pair.value);
         const pos = lineCounter.linePos(pair.key.range?.[0] ?? 0);
         const firstLine = lineCounter.linePos((earlier.key as YAML.Scalar).range?.[0] ?? 0).line;
         out.push({
@@ -356,12 +429,19 @@ function hasFillInPlaceholders(text: string, errors: Finding[]): boolean {
  * known one (object-shape.ts) are said (`problem`): the API server refuses them, and they would
  * otherwise pass unread or unchecked.
  */
-function collectManifests(doc: unknown, source: SourceFile, docIndex: number, out: Manifest[], problem: (pointer: string, message: string, rule?: string) => void): void {
+function collectManifests(
+  doc: unknown,
+  source: SourceFile,
+  docIndex: number,
+  out: Manifest[],
+  problem: (pointer: string, message: string, rule?: string) => void,
+): void {
   if (!isKubeObject(doc)) {
     const o = doc as Record<string, unknown> | null;
     if (o && typeof o === "object" && !Array.isArray(o) && "apiVersion" in o && "kind" in o) {
       for (const key of ["apiVersion", "kind"]) {
-        if (typeof o[key] !== "string" || o[key] === "") problem(`/${key}`, `\`${key}\` must be a non-empty string, not ${describe(o[key])}: the API server refuses the object`);
+        if (typeof o[key] !== "string" || o[key] === "")
+          problem(`/${key}`, `\`${key}\` must be a non-empty string, not ${describe(o[key])}: the API server refuses the object`);
       }
     }
     const incomplete = incompleteObject(doc);
@@ -401,7 +481,9 @@ const ENVSUBST = /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/;
 function hasEnvsubstName(m: Manifest): boolean {
   const meta = m.object.metadata;
   // `(join('-', [$x]))` is a chainsaw expression, not a shell variable.
-  return !!meta && [meta.name, meta.namespace, meta.generateName].some((v) => typeof v === "string" && v.includes("$") && !/^\(.*\)$/.test(v) && ENVSUBST.test(v));
+  return (
+    !!meta && [meta.name, meta.namespace, meta.generateName].some((v) => typeof v === "string" && v.includes("$") && !/^\(.*\)$/.test(v) && ENVSUBST.test(v))
+  );
 }
 
 /**
@@ -417,7 +499,11 @@ function strictJsonError(text: string): { message: string; line: number; column:
     const at = /position (\d+)/.exec(message);
     const offset = at ? Number(at[1]) : 0;
     const before = text.slice(0, offset).split("\n");
-    return { message: `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/^JSON\.parse: /, "")}`, line: before.length, column: before[before.length - 1]!.length + 1 };
+    return {
+      message: `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, "").replace(/^JSON\.parse: /, "")}`,
+      line: before.length,
+      column: before[before.length - 1]!.length + 1,
+    };
   }
 }
 
@@ -439,7 +525,10 @@ function firstSyntaxErrors(errors: Finding[]): Finding[] {
   const syntax = errors.filter((e, i) => e.rule === "yaml/syntax" && errors.findIndex((o) => o.rule === e.rule && o.message === e.message) === i);
   if (syntax.length <= 1) return syntax.length ? [syntax[0]!, ...errors.filter((e) => e.rule !== "yaml/syntax")] : errors;
   const rest = syntax.length - 1;
-  const first = { ...syntax[0]!, message: `${syntax[0]!.message} (and ${rest} more syntax error${rest === 1 ? "" : "s"} after it, probably caused by this one)` };
+  const first = {
+    ...syntax[0]!,
+    message: `${syntax[0]!.message} (and ${rest} more syntax error${rest === 1 ? "" : "s"} after it, probably caused by this one)`,
+  };
   return [first, ...errors.filter((e) => e.rule !== "yaml/syntax")];
 }
 

@@ -32,10 +32,18 @@ export function incompleteObject(doc: unknown): ShapeProblem | undefined {
   if (has("kind") && !("apiVersion" in o)) {
     // A Kubernetes kind is a CamelCase name; UI5's `kind: extension` with metadata is not one.
     if (KUSTOMIZE_KINDS.has(o.kind as string) || !/^[A-Z][A-Za-z0-9]*$/.test(o.kind as string)) return undefined;
-    return { rule: "schema/required", pointer: "", message: `\`apiVersion\` is missing: a ${o.kind} with metadata is a Kubernetes object, and the API server refuses one without its API version; nothing else in it is checked` };
+    return {
+      rule: "schema/required",
+      pointer: "",
+      message: `\`apiVersion\` is missing: a ${o.kind} with metadata is a Kubernetes object, and the API server refuses one without its API version; nothing else in it is checked`,
+    };
   }
   if (has("apiVersion") && !("kind" in o) && API_VERSION.test(o.apiVersion as string)) {
-    return { rule: "schema/required", pointer: "", message: `\`kind\` is missing: an object with \`apiVersion: ${o.apiVersion}\` and metadata is a Kubernetes object, and the API server refuses one without its kind; nothing else in it is checked` };
+    return {
+      rule: "schema/required",
+      pointer: "",
+      message: `\`kind\` is missing: an object with \`apiVersion: ${o.apiVersion}\` and metadata is a Kubernetes object, and the API server refuses one without its kind; nothing else in it is checked`,
+    };
   }
   return undefined;
 }

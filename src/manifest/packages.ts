@@ -107,7 +107,11 @@ export class PackageLayout {
 
 /** Package metadata: Crossplane's `meta.pkg.crossplane.io` objects and Upbound's Project. */
 export function isPackageMetadata(m: Manifest): boolean {
-  return m.group === "meta.pkg.crossplane.io" || (m.group === "meta.dev.upbound.io" && m.kind === "Project") || (m.group === "dev.crossplane.io" && m.kind === "Project");
+  return (
+    m.group === "meta.pkg.crossplane.io" ||
+    (m.group === "meta.dev.upbound.io" && m.kind === "Project") ||
+    (m.group === "dev.crossplane.io" && m.kind === "Project")
+  );
 }
 
 /** `a/b/x.yaml` → `a/b`; `x.yaml` → "" (the root). */

@@ -71,7 +71,11 @@ function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): Re
   const kustomizations = files.flatMap((f) => (f.kustomization !== undefined && f.source ? [{ file: f.source.file, document: f.kustomization }] : []));
   const patches = kustomizePatchFiles(kustomizations, new Set(result.manifests.map((m) => m.file)));
   const addonTemplates = kubeVelaAddonTemplates(files);
-  for (const [role, named] of [["test-template", chainsawFiles(result.manifests)], ["kustomize-patch", patches], ["addon-template", addonTemplates]] as const) {
+  for (const [role, named] of [
+    ["test-template", chainsawFiles(result.manifests)],
+    ["kustomize-patch", patches],
+    ["addon-template", addonTemplates],
+  ] as const) {
     if (!named.size) continue;
     const used = [...new Set(result.manifests.filter((m) => named.has(m.file)).map((m) => m.file))];
     result.manifests = result.manifests.filter((m) => !named.has(m.file));
@@ -86,7 +90,12 @@ function mergeLoaded(files: LoadedFile[], kptfileDirs: Map<string, boolean>): Re
 function kustomizedDuplicates(findings: Finding[], kustomized: Set<string>): void {
   if (!kustomized.size) return;
   findings.forEach((f, i) => {
-    if (f.rule === "yaml/duplicate-key" && f.file && kustomized.has(f.file)) findings[i] = { ...f, severity: "error", message: f.message.replace(/: kubectl, .*$/, ": kustomize refuses the file, and a kustomization here reads it") };
+    if (f.rule === "yaml/duplicate-key" && f.file && kustomized.has(f.file))
+      findings[i] = {
+        ...f,
+        severity: "error",
+        message: f.message.replace(/: kubectl, .*$/, ": kustomize refuses the file, and a kustomization here reads it"),
+      };
   });
 }
 
@@ -107,11 +116,19 @@ function kubeVelaAddonTemplates(files: LoadedFile[]): Set<string> {
 
 /** What files of each role hold, said of one file (`one`) or of several. */
 const ROLE_MESSAGES: Record<FileRole, { one: string; many: string; rest: string }> = {
-  "test-assertion": { one: "holds", many: "hold", rest: "test assertions (kuttl or chainsaw): partial objects a test expects to find; not checked as manifests" },
+  "test-assertion": {
+    one: "holds",
+    many: "hold",
+    rest: "test assertions (kuttl or chainsaw): partial objects a test expects to find; not checked as manifests",
+  },
   "test-template": { one: "is", many: "are", rest: "used by chainsaw Tests, which fill them in from bindings and assert them; not checked as manifests" },
   "render-output": { one: "holds", many: "hold", rest: "`crossplane render` output (golden files); not checked as manifests or rendered as sources" },
   "kustomize-patch": { one: "is a patch", many: "are patches", rest: "a Kustomization merges into other objects (partial objects); not checked as manifests" },
-  "addon-template": { one: "is a KubeVela addon's template", many: "are KubeVela addons' templates", rest: "(the Application `vela addon enable` completes with the addon's resources); not checked as manifests" },
+  "addon-template": {
+    one: "is a KubeVela addon's template",
+    many: "are KubeVela addons' templates",
+    rest: "(the Application `vela addon enable` completes with the addon's resources); not checked as manifests",
+  },
 };
 
 function roleFinding(role: FileRole, files: string[]): Finding {

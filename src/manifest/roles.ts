@@ -59,7 +59,10 @@ export const COMPOSITION_RESOURCE_NAME = "crossplane.io/composition-resource-nam
  * resources that carry the annotation, and possibly Result and Context documents.
  */
 export function isRenderOutput(documents: unknown[]): boolean {
-  const objects = documents.filter((d): d is { kind?: unknown; apiVersion?: unknown; metadata?: { annotations?: Record<string, unknown> }; status?: unknown } => typeof d === "object" && d !== null);
+  const objects = documents.filter(
+    (d): d is { kind?: unknown; apiVersion?: unknown; metadata?: { annotations?: Record<string, unknown> }; status?: unknown } =>
+      typeof d === "object" && d !== null,
+  );
   if (objects.length < 2) return false;
   const annotated = (o: (typeof objects)[number]) => typeof o.metadata?.annotations?.[COMPOSITION_RESOURCE_NAME] === "string";
   const [first, ...rest] = objects;

@@ -36,13 +36,20 @@ const FIRST = new Set([121, 89, 110, 78, 111, 79]);
 
 function isCandidate(e: jsyaml.ScalarEvent, text: string): boolean {
   const length = e.valueEnd - e.valueStart;
-  return e.style === PLAIN && e.tagStart === -1 && length > 0 && length <= 3 && FIRST.has(text.charCodeAt(e.valueStart)) && YAML11_BOOLEANS.has(text.slice(e.valueStart, e.valueEnd));
+  return (
+    e.style === PLAIN &&
+    e.tagStart === -1 &&
+    length > 0 &&
+    length <= 3 &&
+    FIRST.has(text.charCodeAt(e.valueStart)) &&
+    YAML11_BOOLEANS.has(text.slice(e.valueStart, e.valueEnd))
+  );
 }
 
 /** The scalars of a file read by js-yaml's events (one quick pass; paths only for files that have one). */
 export function yaml11ScalarsOfEvents(events: jsyaml.Event[], text: string): Yaml11Scalar[] {
   let any = false;
-  for (const e of events) if (e.type === SCALAR && isCandidate(e, text)) (any = true);
+  for (const e of events) if (e.type === SCALAR && isCandidate(e, text)) any = true;
   return any ? withPointers(events, text) : [];
 }
 
@@ -94,7 +101,8 @@ function withPointers(events: jsyaml.Event[], text: string): Yaml11Scalar[] {
         continue;
       }
       const segment = nextSegment();
-      if (segment !== undefined && isCandidate(e, text)) found.push({ docIndex, pointer: toPointer([...path.slice(1), segment]), text: text.slice(e.valueStart, e.valueEnd), key: false });
+      if (segment !== undefined && isCandidate(e, text))
+        found.push({ docIndex, pointer: toPointer([...path.slice(1), segment]), text: text.slice(e.valueStart, e.valueEnd), key: false });
       consumed();
     } else if (e.type === POP) {
       if (stack.length === 0) continue; // the document's end

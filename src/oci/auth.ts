@@ -110,7 +110,7 @@ export function parseChallenges(header: string): Challenge[] {
   };
   const token = () => {
     const start = i;
-    while (i < header.length && !" \t,=\"".includes(header[i]!)) i++;
+    while (i < header.length && !' \t,="'.includes(header[i]!)) i++;
     return header.slice(start, i);
   };
   while (i < header.length) {

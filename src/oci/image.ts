@@ -199,21 +199,26 @@ class Puller {
     if (!this.store.has(digest)) await this.fetchManifest(digest);
     const parsed = parseJson<Manifest>(this.store.read(digest), `manifest ${digest}`);
     if (parsed.manifests) throw new PullError(`${this.name}: ${digest} is an index inside an index`, "format");
-    if (!parsed.config?.digest || !Array.isArray(parsed.layers)) throw new PullError(`${this.name}: manifest ${digest} has no config or layers (schema 1 images are not supported)`, "format");
+    if (!parsed.config?.digest || !Array.isArray(parsed.layers))
+      throw new PullError(`${this.name}: manifest ${digest} has no config or layers (schema 1 images are not supported)`, "format");
     return parsed;
   }
 
   async config(manifest: Manifest): Promise<ImageConfig> {
     const descriptor = manifest.config!;
     await this.blob(descriptor, this.limits.maxManifestBytes);
-    const config = parseJson<{ config?: ImageConfig; os?: string; architecture?: string }>(this.store.read(descriptor.digest), `image config ${descriptor.digest}`);
+    const config = parseJson<{ config?: ImageConfig; os?: string; architecture?: string }>(
+      this.store.read(descriptor.digest),
+      `image config ${descriptor.digest}`,
+    );
     return config.config ?? {};
   }
 
   async unpack(manifest: Manifest, digest: string): Promise<string> {
     const layers = manifest.layers!;
     for (const layer of layers) {
-      if (layer.mediaType && !LAYER_TYPES.test(layer.mediaType)) throw new PullError(`${this.name}: layer ${layer.digest} has the media type ${layer.mediaType}, which is not a Linux image layer`, "format");
+      if (layer.mediaType && !LAYER_TYPES.test(layer.mediaType))
+        throw new PullError(`${this.name}: layer ${layer.digest} has the media type ${layer.mediaType}, which is not a Linux image layer`, "format");
       await this.blob(layer, this.limits.maxLayerBytes);
     }
     const tmp = this.store.tempRootfs();
@@ -229,7 +234,9 @@ class Puller {
   }
 
   private pick(index: Manifest): string {
-    const entries = (index.manifests ?? []).filter((d) => d.platform?.os !== "unknown" && d.annotations?.["vnd.docker.reference.type"] !== "attestation-manifest");
+    const entries = (index.manifests ?? []).filter(
+      (d) => d.platform?.os !== "unknown" && d.annotations?.["vnd.docker.reference.type"] !== "attestation-manifest",
+    );
     const wanted = this.platform;
     const match = entries.find((d) => {
       const p = d.platform ?? { os: "linux", architecture: "amd64" };
@@ -238,7 +245,9 @@ class Puller {
       return p.variant === wanted.variant || (wanted.architecture === "arm64" && (p.variant ?? "v8") === "v8");
     });
     if (!match) {
-      const offered = entries.map((d) => (d.platform ? `${d.platform.os}/${d.platform.architecture}${d.platform.variant ? `/${d.platform.variant}` : ""}` : "linux/amd64")).join(", ");
+      const offered = entries
+        .map((d) => (d.platform ? `${d.platform.os}/${d.platform.architecture}${d.platform.variant ? `/${d.platform.variant}` : ""}` : "linux/amd64"))
+        .join(", ");
       throw new PullError(`${this.name} has no image for ${wanted.os}/${wanted.architecture} (it has ${offered || "none"})`, "platform");
     }
     return match.digest;
@@ -269,7 +278,8 @@ class Puller {
   private async blob(descriptor: Descriptor, maxBytes: number): Promise<void> {
     if (this.store.has(descriptor.digest)) return;
     if (this.options.offline) throw new PullError(`${this.name}: blob ${descriptor.digest} is not in the cache (--offline)`, "offline");
-    if (descriptor.size !== undefined && descriptor.size > maxBytes) throw new PullError(`${this.name}: blob ${descriptor.digest} is ${descriptor.size} bytes, over the limit of ${maxBytes}`, "integrity");
+    if (descriptor.size !== undefined && descriptor.size > maxBytes)
+      throw new PullError(`${this.name}: blob ${descriptor.digest} is ${descriptor.size} bytes, over the limit of ${maxBytes}`, "integrity");
     this.announce();
     const response = await this.registry(() => this.options.client.get(this.ref.registry, this.ref.repository, `blobs/${descriptor.digest}`));
     try {

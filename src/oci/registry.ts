@@ -104,7 +104,10 @@ export class RegistryClient {
         }
         return response;
       } catch (err) {
-        lastError = (err as Error).name === "TimeoutError" ? new RegistryError(`${url}: no answer within ${this.timeoutMs / 1000}s`) : new RegistryError(`${url}: ${causeOf(err)}`);
+        lastError =
+          (err as Error).name === "TimeoutError"
+            ? new RegistryError(`${url}: no answer within ${this.timeoutMs / 1000}s`)
+            : new RegistryError(`${url}: ${causeOf(err)}`);
         // A host that does not exist or refuses connections will not answer the next attempt either.
         const code = (err as { cause?: { code?: string } }).cause?.code;
         if (code === "ENOTFOUND" || code === "ECONNREFUSED") {
@@ -139,7 +142,12 @@ export class RegistryClient {
     const basic = credentials && basicAuth(credentials);
     let response: Response;
     if (credentials?.identityToken) {
-      const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: credentials.identityToken, scope: params.scope || scope, client_id: "composition-ci" });
+      const form = new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: credentials.identityToken,
+        scope: params.scope || scope,
+        client_id: "composition-ci",
+      });
       if (params.service) form.set("service", params.service);
       this.options.onRequest?.(realm.origin + realm.pathname);
       response = await fetch(realm.origin + realm.pathname, { method: "POST", body: form, signal: AbortSignal.timeout(this.timeoutMs) }).catch((err) => {
@@ -163,7 +171,8 @@ export class RegistryClient {
   private credentialHint(registry: string): string | undefined {
     const { credentials, helper } = this.lookupCredentials(registry);
     if (credentials) return undefined;
-    if (helper) return `the docker config names the credential helper "${helper}" for ${registry}, which composition-ci does not run; put the credentials under auths (docker/login-action does)`;
+    if (helper)
+      return `the docker config names the credential helper "${helper}" for ${registry}, which composition-ci does not run; put the credentials under auths (docker/login-action does)`;
     return `no credentials for ${registry} in the docker config (docker login ${registry})`;
   }
 }
@@ -199,7 +208,8 @@ function checkedRedirect(registry: string, url: string, next: URL): void {
   const ok = next.protocol === "https:" || (next.protocol === "http:" && registryLocal && isLoopbackRegistry(next.host));
   if (!ok) throw new RegistryError(`${url}: redirected to ${next.protocol}//${next.host}, which is neither HTTPS nor the registry's loopback`);
   const local = isLoopbackRegistry(next.host) || isPrivateAddress(hostOf(next.host));
-  if (local && !registryLocal && next.host !== registry) throw new RegistryError(`${url}: redirected to ${next.host}, a local address other than the registry's`);
+  if (local && !registryLocal && next.host !== registry)
+    throw new RegistryError(`${url}: redirected to ${next.host}, a local address other than the registry's`);
 }
 
 function isPrivateAddress(host: string): boolean {

@@ -40,7 +40,12 @@ export class BlobStore {
    * Streams a body into the store, counting and hashing as it goes: more than `maxBytes` or a
    * digest or size other than the descriptor's, and nothing is kept.
    */
-  async putStream(digest: string, body: WebReadableStream<Uint8Array> | ReadableStream<Uint8Array>, expectedSize: number | undefined, maxBytes: number): Promise<void> {
+  async putStream(
+    digest: string,
+    body: WebReadableStream<Uint8Array> | ReadableStream<Uint8Array>,
+    expectedSize: number | undefined,
+    maxBytes: number,
+  ): Promise<void> {
     const tmp = this.tempPath(digest);
     const hash = crypto.createHash("sha256");
     let size = 0;

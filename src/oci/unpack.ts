@@ -240,7 +240,6 @@ function decompressor(file: string): Transform {
   return new Transform({ transform: (chunk, _enc, done) => done(null, chunk) });
 }
 
-
 /** The `package.yaml` at any depth of a layer (the package format's stream file), or undefined. */
 export async function extractPackageYaml(blobFile: string, maxBytes: number): Promise<string | undefined> {
   const extract = tar.extract();

@@ -22,7 +22,12 @@ export async function resolveDependency(dep: PackageDependency, options: { cache
   // (Masterminds/semver v3) reads it: `!=v1.2.3`, `>v1.3.0-0` and `||` mean what they mean there.
   const constraint = constraintOf(version);
   if (!constraint) return `${name}:${version}`;
-  const cacheFile = path.join(options.cacheDir, "oci", "constraints", `${crypto.createHash("sha256").update(`${name}|masterminds|${version}`).digest("hex")}.json`);
+  const cacheFile = path.join(
+    options.cacheDir,
+    "oci",
+    "constraints",
+    `${crypto.createHash("sha256").update(`${name}|masterminds|${version}`).digest("hex")}.json`,
+  );
   // A constraint's answer is kept a day (a second run asks nothing; tomorrow's sees new releases);
   // offline, whatever an online run last resolved.
   const memo = resolvedThisRun.get(cacheFile);

@@ -105,7 +105,9 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
     if (seen.has(name)) continue;
     seen.add(name);
     if (seen.size > maxPackages) {
-      out.findings.push(warning(dep, `more than ${maxPackages} packages: ${dep.package} and the rest are not fetched; their kinds are checked without schemas`));
+      out.findings.push(
+        warning(dep, `more than ${maxPackages} packages: ${dep.package} and the rest are not fetched; their kinds are checked without schemas`),
+      );
       break;
     }
     // A built-in function's input types are built in too (schemas/functions.yaml).
@@ -113,7 +115,12 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
     // No registry host: Crossplane v2 rejects it (a v1 form a rule explains); its registry is a guess.
     if (!hasRegistryHost(dep.package)) continue;
     if (!isSchemaSource(dep.package, [...options.trusted, ...options.configPackages], options.allowExec)) {
-      out.findings.push(notice(dep, `${dep.package} is not on a registry composition-ci fetches schemas from (xpkg.crossplane.io, xpkg.upbound.io); add it to packages: in .composition-ci.yaml to fetch its CRDs`));
+      out.findings.push(
+        notice(
+          dep,
+          `${dep.package} is not on a registry composition-ci fetches schemas from (xpkg.crossplane.io, xpkg.upbound.io); add it to packages: in .composition-ci.yaml to fetch its CRDs`,
+        ),
+      );
       continue;
     }
     try {
@@ -125,14 +132,25 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
       out.used.push({ reference: pulled.reference, digest: pulled.digest, crds: crds.length, ...(via ? { via } : {}) });
       const next = loaded.manifests.filter((m) => m.group === "meta.pkg.crossplane.io").flatMap((meta) => dependsOn(meta));
       if (depth >= maxDepth) {
-        if (next.length) out.findings.push(warning(dep, `${pulled.reference} is ${depth + 1} configurations deep; its ${next.length} dependenc${next.length === 1 ? "y is" : "ies are"} not followed (the limit is ${maxDepth}): their kinds are checked without schemas unless the repository depends on them directly`));
+        if (next.length)
+          out.findings.push(
+            warning(
+              dep,
+              `${pulled.reference} is ${depth + 1} configurations deep; its ${next.length} dependenc${next.length === 1 ? "y is" : "ies are"} not followed (the limit is ${maxDepth}): their kinds are checked without schemas unless the repository depends on them directly`,
+            ),
+          );
         continue;
       }
       for (const n of next) queue.push({ dep: { ...n, at: dep.at }, depth: depth + 1, via: pulled.reference });
     } catch (err) {
       if (!(err instanceof PullError)) throw err;
       const fill = err.kind === "offline" ? " (`composition-ci functions pull` fills the cache where the registry can be reached)" : "";
-      out.findings.push(warning(dep, `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be fetched: ${err.message}${fill}; its kinds are checked without them`));
+      out.findings.push(
+        warning(
+          dep,
+          `the schemas of ${dep.package}${via ? ` (a dependency of ${via})` : ""} could not be fetched: ${err.message}${fill}; its kinds are checked without them`,
+        ),
+      );
     }
   }
   return out;

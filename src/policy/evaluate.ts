@@ -30,7 +30,19 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
   for (const policy of set.policies) {
     const at = policy.manifest.locate("");
     const note = policy.note?.();
-    const tally: PolicyExplain = { policy: policy.name, policyKind: policy.kind, file: policy.manifest.file, line: at.line, matched: 0, passed: 0, failed: 0, skipped: 0, notEvaluated: 0, errors: 0, ...(note ? { note } : {}) };
+    const tally: PolicyExplain = {
+      policy: policy.name,
+      policyKind: policy.kind,
+      file: policy.manifest.file,
+      line: at.line,
+      matched: 0,
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      notEvaluated: 0,
+      errors: 0,
+      ...(note ? { note } : {}),
+    };
     const problems = new Map<string, { verdict: Verdict; targets: Admission[] }>();
     for (const a of candidatesOf(policy, admissions, byKind)) {
       const verdicts = verdictsFor(policy, a, ctx);
@@ -38,7 +50,19 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
       tally.matched++;
       count(tally, verdicts);
       for (const v of verdicts) {
-        if (options.results) results.push({ policy: policy.name, policyKind: policy.kind, ...(v.binding ? { binding: v.binding } : {}), ...(v.part ? { rule: v.part } : {}), target: a.index, outcome: v.outcome, ...(v.message ? { message: v.message } : {}), ...(v.reason ? { reason: v.reason } : {}), severity: v.severity, ...(v.pointer !== undefined ? { pointer: v.pointer } : {}) });
+        if (options.results)
+          results.push({
+            policy: policy.name,
+            policyKind: policy.kind,
+            ...(v.binding ? { binding: v.binding } : {}),
+            ...(v.part ? { rule: v.part } : {}),
+            target: a.index,
+            outcome: v.outcome,
+            ...(v.message ? { message: v.message } : {}),
+            ...(v.reason ? { reason: v.reason } : {}),
+            severity: v.severity,
+            ...(v.pointer !== undefined ? { pointer: v.pointer } : {}),
+          });
         if (v.atPolicy) {
           const key = `${v.part ?? ""}|${v.severity}|${v.message}`;
           const entry = problems.get(key) ?? problems.set(key, { verdict: v, targets: [] }).get(key)!;
@@ -49,7 +73,9 @@ export function evaluatePolicies(set: PolicySet, targets: readonly PolicyTarget[
     for (const { verdict, targets: hit } of problems.values()) {
       const first = describe(hit[0]!);
       const more = hit.length > 1 ? ` and ${hit.length - 1} more` : "";
-      findings.push(policyFinding(policy.manifest, ruleId(policy, verdict), verdict.pointer ?? "", `${verdict.message} (for ${first}${more})`, verdict.severity));
+      findings.push(
+        policyFinding(policy.manifest, ruleId(policy, verdict), verdict.pointer ?? "", `${verdict.message} (for ${first}${more})`, verdict.severity),
+      );
     }
     explain.push(tally);
   }
@@ -117,7 +143,10 @@ function verdictsFor(policy: LoadedPolicy, a: Admission, ctx: EvalContext): read
   try {
     return policy.evaluate(a, ctx);
   } catch (err) {
-    const message = err instanceof BadSelector ? `the policy has a bad label selector: ${err.message}` : `composition-ci could not evaluate the policy: ${(err as Error).message}`;
+    const message =
+      err instanceof BadSelector
+        ? `the policy has a bad label selector: ${err.message}`
+        : `composition-ci could not evaluate the policy: ${(err as Error).message}`;
     return [{ outcome: "error", severity: "error", atPolicy: true, message }];
   }
 }

@@ -43,7 +43,11 @@ export function readTemplate(m: PolicyManifest, problems: SpecProblem[]): Templa
     const i = code.findIndex((c) => c.engine === "K8sNativeValidation");
     if (i < 0) continue;
     const source = (code[i]!.source ?? {}) as JsonObject;
-    return { kind, manifest: m, spec: compileSpec({ ...source, failurePolicy: source.failurePolicy ?? "Fail" }, "kubernetes", `/spec/targets/${t}/code/${i}/source`, problems) };
+    return {
+      kind,
+      manifest: m,
+      spec: compileSpec({ ...source, failurePolicy: source.failurePolicy ?? "Fail" }, "kubernetes", `/spec/targets/${t}/code/${i}/source`, problems),
+    };
   }
   return { kind, manifest: m };
 }
@@ -66,14 +70,19 @@ export class Constraint implements LoadedPolicy {
     const spec = ((this.manifest.object as JsonObject).spec ?? {}) as JsonObject;
     const matched = matches((spec.match ?? {}) as ConstraintMatch, a);
     if (matched === false) return NO_VERDICTS;
-    if (matched !== true) return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
+    if (matched !== true)
+      return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
     const cel = this.template.spec;
     if (!cel) return NO_VERDICTS;
     const base = activation(a, null);
     const params = toCel(spec.parameters ?? {});
     const anyObject = a.operation === "DELETE" ? base.values.oldObject : base.values.object;
     const variables = Object.assign(Object.create(null) as Record<string, unknown>, { params: params.value, anyObject });
-    const act = { values: Object.create(base.values, { variables: { value: variables, enumerable: true } }) as Record<string, unknown>, widest: Math.max(base.widest, params.widest), longestString: Math.max(base.longestString, params.longestString) };
+    const act = {
+      values: Object.create(base.values, { variables: { value: variables, enumerable: true } }) as Record<string, unknown>,
+      widest: Math.max(base.widest, params.widest),
+      longestString: Math.max(base.longestString, params.longestString),
+    };
     return verdictsOf(cel, evaluateSpec(cel, act), severityOf(spec));
   }
 }

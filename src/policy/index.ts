@@ -6,7 +6,17 @@ export { loadPolicies, type PolicySet } from "./load.js";
 export { evaluatePolicies, mayBeMatched } from "./evaluate.js";
 export { builtinResource, crdResources } from "./resources.js";
 export { withGeneratedName } from "./request.js";
-export { repositoryPolicies, checkManifests, runPolicies, admitted, mergeExplain, isPolicyObject, changedPolicies, type RepositoryPolicies, type PolicyRun } from "./repository.js";
+export {
+  repositoryPolicies,
+  checkManifests,
+  runPolicies,
+  admitted,
+  mergeExplain,
+  isPolicyObject,
+  changedPolicies,
+  type RepositoryPolicies,
+  type PolicyRun,
+} from "./repository.js";
 export { compileCelRule, type CelRuleResult } from "../cel/rule.js";
 export type {
   EvaluateOptions,

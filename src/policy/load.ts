@@ -52,7 +52,13 @@ export function loadPolicies(manifests: readonly PolicyManifest[]): { policies: 
     };
     try {
       if (group === VAP_GROUP && kind === "ValidatingAdmissionPolicy") {
-        const policy = new ValidatingAdmissionPolicy(name, m, compileSpec(spec, "kubernetes", "/spec", problems), spec.matchConstraints as MatchResources | undefined, spec.paramKind as never);
+        const policy = new ValidatingAdmissionPolicy(
+          name,
+          m,
+          compileSpec(spec, "kubernetes", "/spec", problems),
+          spec.matchConstraints as MatchResources | undefined,
+          spec.paramKind as never,
+        );
         vaps.set(name, policy);
         policies.push(policy);
         problems.push(...ruleProblems(spec.matchConstraints as MatchResources | undefined, "/spec/matchConstraints"));
@@ -91,28 +97,74 @@ export function loadPolicies(manifests: readonly PolicyManifest[]): { policies: 
     const name = String(((c.object as JsonObject).metadata as JsonObject | undefined)?.name ?? "");
     const template = templates.get(kind);
     if (template) policies.push(new Constraint(kind, name, c, template));
-    else findings.push(policyFinding(c, `policy/${name}`, "", `Constraint ${JSON.stringify(name)} is of kind ${kind}, which no ConstraintTemplate among the input defines`, "warning"));
+    else
+      findings.push(
+        policyFinding(
+          c,
+          `policy/${name}`,
+          "",
+          `Constraint ${JSON.stringify(name)} is of kind ${kind}, which no ConstraintTemplate among the input defines`,
+          "warning",
+        ),
+      );
   }
   for (const b of bindings) {
     const policy = vaps.get(b.policyName);
     if (!policy) {
-      findings.push(policyFinding(b.manifest, `policy/${b.policyName || b.name}`, "/spec/policyName", `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} binds policy ${JSON.stringify(b.policyName)}, which is not among the policies`));
+      findings.push(
+        policyFinding(
+          b.manifest,
+          `policy/${b.policyName || b.name}`,
+          "/spec/policyName",
+          `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} binds policy ${JSON.stringify(b.policyName)}, which is not among the policies`,
+        ),
+      );
       continue;
     }
     if (b.validationActions.length === 0) {
       // Evaluated as `kyverno apply` does, as Deny.
-      findings.push(policyFinding(b.manifest, `policy/${b.policyName}`, "/spec", `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} has no validationActions (the API server requires at least one; evaluated as Deny)`));
+      findings.push(
+        policyFinding(
+          b.manifest,
+          `policy/${b.policyName}`,
+          "/spec",
+          `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} has no validationActions (the API server requires at least one; evaluated as Deny)`,
+        ),
+      );
       b.validationActions = ["Deny"];
     }
     if (b.paramRef && !policy.paramKind?.kind) {
-      findings.push(policyFinding(b.manifest, `policy/${b.policyName}`, "/spec/paramRef", `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} has a paramRef but policy ${JSON.stringify(b.policyName)} has no paramKind`));
+      findings.push(
+        policyFinding(
+          b.manifest,
+          `policy/${b.policyName}`,
+          "/spec/paramRef",
+          `ValidatingAdmissionPolicyBinding ${JSON.stringify(b.name)} has a paramRef but policy ${JSON.stringify(b.policyName)} has no paramKind`,
+        ),
+      );
     } else if (b.paramRef?.name && policy.paramKind?.kind && !hasParam(byKind, policy.paramKind, b.paramRef.name)) {
       const pk = policy.paramKind;
-      findings.push(policyFinding(b.manifest, `policy/${b.policyName}`, "/spec/paramRef/name", `paramRef names ${pk.kind} ${JSON.stringify(b.paramRef.name)}, which is not among the input${b.paramRef.parameterNotFoundAction === "Deny" ? " (parameterNotFoundAction Deny: every matched object is denied)" : ""}`, "warning"));
+      findings.push(
+        policyFinding(
+          b.manifest,
+          `policy/${b.policyName}`,
+          "/spec/paramRef/name",
+          `paramRef names ${pk.kind} ${JSON.stringify(b.paramRef.name)}, which is not among the input${b.paramRef.parameterNotFoundAction === "Deny" ? " (parameterNotFoundAction Deny: every matched object is denied)" : ""}`,
+          "warning",
+        ),
+      );
     }
     policy.bindings.push(b);
   }
-  return { policies: { policies, namespaces, objects: manifests.map((m) => m.object as JsonObject), objectsOfKind: (group, kind) => byKind.get(`${group}/${kind}`) ?? [] }, findings };
+  return {
+    policies: {
+      policies,
+      namespaces,
+      objects: manifests.map((m) => m.object as JsonObject),
+      objectsOfKind: (group, kind) => byKind.get(`${group}/${kind}`) ?? [],
+    },
+    findings,
+  };
 }
 
 /** Resource rules that can match nothing: the API server requires operations, groups, versions and resources. */
@@ -121,7 +173,11 @@ function ruleProblems(m: MatchResources | undefined, base: string): SpecProblem[
   if (!m?.resourceRules?.length) return [{ pointer: base, message: "matchConstraints has no resourceRules: the policy matches nothing" }];
   m.resourceRules.forEach((r, i) => {
     const missing = (["operations", "apiGroups", "apiVersions", "resources"] as const).filter((k) => !Array.isArray(r[k]) || r[k]!.length === 0);
-    if (missing.length > 0) out.push({ pointer: `${base}/resourceRules/${i}`, message: `resourceRules[${i}] has no ${missing.join(", ")}: it matches nothing (the API server requires them)` });
+    if (missing.length > 0)
+      out.push({
+        pointer: `${base}/resourceRules/${i}`,
+        message: `resourceRules[${i}] has no ${missing.join(", ")}: it matches nothing (the API server requires them)`,
+      });
   });
   return out;
 }

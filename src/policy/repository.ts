@@ -10,7 +10,6 @@ import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf } from "../validate/schemas/types.js";
 import { applyStructural } from "../validate/structural.js";
 
-
 /**
  * The repository's own admission policies on what it holds: the glue between a validated tree and
  * the policy room. Policies come from the scanned paths and the config's `policies:` (and
@@ -38,14 +37,22 @@ function resourcesOf(manifests: readonly Manifest[]): ResourceFor {
   const xrds = new Map<string, { resource: string; namespaced: boolean }>();
   for (const m of manifests) {
     if (m.kind !== "CompositeResourceDefinition" || m.group !== "apiextensions.crossplane.io") continue;
-    const spec = (m.object.spec ?? {}) as { group?: unknown; scope?: unknown; names?: { kind?: unknown; plural?: unknown }; claimNames?: { kind?: unknown; plural?: unknown } };
+    const spec = (m.object.spec ?? {}) as {
+      group?: unknown;
+      scope?: unknown;
+      names?: { kind?: unknown; plural?: unknown };
+      claimNames?: { kind?: unknown; plural?: unknown };
+    };
     if (typeof spec.group !== "string") continue;
     const v2 = m.apiVersion === "apiextensions.crossplane.io/v2";
     const scope = typeof spec.scope === "string" ? spec.scope : v2 ? "Namespaced" : "Cluster";
-    if (typeof spec.names?.kind === "string" && typeof spec.names.plural === "string") xrds.set(`${spec.group}/${spec.names.kind}`, { resource: spec.names.plural, namespaced: scope === "Namespaced" });
-    if (typeof spec.claimNames?.kind === "string" && typeof spec.claimNames.plural === "string") xrds.set(`${spec.group}/${spec.claimNames.kind}`, { resource: spec.claimNames.plural, namespaced: true });
+    if (typeof spec.names?.kind === "string" && typeof spec.names.plural === "string")
+      xrds.set(`${spec.group}/${spec.names.kind}`, { resource: spec.names.plural, namespaced: scope === "Namespaced" });
+    if (typeof spec.claimNames?.kind === "string" && typeof spec.claimNames.plural === "string")
+      xrds.set(`${spec.group}/${spec.claimNames.kind}`, { resource: spec.claimNames.plural, namespaced: true });
   }
-  return (apiVersion, kind) => fromCrds(apiVersion, kind) ?? xrds.get(`${apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : ""}/${kind}`);
+  return (apiVersion, kind) =>
+    fromCrds(apiVersion, kind) ?? xrds.get(`${apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : ""}/${kind}`);
 }
 
 export interface PolicyRun {
@@ -56,7 +63,12 @@ export interface PolicyRun {
 const NO_RUN: PolicyRun = { findings: [], explain: [] };
 
 /** Every repository object admitted (CREATE), after its schema's defaults as the API server sees it. */
-export function checkManifests(policies: RepositoryPolicies, manifests: readonly Manifest[], registry: SchemaRegistry, previous?: readonly Manifest[]): PolicyRun {
+export function checkManifests(
+  policies: RepositoryPolicies,
+  manifests: readonly Manifest[],
+  registry: SchemaRegistry,
+  previous?: readonly Manifest[],
+): PolicyRun {
   if (!policies.set.policies.length) return NO_RUN;
   const before = new Map((previous ?? []).map((m) => [objectIdentity(m.object as JsonObject), m]));
   const targets: PolicyTarget[] = [];
@@ -106,7 +118,6 @@ export function isPolicyObject(m: Manifest): boolean {
   return POLICY_GROUPS.has(m.group);
 }
 
-
 const ADMISSION_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
 
 /** Policy objects of a tree, by kind and name. */
@@ -127,13 +138,31 @@ export function changedPolicies(head: readonly Manifest[], base: readonly Manife
   const after = policyObjects(head);
   const out: Finding[] = [];
   const say = (m: Manifest, what: string): void => {
-    out.push({ rule: "policy/changed", severity: "info", message: `this pull request ${what} ${m.kind} ${m.name ?? ""}: this check uses the base branch's policies; the change takes effect after merge`, file: m.file, line: m.locate("").line, column: 1, apiVersion: m.apiVersion, kind: m.kind, ...(m.name ? { name: m.name } : {}) });
+    out.push({
+      rule: "policy/changed",
+      severity: "info",
+      message: `this pull request ${what} ${m.kind} ${m.name ?? ""}: this check uses the base branch's policies; the change takes effect after merge`,
+      file: m.file,
+      line: m.locate("").line,
+      column: 1,
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      ...(m.name ? { name: m.name } : {}),
+    });
   };
   for (const [key, m] of after) {
     const old = before.get(key);
     if (!old) say(m, "adds");
     else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes");
   }
-  for (const [key, m] of before) if (!after.has(key)) out.push({ rule: "policy/changed", severity: "warning", message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): this check still applies it; the removal takes effect after merge`, apiVersion: m.apiVersion, kind: m.kind });
+  for (const [key, m] of before)
+    if (!after.has(key))
+      out.push({
+        rule: "policy/changed",
+        severity: "warning",
+        message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): this check still applies it; the removal takes effect after merge`,
+        apiVersion: m.apiVersion,
+        kind: m.kind,
+      });
   return out;
 }

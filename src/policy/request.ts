@@ -80,7 +80,10 @@ export function activation(a: Admission, param: JsonObject | null): { values: Re
   if (param === null && a.memo.celActivation) return a.memo.celActivation as ReturnType<typeof activation>;
   const request = a.cel();
   const p = toCel(param);
-  const values = Object.create(request.values, { params: { value: p.value, enumerable: true }, variables: { value: NO_VARIABLES, enumerable: true } }) as Record<string, unknown>;
+  const values = Object.create(request.values, {
+    params: { value: p.value, enumerable: true },
+    variables: { value: NO_VARIABLES, enumerable: true },
+  }) as Record<string, unknown>;
   const act = { values, widest: Math.max(request.widest, p.widest), longestString: Math.max(request.longestString, p.longestString) };
   if (param === null) a.memo.celActivation = act;
   return act;
@@ -98,7 +101,12 @@ export function requestOf(a: Admission): JsonObject {
     name: a.name,
     namespace: a.namespace,
     operation: a.operation,
-    userInfo: { username: user.username ?? "", ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], ...(user.extra ? { extra: user.extra } : {}) },
+    userInfo: {
+      username: user.username ?? "",
+      ...(user.uid ? { uid: user.uid } : {}),
+      groups: user.groups ?? [],
+      ...(user.extra ? { extra: user.extra } : {}),
+    },
     dryRun: false,
   };
 }
@@ -129,5 +137,5 @@ const generated = new WeakSet<object>();
 /** The name a finding shows: the `generateName` the user wrote when the name was generated here. */
 export function writtenName(object: JsonObject): string {
   const meta = (object.metadata ?? {}) as JsonObject;
-  return String((generated.has(object) ? meta.generateName : meta.name ?? meta.generateName) ?? "");
+  return String((generated.has(object) ? meta.generateName : (meta.name ?? meta.generateName)) ?? "");
 }

@@ -30,7 +30,10 @@ const CLUSTER = `/Namespace /Node /PersistentVolume /ComponentStatus:componentst
   policies.kyverno.io/ValidatingPolicy:validatingpolicies gateway.networking.k8s.io/GatewayClass:gatewayclasses`;
 
 const BUILTIN = new Map<string, ResourceInfo>();
-for (const [table, namespaced] of [[NS, true], [CLUSTER, false]] as const) {
+for (const [table, namespaced] of [
+  [NS, true],
+  [CLUSTER, false],
+] as const) {
   for (const entry of table.split(/\s+/)) {
     const [groupKind, plural] = entry.split(":") as [string, string | undefined];
     BUILTIN.set(groupKind, { resource: plural ?? guessPlural(groupKind.slice(groupKind.indexOf("/") + 1)), namespaced });

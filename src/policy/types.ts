@@ -2,7 +2,6 @@ import type { JsonObject } from "../core/json.js";
 import type { Finding, Severity } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
 
-
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
 /** What the room reads of a manifest: a `Manifest` fits, and so does an object made in memory. */

@@ -41,7 +41,14 @@ export interface ImageRewrite {
   rewrite: string;
 }
 
-const DEFAULT_PATHS: ProjectPaths = { apis: "apis", functions: "functions", examples: "examples", tests: "tests", operations: "operations", schemas: "schemas" };
+const DEFAULT_PATHS: ProjectPaths = {
+  apis: "apis",
+  functions: "functions",
+  examples: "examples",
+  tests: "tests",
+  operations: "operations",
+  schemas: "schemas",
+};
 
 export function isProjectFile(m: Manifest): boolean {
   return m.kind === "Project" && (m.group === "meta.dev.upbound.io" || m.group === "dev.crossplane.io");
@@ -55,7 +62,14 @@ export function projectsOf(manifests: readonly Manifest[]): Project[] {
     const spec = record(m.object.spec);
     if (typeof spec.repository !== "string" || !spec.repository) continue;
     const dir = m.file.includes("/") ? m.file.slice(0, m.file.lastIndexOf("/") + 1) : "";
-    projects.push({ file: m.file, dir, repository: spec.repository, paths: pathsOf(spec.paths), declared: declaredOf(spec.functions), imageConfigs: rewritesOf(spec.imageConfigs) });
+    projects.push({
+      file: m.file,
+      dir,
+      repository: spec.repository,
+      paths: pathsOf(spec.paths),
+      declared: declaredOf(spec.functions),
+      imageConfigs: rewritesOf(spec.imageConfigs),
+    });
   }
   return projects;
 }
@@ -86,7 +100,9 @@ function rewritesOf(value: unknown): ImageRewrite[] {
   for (const config of Array.isArray(value) ? value.map(record) : []) {
     const spec = record(config.spec);
     const rewrite = record(spec.rewriteImage).prefix;
-    const prefixes = (Array.isArray(spec.matchImages) ? spec.matchImages.map(record) : []).map((m) => m.prefix).filter((p): p is string => typeof p === "string" && p !== "");
+    const prefixes = (Array.isArray(spec.matchImages) ? spec.matchImages.map(record) : [])
+      .map((m) => m.prefix)
+      .filter((p): p is string => typeof p === "string" && p !== "");
     if (typeof rewrite === "string" && rewrite && prefixes.length) rewrites.push({ prefixes, rewrite });
   }
   return rewrites;
@@ -161,8 +177,14 @@ export interface EmbeddedFunction {
 export function findEmbeddedFunction(projects: readonly Project[], name: string, root?: string): EmbeddedFunction | undefined {
   for (const project of projects) {
     const functionsDir = `${project.dir}${project.paths.functions}/`;
-    const at = (folder: string, source: DeclaredFunction["source"] = "Directory"): EmbeddedFunction => ({ project, name: folder, dir: `${functionsDir}${folder}/`, source });
-    const candidates = project.declared ?? (root ? folders(path.join(root, functionsDir)).map((folder) => ({ name: folder, source: "Directory" as const })) : undefined);
+    const at = (folder: string, source: DeclaredFunction["source"] = "Directory"): EmbeddedFunction => ({
+      project,
+      name: folder,
+      dir: `${functionsDir}${folder}/`,
+      source,
+    });
+    const candidates =
+      project.declared ?? (root ? folders(path.join(root, functionsDir)).map((folder) => ({ name: folder, source: "Directory" as const })) : undefined);
     if (candidates) {
       const hit = candidates.find((c) => embeddedFunctionName(project, c.name) === name);
       if (hit) return at(hit.name, hit.source);
@@ -179,7 +201,10 @@ export function embeddedFunctions(projects: readonly Project[], root: string): {
   return projects.flatMap((project) => {
     const functionsDir = `${project.dir}${project.paths.functions}/`;
     const names = project.declared ?? folders(path.join(root, functionsDir)).map((name) => ({ name, source: "Directory" as const }));
-    return names.map((d) => ({ name: embeddedFunctionName(project, d.name), fn: { project, name: d.name, dir: `${functionsDir}${d.name}/`, source: d.source } }));
+    return names.map((d) => ({
+      name: embeddedFunctionName(project, d.name),
+      fn: { project, name: d.name, dir: `${functionsDir}${d.name}/`, source: d.source },
+    }));
   });
 }
 

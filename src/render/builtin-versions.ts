@@ -37,13 +37,25 @@ export type PackageOutcome = { ran?: boolean; why?: string };
  * version does differently: said, for the sources that use the function, never passed over as
  * "unchanged". Where both versions' real packages ran (trusted, pulled), the diff is theirs: said too.
  */
-export function builtinVersionChanges(moves: readonly VersionMove[], sources: readonly RenderedSource[], outcomes: { base: Map<string, PackageOutcome>; head: Map<string, PackageOutcome> }): Finding[] {
+export function builtinVersionChanges(
+  moves: readonly VersionMove[],
+  sources: readonly RenderedSource[],
+  outcomes: { base: Map<string, PackageOutcome>; head: Map<string, PackageOutcome> },
+): Finding[] {
   return moves.map(({ name, function: fn, from, to }) => {
     const users = sources.filter((s) => usesFunction(s, name)).map((s) => `${s.source.kind} ${s.source.name ?? ""}`);
-    const affected = users.length ? ` for the ${users.length === 1 ? "source that uses" : `${users.length} sources that use`} it (${users.slice(0, 3).join(", ")}${users.length > 3 ? `, and ${users.length - 3} more` : ""})` : "";
+    const affected = users.length
+      ? ` for the ${users.length === 1 ? "source that uses" : `${users.length} sources that use`} it (${users.slice(0, 3).join(", ")}${users.length > 3 ? `, and ${users.length - 3} more` : ""})`
+      : "";
     const [base, head] = [outcomes.base.get(name) ?? {}, outcomes.head.get(name) ?? {}];
     if (base.ran === true && head.ran === true) {
-      return findingAt(fn, "/spec/package", "render/builtin-version", "info", `Function ${name} moves from ${from} to ${to}: the rendered diff${affected} comes from the real packages of both versions, not the built-in`);
+      return findingAt(
+        fn,
+        "/spec/package",
+        "render/builtin-version",
+        "info",
+        `Function ${name} moves from ${from} to ${to}: the rendered diff${affected} comes from the real packages of both versions, not the built-in`,
+      );
     }
     const why = head.why ?? base.why;
     return findingAt(

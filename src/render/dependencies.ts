@@ -45,7 +45,8 @@ function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string
     const step = asObject(raw) ?? {};
     const fn = index.functions.get(asString(asObject(step.functionRef)?.name) ?? "");
     if (fn) files.add(fn.file);
-    for (const sel of asArray(asObject(step.requirements)?.requiredResources)) kinds.add(`${asString(asObject(sel)?.apiVersion)}/${asString(asObject(sel)?.kind)}`);
+    for (const sel of asArray(asObject(step.requirements)?.requiredResources))
+      kinds.add(`${asString(asObject(sel)?.apiVersion)}/${asString(asObject(sel)?.kind)}`);
   }
   for (const m of index.manifests) if (kinds.has(`${m.apiVersion}/${m.kind}`)) files.add(m.file);
 }

@@ -47,7 +47,13 @@ function named(sources: RenderedSource[], shown = 3): string {
 
 /** `rendered 8 of 54 sources; not rendered: 40 (function-kcl 40); failed: 2`, what render --all and check say at the end. */
 /** How many sources rendered, were not rendered (by what) and failed. */
-export function sourceCoverage(sources: RenderedSource[]): { total: number; rendered: number; notRendered: number; failed: number; notRenderedBecause: Record<string, number> } {
+export function sourceCoverage(sources: RenderedSource[]): {
+  total: number;
+  rendered: number;
+  notRendered: number;
+  failed: number;
+  notRenderedBecause: Record<string, number>;
+} {
   const counts = { rendered: 0, "not-rendered": 0, failed: 0 };
   const byWhat: Record<string, number> = {};
   for (const s of sources) {

@@ -1,6 +1,5 @@
-import { mayBeMatched, type UserInfo, type PolicyTarget } from "../policy/index.js";
+import { mayBeMatched, type UserInfo, type PolicyTarget, admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../policy/index.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
-import { admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../policy/index.js";
 import type { JsonObject } from "../core/json.js";
 import { renderedObjectName, type RenderedSource } from "../rendered/source.js";
 import { templateOf } from "./validate-rendered.js";
@@ -55,4 +54,3 @@ export function checkRendered(
   }
   return runPolicies(policies, targets);
 }
-

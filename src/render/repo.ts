@@ -16,10 +16,12 @@ export async function renderEverything(manifests: Manifest[] | RepoIndex, option
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
   const selected = options.select ?? (() => true);
   const xrs = await renderXrs(index, options);
-  const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2" && selected(ac)).map((ac) => {
-    const findings: Finding[] = [];
-    return guarded(ac, "rendering", findings, () => renderAppConfig(ac, index, options)) ?? failedInternally(ac, findings);
-  });
+  const appConfigs = index.appConfigs
+    .filter((ac) => ac.version === "v1alpha2" && selected(ac))
+    .map((ac) => {
+      const findings: Finding[] = [];
+      return guarded(ac, "rendering", findings, () => renderAppConfig(ac, index, options)) ?? failedInternally(ac, findings);
+    });
   const kpt = await renderKptPackages(index, options);
   return [...xrs, ...appConfigs, ...kpt, ...index.applications.filter(selected).map(notRendered)];
 }

@@ -16,13 +16,18 @@ import { BASE_CHECKED_RULES } from "./functions/patch-and-transform/rules.js";
  * ApplicationConfiguration), naming the object, the field and what rendered it. Kinds with no known schema are skipped
  * (managed resources of providers whose CRDs are not in the repo are the common case).
  */
-export async function validateRendered(sources: RenderedSource[], registry: SchemaRegistry, engine: SchemaEngine, repository: Manifest[] = []): Promise<Finding[]> {
+export async function validateRendered(
+  sources: RenderedSource[],
+  registry: SchemaRegistry,
+  engine: SchemaEngine,
+  repository: Manifest[] = [],
+): Promise<Finding[]> {
   // A rendered object that is also a repository object (a kpt package's resource, say): what
   // validation already said about the repository's object is not said again.
   const inRepository = new Map(repository.map((m) => [objectIdentity(m.object), m]));
   // A nested XR's objects (keys with " > ") come from another Composition's templates than the source's.
   const objects = sources.flatMap((s) => (s.ok ? s.objects.map((o, i) => ({ s, o: o as KubeObject, nested: (s.keys[i] ?? "").includes(" > ") })) : []));
-  await registry.prepare(objects.map(({ o }) => (gvkOf(o.apiVersion, o.kind))));
+  await registry.prepare(objects.map(({ o }) => gvkOf(o.apiVersion, o.kind)));
   const findings: Finding[] = [];
   for (const { s, o, nested } of objects) {
     guarded(s.source, "validating what it renders:", findings, () => {
@@ -32,7 +37,13 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
       const manifest = new Manifest(o, new SourceFile(s.source.file, ""), 0);
       const template = nested ? undefined : templateOf(s, o as JsonObject);
       const original = inRepository.get(objectIdentity(o));
-      const known = new Set(original ? engine.validate(original, registry.get(gvkOf(original.apiVersion, original.kind), original.file) ?? entry).map((v) => `${v.rule}|${v.pointer}|${v.message}`) : []);
+      const known = new Set(
+        original
+          ? engine
+              .validate(original, registry.get(gvkOf(original.apiVersion, original.kind), original.file) ?? entry)
+              .map((v) => `${v.rule}|${v.pointer}|${v.message}`)
+          : [],
+      );
       for (const v of engine.validate(manifest, entry)) {
         if (known.has(`${v.rule}|${v.pointer}|${v.message}`)) continue;
         // The base's own mistakes are reported at the base by validation (pt rules); not again per XR.
@@ -45,7 +56,9 @@ export async function validateRendered(sources: RenderedSource[], registry: Sche
         const message = `rendered ${o.kind} "${renderedObjectName(o as JsonObject)}" (${s.via}${rendering}) at ${field}: ${v.message}${against}`;
         const severity = distant && (v.severity ?? "error") === "error" ? "warning" : (v.severity ?? "error");
         const at = template && (valueAtPointer(template.base, v.pointer) !== undefined ? `${template.pointer}${v.pointer}` : template.pointer);
-        const finding = template ? findingAt(template.composition, at!, "render/schema", severity, message) : findingAt(s.source, "", "render/schema", severity, message);
+        const finding = template
+          ? findingAt(template.composition, at!, "render/schema", severity, message)
+          : findingAt(s.source, "", "render/schema", severity, message);
         finding.path = field;
         findings.push(finding);
       }
@@ -67,7 +80,8 @@ export function templateOf(s: RenderedSource, o: JsonObject): { composition: Man
   if (Array.isArray(spec.pipeline)) {
     spec.pipeline.forEach((step, i) => {
       const input = (step as { input?: { apiVersion?: unknown; resources?: unknown } } | null)?.input;
-      if (typeof input?.apiVersion === "string" && input.apiVersion.startsWith("pt.fn.crossplane.io/") && Array.isArray(input.resources)) inputs.push({ resources: input.resources, at: `/spec/pipeline/${i}/input/resources` });
+      if (typeof input?.apiVersion === "string" && input.apiVersion.startsWith("pt.fn.crossplane.io/") && Array.isArray(input.resources))
+        inputs.push({ resources: input.resources, at: `/spec/pipeline/${i}/input/resources` });
     });
   }
   for (const { resources, at } of inputs) {
@@ -81,4 +95,3 @@ export function templateOf(s: RenderedSource, o: JsonObject): { composition: Man
 function sameValue(a: unknown, b: unknown): boolean {
   return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
-

@@ -117,7 +117,10 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   if (s.source.namespace) change.namespace = s.source.namespace;
   if (s.observedReads?.length) change.observedReads = s.observedReads;
   if (base && head) {
-    const [before, after] = [toYaml(masker.maskObject(base.source.object as Record<string, unknown>)), toYaml(masker.maskObject(head.source.object as Record<string, unknown>))];
+    const [before, after] = [
+      toYaml(masker.maskObject(base.source.object as Record<string, unknown>)),
+      toYaml(masker.maskObject(head.source.object as Record<string, unknown>)),
+    ];
     if (before !== after) change.sourceDiff = unifiedDiff(`${s.source.kind}/${s.source.name ?? ""}`, before, after, undefined, view.context);
   }
   const [headState, baseState] = [head && sourceState(head), base && sourceState(base)];
@@ -175,7 +178,13 @@ function objectsByKey(source: KeyedObjects | undefined): Map<string, Record<stri
 }
 
 /** Object-by-object changes between two renders of one source (either may be absent). */
-export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects | undefined, masker: SecretMasker, sides: [string, string] = ["base", "head"], view: DiffView = {}): ObjectChange[] {
+export function diffObjects(
+  base: KeyedObjects | undefined,
+  head: KeyedObjects | undefined,
+  masker: SecretMasker,
+  sides: [string, string] = ["base", "head"],
+  view: DiffView = {},
+): ObjectChange[] {
   const [b, h] = [objectsByKey(base), objectsByKey(head)];
   const hidden = (o: Record<string, unknown>) => (view.ignore ?? []).some((i) => i.path === undefined && i.kind === o.kind);
   const keys = [...new Set([...h.keys(), ...b.keys()])].sort().filter((key) => !hidden((h.get(key) ?? b.get(key))!));
@@ -193,7 +202,9 @@ export function diffObjects(base: KeyedObjects | undefined, head: KeyedObjects |
     if (status !== "unchanged") change.diff = unifiedDiff(key, oldText ?? "", newText ?? "", sides, view.context);
     if (status === "changed") {
       change.fields = fieldChanges(maskedBefore, maskedAfter);
-      const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAtSegments(before, path)) !== JSON.stringify(valueAtSegments(after, path))).map((path) => path.join("."));
+      const replacedBy = REPLACING_FIELDS.filter((path) => JSON.stringify(valueAtSegments(before, path)) !== JSON.stringify(valueAtSegments(after, path))).map(
+        (path) => path.join("."),
+      );
       if (replacedBy.length) change.replacedBy = replacedBy;
     }
     return change;
@@ -213,7 +224,8 @@ function withoutIgnored(o: Record<string, unknown>, view: DiffView): Record<stri
 export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
   const out: FieldChange[] = [];
   const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-  const child = (path: string, key: string | number) => (typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${key}]`);
+  const child = (path: string, key: string | number) =>
+    typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${key}]`;
   const walk = (a: unknown, b: unknown, path: string): void => {
     if (out.length >= MAX_FIELD_CHANGES) return;
     if (isMap(a) && isMap(b)) {
@@ -292,4 +304,3 @@ export function findingIdentity(f: Finding): string {
 function identityOf(f: Finding, message: (text: string) => string): string {
   return [f.rule, f.file, f.apiVersion, f.kind, f.name, f.path, message(f.message)].join("\u0000");
 }
-

@@ -73,7 +73,11 @@ export function sourceState(s: RenderedSource): SourceState {
 /** How many sources are in each state. */
 export function stateCounts(sources: RenderedSource[]): { rendered: number; notRendered: number; failed: number } {
   const states = sources.map(sourceState);
-  return { rendered: states.filter((s) => s === "rendered").length, notRendered: states.filter((s) => s === "not-rendered").length, failed: states.filter((s) => s === "failed").length };
+  return {
+    rendered: states.filter((s) => s === "rendered").length,
+    notRendered: states.filter((s) => s === "not-rendered").length,
+    failed: states.filter((s) => s === "failed").length,
+  };
 }
 
 /** A source whose rendering hit a composition-ci bug: the finding says so, and nothing is rendered. */
@@ -117,7 +121,10 @@ export function streamFileNames(sources: Manifest[]): string[] {
   for (const name of plain) count.set(name, (count.get(name) ?? 0) + 1);
   const used = new Map<string, number>();
   return sources.map((m, i) => {
-    const name = count.get(plain[i]!)! > 1 ? plain[i]!.replace(/\.yaml$/, `--${m.file.replace(/\.(ya?ml|json)$/i, "")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_")) : plain[i]!;
+    const name =
+      count.get(plain[i]!)! > 1
+        ? plain[i]!.replace(/\.yaml$/, `--${m.file.replace(/\.(ya?ml|json)$/i, "")}.yaml`.toLowerCase().replace(/[^a-z0-9.-]+/g, "_"))
+        : plain[i]!;
     const n = (used.get(name) ?? 0) + 1;
     used.set(name, n);
     return capped(n === 1 ? name : name.replace(/\.yaml$/, `-${n}.yaml`));

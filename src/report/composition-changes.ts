@@ -20,9 +20,15 @@ export function compositionChanges(base: Json, head: Json): DefinitionChange[] {
   const out: DefinitionChange[] = [];
   const ta = asObject(a.compositeTypeRef);
   const tb = asObject(b.compositeTypeRef);
-  if (!same(ta, tb)) out.push({ path: "compositeTypeRef", what: `${typeText(ta)} → ${typeText(tb)}: XRs of ${typeText(ta)} no longer use this Composition`, breaking: true });
+  if (!same(ta, tb))
+    out.push({ path: "compositeTypeRef", what: `${typeText(ta)} → ${typeText(tb)}: XRs of ${typeText(ta)} no longer use this Composition`, breaking: true });
   if (a.mode !== b.mode) out.push({ path: "mode", what: `${String(a.mode ?? "(none)")} → ${String(b.mode ?? "(none)")}`, breaking: false });
-  const steps = (spec: Json) => new Map(asList(spec.pipeline).map((s) => asObject(s) ?? {}).map((s) => [String(s.step ?? ""), s]));
+  const steps = (spec: Json) =>
+    new Map(
+      asList(spec.pipeline)
+        .map((s) => asObject(s) ?? {})
+        .map((s) => [String(s.step ?? ""), s]),
+    );
   const [sa, sb] = [steps(a), steps(b)];
   for (const [name, s] of sb) {
     const old = sa.get(name);
@@ -33,11 +39,14 @@ export function compositionChanges(base: Json, head: Json): DefinitionChange[] {
     }
     const oldFn = String(asObject(old.functionRef)?.name ?? "");
     if (oldFn !== fn) out.push({ path: `step ${name}`, what: `function ${oldFn} → ${fn}`, breaking: false });
-    if (!same(old.input, s.input) && !hasResources(old.input) && !hasResources(s.input)) out.push({ path: `step ${name}`, what: "input changed", breaking: false });
-    if (!same(old.credentials, s.credentials) || !same(old.requirements, s.requirements)) out.push({ path: `step ${name}`, what: "credentials or requirements changed", breaking: false });
+    if (!same(old.input, s.input) && !hasResources(old.input) && !hasResources(s.input))
+      out.push({ path: `step ${name}`, what: "input changed", breaking: false });
+    if (!same(old.credentials, s.credentials) || !same(old.requirements, s.requirements))
+      out.push({ path: `step ${name}`, what: "credentials or requirements changed", breaking: false });
     out.push(...resourceChanges(asObject(old.input), asObject(s.input), `step ${name}: `));
   }
-  for (const [name, s] of sa) if (!sb.has(name)) out.push({ path: `step ${name}`, what: `removed (function ${String(asObject(s.functionRef)?.name ?? "")})`, breaking: false });
+  for (const [name, s] of sa)
+    if (!sb.has(name)) out.push({ path: `step ${name}`, what: `removed (function ${String(asObject(s.functionRef)?.name ?? "")})`, breaking: false });
   const order = (m: Map<string, Json>) => [...m.keys()].filter((k) => sa.has(k) && sb.has(k));
   if (!same(order(sa), order(sb))) out.push({ path: "pipeline", what: `steps reordered: ${order(sb).join(", ")}`, breaking: false });
   // Legacy mode: Resources keeps its resources at spec.resources.
@@ -59,7 +68,12 @@ function hasResources(input: unknown): boolean {
  */
 function resourceChanges(a: Json | undefined, b: Json | undefined, prefix: string): DefinitionChange[] {
   if (!Array.isArray(a?.resources) && !Array.isArray(b?.resources)) return [];
-  const byName = (o: Json | undefined) => new Map(asList(o?.resources).map((r, i) => asObject(r) ?? {}).map((r, i) => [String(r.name ?? `resource-${i}`), r]));
+  const byName = (o: Json | undefined) =>
+    new Map(
+      asList(o?.resources)
+        .map((r) => asObject(r) ?? {})
+        .map((r, i) => [String(r.name ?? `resource-${i}`), r]),
+    );
   const [ra, rb] = [byName(a), byName(b)];
   const out: DefinitionChange[] = [];
   for (const [name, r] of rb) {
@@ -74,7 +88,11 @@ function resourceChanges(a: Json | undefined, b: Json | undefined, prefix: strin
   for (const [name, r] of ra) {
     if (rb.has(name)) continue;
     const kind = String(asObject(r.base)?.kind ?? "");
-    out.push({ path: `${prefix}resource ${name}`, what: `removed${kind ? ` (${kind})` : ""}: the composed resource is deleted from every XR this Composition renders`, breaking: true });
+    out.push({
+      path: `${prefix}resource ${name}`,
+      what: `removed${kind ? ` (${kind})` : ""}: the composed resource is deleted from every XR this Composition renders`,
+      breaking: true,
+    });
   }
   return out;
 }
@@ -85,7 +103,9 @@ export function activationChanges(base: Json, head: Json): DefinitionChange[] {
   const [a, b] = [list(base), list(head)];
   return [
     ...b.filter((x) => !a.includes(x)).map((x) => ({ path: "activate", what: `${x} added: its managed resource definitions are activated`, breaking: false })),
-    ...a.filter((x) => !b.includes(x)).map((x) => ({ path: "activate", what: `${x} removed from this policy (activated definitions stay active)`, breaking: false })),
+    ...a
+      .filter((x) => !b.includes(x))
+      .map((x) => ({ path: "activate", what: `${x} removed from this policy (activated definitions stay active)`, breaking: false })),
   ];
 }
 
@@ -115,6 +135,11 @@ export function packageChanges(base: Json, head: Json): DefinitionChange[] {
   const [a, b] = [asObject(base.spec) ?? {}, asObject(head.spec) ?? {}];
   const out: DefinitionChange[] = [];
   if (a.package !== b.package) out.push({ path: "package", what: `${String(a.package ?? "(none)")} → ${String(b.package ?? "(none)")}`, breaking: false });
-  if (!same(a.runtimeConfigRef, b.runtimeConfigRef)) out.push({ path: "runtimeConfigRef", what: `${JSON.stringify(a.runtimeConfigRef ?? null)} → ${JSON.stringify(b.runtimeConfigRef ?? null)}`, breaking: false });
+  if (!same(a.runtimeConfigRef, b.runtimeConfigRef))
+    out.push({
+      path: "runtimeConfigRef",
+      what: `${JSON.stringify(a.runtimeConfigRef ?? null)} → ${JSON.stringify(b.runtimeConfigRef ?? null)}`,
+      breaking: false,
+    });
   return out;
 }

@@ -53,9 +53,19 @@ function schemaOf(version: Json): Schema {
 function compareSchemas(a: Schema, b: Schema, path: string, prefix: string, out: DefinitionChange[]): void {
   const at = (field: string) => `${prefix}${path ? `${path}.` : ""}${field}`;
   const here = `${prefix}${path || "(root)"}`;
-  if (a.type !== b.type && a.type !== undefined && b.type !== undefined) out.push({ path: here, what: `type ${String(a.type)} → ${String(b.type)}`, breaking: true });
+  if (a.type !== b.type && a.type !== undefined && b.type !== undefined)
+    out.push({ path: here, what: `type ${String(a.type)} → ${String(b.type)}`, breaking: true });
   if (JSON.stringify(a.default) !== JSON.stringify(b.default)) {
-    out.push({ path: here, what: b.default === undefined ? `default ${show(a.default)} removed` : a.default === undefined ? `default ${show(b.default)} added` : `default ${show(a.default)} → ${show(b.default)}`, breaking: false });
+    out.push({
+      path: here,
+      what:
+        b.default === undefined
+          ? `default ${show(a.default)} removed`
+          : a.default === undefined
+            ? `default ${show(b.default)} added`
+            : `default ${show(a.default)} → ${show(b.default)}`,
+      breaking: false,
+    });
   }
   const ea = Array.isArray(a.enum) ? a.enum : undefined;
   const eb = Array.isArray(b.enum) ? b.enum : undefined;
@@ -68,7 +78,12 @@ function compareSchemas(a: Schema, b: Schema, path: string, prefix: string, out:
   const ra = new Set((a.required as string[] | undefined) ?? []);
   const rb = new Set((b.required as string[] | undefined) ?? []);
   for (const field of Object.keys(pb)) {
-    if (!(field in pa)) out.push({ path: at(field), what: `added${rb.has(field) ? ", required" : ""}${asObject(pb[field])?.default !== undefined ? ` (default ${show(asObject(pb[field])!.default)})` : ""}`, breaking: rb.has(field) && asObject(pb[field])?.default === undefined });
+    if (!(field in pa))
+      out.push({
+        path: at(field),
+        what: `added${rb.has(field) ? ", required" : ""}${asObject(pb[field])?.default !== undefined ? ` (default ${show(asObject(pb[field])!.default)})` : ""}`,
+        breaking: rb.has(field) && asObject(pb[field])?.default === undefined,
+      });
   }
   for (const field of Object.keys(pa)) if (!(field in pb)) out.push({ path: at(field), what: "removed", breaking: true });
   for (const field of Object.keys(pb)) {

@@ -36,5 +36,11 @@ export function objectCounts(changes: SourceChange[]): DiffReport["objects"] {
 
 /** True when the report has something to say: a changed, unknown or failing source, a new or fixed finding, or a failing step. */
 export function hasChanges(report: DiffReport): boolean {
-  return report.verdict.failed || report.changes.some((c) => c.status !== "unchanged") || report.findings.new.length + report.findings.fixed.length > 0 || (report.unrenderedFiles?.length ?? 0) > 0 || (report.definitions?.length ?? 0) > 0;
+  return (
+    report.verdict.failed ||
+    report.changes.some((c) => c.status !== "unchanged") ||
+    report.findings.new.length + report.findings.fixed.length > 0 ||
+    (report.unrenderedFiles?.length ?? 0) > 0 ||
+    (report.definitions?.length ?? 0) > 0
+  );
 }

@@ -7,7 +7,15 @@ import type { Finding } from "../core/finding.js";
  */
 
 /** Rules that repeat one message per document of a kind, or per file (templated, lenient): people read them once. */
-const GROUPED_RULES = new Set(["schema/missing", "composition/mode-resources", "render/legacy-mode", "vela/definition-missing", "oam/definition-missing", "file/templated", "yaml/lenient"]);
+const GROUPED_RULES = new Set([
+  "schema/missing",
+  "composition/mode-resources",
+  "render/legacy-mode",
+  "vela/definition-missing",
+  "oam/definition-missing",
+  "file/templated",
+  "yaml/lenient",
+]);
 
 /**
  * For findings of a grouped rule with the same message: the first maps to how many more there

@@ -34,7 +34,14 @@ export interface RenderStepOptions {
 }
 
 /** The render step's options a use case takes from its own (diff, drift): the defaults of check. */
-export function renderStepOptions(options: { allowExec?: boolean; developmentTargets?: Record<string, string>; packages?: PackageSettings; timeoutMs?: number; maxNestedDepth?: number; crossplaneVersion?: string }): RenderStepOptions {
+export function renderStepOptions(options: {
+  allowExec?: boolean;
+  developmentTargets?: Record<string, string>;
+  packages?: PackageSettings;
+  timeoutMs?: number;
+  maxNestedDepth?: number;
+  crossplaneVersion?: string;
+}): RenderStepOptions {
   return {
     allowExec: options.allowExec ?? false,
     developmentTargets: options.developmentTargets,
@@ -49,7 +56,11 @@ export function renderStepOptions(options: { allowExec?: boolean; developmentTar
  * The render half of check: renders the sources of a validated tree and validates what they make.
  * Findings have the config's levels and the sources' ignore annotations applied.
  */
-export async function renderAndValidate(result: ValidateResult, root: string, options: RenderStepOptions): Promise<{ sources: RenderedSource[]; findings: Finding[]; policyExplain: PolicyExplain[] }> {
+export async function renderAndValidate(
+  result: ValidateResult,
+  root: string,
+  options: RenderStepOptions,
+): Promise<{ sources: RenderedSource[]; findings: Finding[]; policyExplain: PolicyExplain[] }> {
   const sources = await renderEverything(result.index, {
     functions: result.config.functions,
     root,
@@ -67,10 +78,19 @@ export async function renderAndValidate(result: ValidateResult, root: string, op
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,
   });
   const policyRun = checkRendered(result.policies, sources, result.registry, options.oldObject, result.config.crossplaneServiceAccount);
-  const findings = [...sources.flatMap((s) => s.findings), ...notRenderedFindings(sources), ...(await validateRendered(sources, result.registry, result.engine, result.manifests)), ...policyRun.findings];
+  const findings = [
+    ...sources.flatMap((s) => s.findings),
+    ...notRenderedFindings(sources),
+    ...(await validateRendered(sources, result.registry, result.engine, result.manifests)),
+    ...policyRun.findings,
+  ];
   // A render finding sits on an XR, a Composition or an ApplicationConfiguration: its ignore annotation applies.
   const suppressions = objectSuppressions(findings, result.manifests);
   // Rendering re-derives some of the validation's findings (a Kptfile's checks): each is reported once.
   const known = new Set(result.findings.map(findingKey));
-  return { sources, findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))), policyExplain: mergeExplain(result.policyExplain, policyRun.explain) };
+  return {
+    sources,
+    findings: applyPolicy(findings, result.config.rules, suppressions).filter((f) => !known.has(findingKey(f))),
+    policyExplain: mergeExplain(result.policyExplain, policyRun.explain),
+  };
 }

@@ -97,7 +97,9 @@ export function formatDiff(result: DiffResult, format: "markdown" | "json" | "sa
     const findings = maskFindings(result.headFindings, masker);
     return formatReport("sarif", { findings, summary: summarize(findings, 0, 0), toolVersion: TOOL_VERSION });
   }
-  return masker.redact(formatDiffMarkdown(masker.redactJson(result.report), { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." }));
+  return masker.redact(
+    formatDiffMarkdown(masker.redactJson(result.report), { maxChars, linkBase, fullReportHint: "The job summary and the report files hold everything." }),
+  );
 }
 
 const SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -162,14 +164,21 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     if (headSide.result.policies.set.policies.length) {
       await renderSide(baseSide, options, selected, undefined, outcomes.base);
       await renderSide(headSide, options, selected, previousObjects(baseSide), outcomes.head);
-    } else await Promise.all([renderSide(baseSide, options, selected, undefined, outcomes.base), renderSide(headSide, options, selected, undefined, outcomes.head)]);
+    } else
+      await Promise.all([renderSide(baseSide, options, selected, undefined, outcomes.base), renderSide(headSide, options, selected, undefined, outcomes.head)]);
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
     // A Function whose version changes while it runs built in: the diff cannot show what the new version does.
     const versions = builtinVersionChanges(moves, headSide.sources, outcomes);
     headSide.findings = [...headSide.findings, ...applyPolicy(versions, headSide.result.config.rules, objectSuppressions(versions, headSide.result.manifests))];
-    const transitions = transitionFindings({ manifests: baseSide.result.manifests, sources: baseSide.sources }, { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry });
-    headSide.findings = [...headSide.findings, ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests))];
+    const transitions = transitionFindings(
+      { manifests: baseSide.result.manifests, sources: baseSide.sources },
+      { manifests: headSide.result.manifests, sources: headSide.sources, registry: headSide.result.registry },
+    );
+    headSide.findings = [
+      ...headSide.findings,
+      ...applyPolicy(transitions, headSide.result.config.rules, objectSuppressions(transitions, headSide.result.manifests)),
+    ];
     const masker = maskerFor(
       [...baseSide.result.manifests, ...headSide.result.manifests],
       [...baseSide.sources, ...headSide.sources],
@@ -242,11 +251,22 @@ async function preloadSide(root: string, options: DiffOptions, reuse: TreeReuse)
 
 /** The tree's CompositionTests and golden files, as check runs them: a failing one is a finding. */
 async function testSide(side: Side, options: DiffOptions): Promise<void> {
-  const tests = await checkTests(side.result, side.root, { allowExec: options.allowExec ?? false, timeoutMs: options.timeoutMs ?? 60_000, developmentTargets: options.developmentTargets, packages: options.packages });
+  const tests = await checkTests(side.result, side.root, {
+    allowExec: options.allowExec ?? false,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    developmentTargets: options.developmentTargets,
+    packages: options.packages,
+  });
   side.findings = [...side.findings, ...tests.findings];
 }
 
-async function renderSide(side: Side, options: DiffOptions, selected: Set<string> | undefined, previous?: Map<string, JsonObject>, realPackages?: Map<string, PackageOutcome>): Promise<void> {
+async function renderSide(
+  side: Side,
+  options: DiffOptions,
+  selected: Set<string> | undefined,
+  previous?: Map<string, JsonObject>,
+  realPackages?: Map<string, PackageOutcome>,
+): Promise<void> {
   const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
   const rendered = await renderAndValidate(side.result, side.root, {
     ...renderStepOptions(options),
@@ -284,7 +304,8 @@ function knownChanges(m: Manifest): ((base: Record<string, unknown>, head: Recor
     if (m.kind === "Composition") return compositionChanges;
     if (m.kind === "ManagedResourceActivationPolicy") return activationChanges;
   }
-  if (m.group === "meta.pkg.crossplane.io" || (m.kind === "Project" && (m.group === "meta.dev.upbound.io" || m.group === "dev.crossplane.io"))) return dependencyChanges;
+  if (m.group === "meta.pkg.crossplane.io" || (m.kind === "Project" && (m.group === "meta.dev.upbound.io" || m.group === "dev.crossplane.io")))
+    return dependencyChanges;
   if (m.group === "pkg.crossplane.io" && ["Provider", "Function", "Configuration"].includes(m.kind)) return packageChanges;
   return undefined;
 }

@@ -1,7 +1,6 @@
 import { stateCounts } from "../rendered/source.js";
 import fs from "node:fs";
 import path from "node:path";
-import { ConfigError, loadConfig } from "../config/config.js";
 import { ClusterError, clusterDrift, kubectlRunner, type Kubectl } from "../drift/cluster.js";
 import { driftFingerprint, markPrevious, snapshotDrift, type DriftItem, type DriftReport } from "../drift/report.js";
 import { readSnapshot, snapshotOf, snapshotState, writeSnapshot, type SnapshotUpdate } from "../drift/snapshot.js";
@@ -12,6 +11,7 @@ import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate, renderStepOptions } from "./check.js";
 import { UsageError } from "../core/usage.js";
 import type { PackageSettings } from "../runtimes/package.js";
+import { configOrUsage } from "./config.js";
 
 export interface DriftOptions {
   root: string;
@@ -45,14 +45,11 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
   if (!options.snapshot && !options.cluster) throw new UsageError("drift needs a baseline: --snapshot DIR, --cluster, or both");
   if (options.updateSnapshot && !options.snapshot) throw new UsageError("--update-snapshot needs --snapshot DIR");
   const state = options.snapshot ? snapshotState(options.snapshot) : undefined;
-  if (state === "not-a-directory") throw new UsageError(`--snapshot ${path.relative(options.root, options.snapshot!) || "."}: not a directory (a snapshot is a directory of one file per source)`);
-  let config;
-  try {
-    config = loadConfig(options.root, options.configFile);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  if (state === "not-a-directory")
+    throw new UsageError(
+      `--snapshot ${path.relative(options.root, options.snapshot!) || "."}: not a directory (a snapshot is a directory of one file per source)`,
+    );
+  let config = configOrUsage(options.root, options.configFile);
   // The snapshot is rendered output, not source: never scan it.
   const snapshotRel = options.snapshot && path.relative(options.root, options.snapshot).split(path.sep).join("/");
   if (snapshotRel && !snapshotRel.startsWith("..")) config = { ...config, ignore: [...config.ignore, `${snapshotRel}/**`] };

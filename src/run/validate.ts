@@ -134,14 +134,20 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   for (const m of scanned.manifests) registry.addDefinitions(m);
   for (const m of extra?.manifests ?? []) registry.addDefinitions(m, { library: true });
   const fromPackages = options.packages
-    ? await loadPackageSchemas(scanned.manifests, { packages: options.packages.settings, allowExec: options.packages.allowExec, trusted: config.trustedFunctions, configPackages: config.packages })
+    ? await loadPackageSchemas(scanned.manifests, {
+        packages: options.packages.settings,
+        allowExec: options.packages.allowExec,
+        trusted: config.trustedFunctions,
+        configPackages: config.packages,
+      })
     : { crds: [], used: [], findings: [] };
   for (const m of fromPackages.crds) registry.addDefinitions(m, { fromPackage: true });
   for (const f of fromPackages.findings) if (f.rule === "package/unavailable" && f.file) registry.unavailablePackages.push(f.file);
   registry.addBuiltins();
 
   const findings: Finding[] = [...scanned.findings, ...(extra?.findings ?? []), ...fromPackages.findings];
-  if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity !== "info")) findings.push(nothingFound(options.paths, scanned.files, config.ignore));
+  if (scanned.manifests.length === 0 && !scanned.findings.some((f) => f.severity !== "info"))
+    findings.push(nothingFound(options.paths, scanned.files, config.ignore));
   // The composed resources' bases too: the pt rules check each against its kind's schema.
   const locationFailures = await registry.prepare([...distinctGvks(scanned.manifests), ...composedBaseGvks(scanned.manifests)]);
   findings.push(...locationFailures.map((message) => ({ rule: "schema/location-failed", severity: "warning" as const, message })));
@@ -161,7 +167,10 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     for (const m of scanned.manifests) {
       const core = isKubernetesCoreKind(m.apiVersion, m.kind);
       if (core && engine !== "builtin") coreForKubeconform.push(m);
-      if (!(core && engine === "kubeconform")) guarded(m, "validating", findings, () => findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11, stale))));
+      if (!(core && engine === "kubeconform"))
+        guarded(m, "validating", findings, () =>
+          findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11, stale))),
+        );
     }
   });
   findings.push(...staleFindings(stale));
@@ -169,7 +178,23 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
   findings.push(...index.failures);
-  const ruleFindings = options.semanticRules === false ? [] : schemaEngine.remember(() => runRules({ index, registry, engine: schemaEngine, config, yaml11, builtinFunctions: new Set(builtinNames()), readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8") }, [ptRules]));
+  const ruleFindings =
+    options.semanticRules === false
+      ? []
+      : schemaEngine.remember(() =>
+          runRules(
+            {
+              index,
+              registry,
+              engine: schemaEngine,
+              config,
+              yaml11,
+              builtinFunctions: new Set(builtinNames()),
+              readFile: (file) => fs.readFileSync(path.resolve(options.root, file), "utf8"),
+            },
+            [ptRules],
+          ),
+        );
   if (options.semanticRules !== false) ruleFindings.push(...kptChecks(scanned, options.root));
   findings.push(...yaml11.remaining()); // what no embedded object's schema decided
   const policies = options.policiesFrom ?? repositoryPolicies(scanned.manifests, policyFiles?.manifests ?? []);
@@ -179,7 +204,11 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   if (coreForKubeconform.length) findings.push(...(await runKubeconform(coreForKubeconform, { binary: options.kubeconformPath, schemaLocations: templates })));
   lap("schemas");
 
-  const all = v1Repository(explainV1Forms([...dropSuperseded(findings, ruleFindings), ...ruleFindings], config.crossplaneVersion), scanned.manifests, config.crossplaneVersion);
+  const all = v1Repository(
+    explainV1Forms([...dropSuperseded(findings, ruleFindings), ...ruleFindings], config.crossplaneVersion),
+    scanned.manifests,
+    config.crossplaneVersion,
+  );
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
@@ -224,7 +253,14 @@ function nothingFound(paths: string[], files: number, ignore: string[]): Finding
   return { rule: "file/no-manifests", severity: "warning", message: `nothing to check: ${why}` };
 }
 
-function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngine, missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean }, yaml11: Yaml11Ledger, stale: Set<SchemaEntry>): Finding[] {
+function checkManifest(
+  m: Manifest,
+  registry: SchemaRegistry,
+  engine: SchemaEngine,
+  missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean },
+  yaml11: Yaml11Ledger,
+  stale: Set<SchemaEntry>,
+): Finding[] {
   if (isLocalConfig(m.object)) return []; // a kpt function's config: no API server reads it
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
   const entry = registry.get(gvk, m.file);
@@ -236,11 +272,23 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
   }
   const violations = withAlternatives(m, entry, engine.validateObject(withoutStatus(m.object), entry), registry, engine, stale);
   const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
-  const findings = setterPlaceholders(m, violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message)));
+  const findings = setterPlaceholders(
+    m,
+    violations.filter((v) => !ambiguity.superseded.has(v)).map((v) => findingAt(m, v.pointer, v.rule, v.severity ?? "error", v.message)),
+  );
   findings.push(...ambiguity.findings);
   const absent = missingSpec(m, entry);
   if (absent) findings.push(findingAt(m, "", "schema/required", "error", absent));
-  if (!hasName(m) && !isToolObject(m)) findings.push(findingAt(m, isPlainObject(m.object.metadata) ? "/metadata" : "", "schema/required", "error", "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName"));
+  if (!hasName(m) && !isToolObject(m))
+    findings.push(
+      findingAt(
+        m,
+        isPlainObject(m.object.metadata) ? "/metadata" : "",
+        "schema/required",
+        "error",
+        "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName",
+      ),
+    );
   return findings;
 }
 
@@ -251,7 +299,14 @@ function checkManifest(m: Manifest, registry: SchemaRegistry, engine: SchemaEngi
  * built-in schema of the kind accepts is an older copy: one warning on that CRD, not an error per
  * object (`staleFindings`).
  */
-function withAlternatives(m: Manifest, entry: SchemaEntry, violations: Violation[], registry: SchemaRegistry, engine: SchemaEngine, stale: Set<SchemaEntry>): Violation[] {
+function withAlternatives(
+  m: Manifest,
+  entry: SchemaEntry,
+  violations: Violation[],
+  registry: SchemaRegistry,
+  engine: SchemaEngine,
+  stale: Set<SchemaEntry>,
+): Violation[] {
   if (!violations.some((v) => (v.severity ?? "error") === "error") || !entry.definedBy) return violations;
   const { tied, builtin } = registry.alternatives(gvkOf(m.apiVersion, m.kind), m.file);
   const object = withoutStatus(m.object);
@@ -276,8 +331,14 @@ function setterPlaceholders(m: Manifest, findings: Finding[]): Finding[] {
   return findings.map((f) => {
     if (f.line === undefined || f.severity === "info") return f;
     const here = lines[f.line - 1] ?? "";
-    if (/#\s*kpt-set:/.test(here)) return { ...f, severity: "info" as const, message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)` };
-    if (FILL_IN.test(here) || FILL_IN_LINE.test(lines[f.line] ?? "")) return { ...f, severity: "info" as const, message: `${f.message} (a placeholder to fill in before the object is applied)` };
+    if (/#\s*kpt-set:/.test(here))
+      return {
+        ...f,
+        severity: "info" as const,
+        message: `${f.message} (a kpt setter's placeholder, which apply-setters replaces before the package is applied)`,
+      };
+    if (FILL_IN.test(here) || FILL_IN_LINE.test(lines[f.line] ?? ""))
+      return { ...f, severity: "info" as const, message: `${f.message} (a placeholder to fill in before the object is applied)` };
     return f;
   });
 }
@@ -350,11 +411,21 @@ function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding
   for (const entry of registry.defined()) {
     if (!entry.definedBy) continue;
     for (const d of entry.defects ?? []) {
-      out.push(findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "error", `schema of ${gvkLabel(entry.gvk)} at ${d.path}: ${d.message}`));
+      out.push(
+        findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "error", `schema of ${gvkLabel(entry.gvk)} at ${d.path}: ${d.message}`),
+      );
     }
     const problems = engine.problems(entry);
     for (const p of problems) {
-      out.push(findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "warning", `schema of ${gvkLabel(entry.gvk)} at ${p.path || "(root)"}: ${p.message}`));
+      out.push(
+        findingAt(
+          entry.definedBy,
+          entry.definedAt ?? "",
+          "schema/invalid-definition",
+          "warning",
+          `schema of ${gvkLabel(entry.gvk)} at ${p.path || "(root)"}: ${p.message}`,
+        ),
+      );
     }
   }
   return out;
@@ -368,7 +439,8 @@ function composedBaseGvks(manifests: Manifest[]): Gvk[] {
     for (const { input } of ptInputs(m)) {
       for (const r of Array.isArray(input.resources) ? input.resources : []) {
         const base = isPlainObject(r) ? r.base : undefined;
-        if (isPlainObject(base) && typeof base.apiVersion === "string" && typeof base.kind === "string") seen.set(`${base.apiVersion}/${base.kind}`, gvkOf(base.apiVersion, base.kind));
+        if (isPlainObject(base) && typeof base.apiVersion === "string" && typeof base.kind === "string")
+          seen.set(`${base.apiVersion}/${base.kind}`, gvkOf(base.apiVersion, base.kind));
       }
     }
   }

@@ -32,8 +32,10 @@ export interface DockerSettings {
 export function dockerSettings(pkg: string, annotations: Record<string, string>): DockerSettings | { error: string } {
   const pull = annotations[DOCKER_PULL_POLICY_ANNOTATION] || "IfNotPresent";
   const cleanup = annotations[DOCKER_CLEANUP_ANNOTATION] || "Remove";
-  if (!PULL_POLICIES.includes(pull as PullPolicy)) return { error: `unsupported "${DOCKER_PULL_POLICY_ANNOTATION}" annotation value "${pull}" (unknown pull policy)` };
-  if (!CLEANUPS.includes(cleanup as Cleanup)) return { error: `unsupported "${DOCKER_CLEANUP_ANNOTATION}" annotation value "${cleanup}" (unknown cleanup policy)` };
+  if (!PULL_POLICIES.includes(pull as PullPolicy))
+    return { error: `unsupported "${DOCKER_PULL_POLICY_ANNOTATION}" annotation value "${pull}" (unknown pull policy)` };
+  if (!CLEANUPS.includes(cleanup as Cleanup))
+    return { error: `unsupported "${DOCKER_CLEANUP_ANNOTATION}" annotation value "${cleanup}" (unknown cleanup policy)` };
   const image = annotations[DOCKER_IMAGE_ANNOTATION] || pkg;
   if (!image) return { error: "no image: the Function has no spec.package and no runtime-docker-image annotation" };
   return { image, pullPolicy: pull as PullPolicy, cleanup: cleanup as Cleanup };
@@ -86,7 +88,10 @@ export class DockerRuntime implements FunctionRuntime {
     try {
       await docker(["version", "--format", "{{.Server.Version}}"], 15_000);
     } catch (err) {
-      throw new FunctionNotRunnable(`needs Docker to run ${image}, and no Docker engine answers (${(err as Error).message.split("\n")[0]})`, `run where a Docker engine answers, or ${this.hint}`);
+      throw new FunctionNotRunnable(
+        `needs Docker to run ${image}, and no Docker engine answers (${(err as Error).message.split("\n")[0]})`,
+        `run where a Docker engine answers, or ${this.hint}`,
+      );
     }
     await this.pull(image, pullPolicy);
     const port = await freePort();
@@ -108,7 +113,14 @@ export class DockerRuntime implements FunctionRuntime {
 
   private async pull(image: string, policy: PullPolicy): Promise<void> {
     if (policy === "Never") return;
-    if (policy === "IfNotPresent" && (await docker(["image", "inspect", "--format", "{{.Id}}", image]).then(() => true, () => false))) return;
+    if (
+      policy === "IfNotPresent" &&
+      (await docker(["image", "inspect", "--format", "{{.Id}}", image]).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     try {
       await docker(["pull", image], 600_000);
     } catch (err) {
@@ -118,7 +130,10 @@ export class DockerRuntime implements FunctionRuntime {
 
   private async logs(): Promise<string | undefined> {
     if (!this.container) return undefined;
-    return docker(["logs", "--tail", "50", this.container], 10_000).then((text) => text || undefined, () => undefined);
+    return docker(["logs", "--tail", "50", this.container], 10_000).then(
+      (text) => text || undefined,
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {

@@ -29,13 +29,17 @@ export function launchOf(root: string, config: ImageConfig, arch = archName()): 
   if (!elf.interpreter || fs.existsSync(elf.interpreter)) return { command: [program, ...entrypoint.slice(1)], cwd };
   const loader = resolveInRoot(root, elf.interpreter.replace(/^\/+/, ""), true);
   if (!fs.existsSync(loader)) return { cannot: `it needs the dynamic loader ${elf.interpreter}, which neither this runner nor the image has` };
-  const libraries = ["lib", "usr/lib", `lib/${tripletOf(arch)}`, `usr/lib/${tripletOf(arch)}`, "lib64", "usr/lib64"].map((d) => resolveInRoot(root, d, true)).filter((d) => fs.existsSync(d));
+  const libraries = ["lib", "usr/lib", `lib/${tripletOf(arch)}`, `usr/lib/${tripletOf(arch)}`, "lib64", "usr/lib64"]
+    .map((d) => resolveInRoot(root, d, true))
+    .filter((d) => fs.existsSync(d));
   return { command: [loader, "--library-path", libraries.join(":"), program, ...entrypoint.slice(1)], cwd };
 }
 
 /** The host path of the entrypoint: absolute inside the root, or found on the image's PATH. */
 function programPath(root: string, name: string, env: string[]): string | undefined {
-  const candidates = name.includes("/") ? [name] : (env.find((e) => e.startsWith("PATH="))?.slice(5) ?? "/usr/local/bin:/usr/bin:/bin").split(":").map((d) => `${d}/${name}`);
+  const candidates = name.includes("/")
+    ? [name]
+    : (env.find((e) => e.startsWith("PATH="))?.slice(5) ?? "/usr/local/bin:/usr/bin:/bin").split(":").map((d) => `${d}/${name}`);
   for (const candidate of candidates) {
     const host = resolveInRoot(root, candidate.replace(/^\/+/, ""), true);
     if (host.startsWith(root + path.sep) && fs.statSync(host, { throwIfNoEntry: false })?.isFile()) return host;
@@ -86,9 +90,15 @@ function readAt(file: string, offset: number, size: number): Buffer {
 }
 
 function archName(): string {
-  return ({ x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64" } as Record<string, string>)[process.arch] ?? process.arch;
+  return (
+    ({ x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64" } as Record<string, string>)[process.arch] ??
+    process.arch
+  );
 }
 
 function tripletOf(arch: string): string {
-  return ({ amd64: "x86_64-linux-gnu", arm64: "aarch64-linux-gnu", arm: "arm-linux-gnueabihf", "386": "i386-linux-gnu" } as Record<string, string>)[arch] ?? `${arch}-linux-gnu`;
+  return (
+    ({ amd64: "x86_64-linux-gnu", arm64: "aarch64-linux-gnu", arm: "arm-linux-gnueabihf", "386": "i386-linux-gnu" } as Record<string, string>)[arch] ??
+    `${arch}-linux-gnu`
+  );
 }

@@ -47,14 +47,8 @@ export class GrpcFunctionClient {
 
   private call(path: string, req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(
-        path,
-        serialize,
-        deserialize,
-        req,
-        new grpc.Metadata(),
-        { deadline: Date.now() + timeoutMs },
-        (err, response) => (err || !response ? reject(err ?? new Error("empty response")) : resolve(response)),
+      this.client.makeUnaryRequest(path, serialize, deserialize, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, response) =>
+        err || !response ? reject(err ?? new Error("empty response")) : resolve(response),
       );
     });
   }

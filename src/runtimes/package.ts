@@ -60,7 +60,12 @@ export class PackageRuntime implements FunctionRuntime {
     }
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), "cci-function-home-"));
     // Its working directory is its private HOME, not the (shared, read-only) unpacked image.
-    return new ProcessRuntime(this.name, { command: launch.command, cwd: this.home, startTimeoutMs: this.settings.startTimeoutMs, env: this.environment(image) });
+    return new ProcessRuntime(this.name, {
+      command: launch.command,
+      cwd: this.home,
+      startTimeoutMs: this.settings.startTimeoutMs,
+      env: this.environment(image),
+    });
   }
 
   /** Pulls and unpacks the image into the cache without running it (`functions pull`). */
@@ -81,8 +86,16 @@ export class PackageRuntime implements FunctionRuntime {
       return await pullImage(this.image, { ...this.settings, pullPolicy: this.pullPolicy });
     } catch (err) {
       if (!(err instanceof PullError)) throw err;
-      if (err.kind === "offline") throw new FunctionNotRunnable(`is not in the package cache: ${err.message}`, "run `composition-ci functions pull` where the registry can be reached, and keep its cache (actions/cache)");
-      if (err.kind === "registry") throw new FunctionNotRunnable(`could not be pulled: ${err.message}`, "check the package reference and the registry's credentials (docker login), or run where the registry answers (`composition-ci functions pull` there fills the cache for --offline runs)");
+      if (err.kind === "offline")
+        throw new FunctionNotRunnable(
+          `is not in the package cache: ${err.message}`,
+          "run `composition-ci functions pull` where the registry can be reached, and keep its cache (actions/cache)",
+        );
+      if (err.kind === "registry")
+        throw new FunctionNotRunnable(
+          `could not be pulled: ${err.message}`,
+          "check the package reference and the registry's credentials (docker login), or run where the registry answers (`composition-ci functions pull` there fills the cache for --offline runs)",
+        );
       throw new FunctionFailure(`function ${this.name}: ${err.message}`);
     }
   }
@@ -104,7 +117,11 @@ export class PackageRuntime implements FunctionRuntime {
   async close(): Promise<void> {
     const started = this.started;
     this.started = undefined;
-    if (started) await started.then((r) => r.close(), () => undefined);
+    if (started)
+      await started.then(
+        (r) => r.close(),
+        () => undefined,
+      );
     if (this.home) fs.rmSync(this.home, { recursive: true, force: true });
     this.home = undefined;
   }

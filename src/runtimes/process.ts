@@ -87,10 +87,7 @@ export class ProcessRuntime implements FunctionRuntime {
       await Promise.race([client.waitForReady(this.options.startTimeoutMs), exited]);
     } catch (err) {
       if (err instanceof FunctionFailure) throw err;
-      throw new FunctionFailure(
-        `function ${this.name} did not accept connections within ${this.options.startTimeoutMs / 1000}s`,
-        this.stderrTail(),
-      );
+      throw new FunctionFailure(`function ${this.name} did not accept connections within ${this.options.startTimeoutMs / 1000}s`, this.stderrTail());
     }
     return client;
   }

@@ -265,11 +265,67 @@ export class SecretMasker {
  * hide every `true` of the job and every `severity` of the JSON report.
  */
 const ORDINARY_WORDS = new Set([
-  "true", "false", "yes", "no", "on", "off", "null", "none", "nil", "empty", "default", "enabled", "disabled", "enable", "disable",
-  "error", "errors", "warning", "warnings", "info", "debug", "notice", "fatal", "normal",
-  "pass", "passes", "passed", "fail", "fails", "failed", "unknown", "changed", "unchanged", "added", "removed", "deleted", "new", "fixed",
-  "rule", "file", "line", "kind", "name", "message", "severity", "path", "source", "sources", "finding", "findings",
-  "test", "tests", "admin", "user", "root", "local", "localhost", "latest", "main", "master", "stable",
+  "true",
+  "false",
+  "yes",
+  "no",
+  "on",
+  "off",
+  "null",
+  "none",
+  "nil",
+  "empty",
+  "default",
+  "enabled",
+  "disabled",
+  "enable",
+  "disable",
+  "error",
+  "errors",
+  "warning",
+  "warnings",
+  "info",
+  "debug",
+  "notice",
+  "fatal",
+  "normal",
+  "pass",
+  "passes",
+  "passed",
+  "fail",
+  "fails",
+  "failed",
+  "unknown",
+  "changed",
+  "unchanged",
+  "added",
+  "removed",
+  "deleted",
+  "new",
+  "fixed",
+  "rule",
+  "file",
+  "line",
+  "kind",
+  "name",
+  "message",
+  "severity",
+  "path",
+  "source",
+  "sources",
+  "finding",
+  "findings",
+  "test",
+  "tests",
+  "admin",
+  "user",
+  "root",
+  "local",
+  "localhost",
+  "latest",
+  "main",
+  "master",
+  "stable",
 ]);
 
 export function isOrdinaryWord(value: string): boolean {
@@ -282,7 +338,8 @@ export function isOrdinaryWord(value: string): boolean {
  * the job log, where such words and numbers are ordinary. Passwords, tokens, keys and URLs (which
  * may carry credentials) stay secret everywhere.
  */
-const DESCRIBES_A_CONNECTION = /^(user(name)?|host(name)?|port|database|db(name)?|schema|namespace|region|zone|sslmode|protocol|driver|engine|cluster|bucket|project|account(_?id)?|tenant(_?id)?)$/i;
+const DESCRIBES_A_CONNECTION =
+  /^(user(name)?|host(name)?|port|database|db(name)?|schema|namespace|region|zone|sslmode|protocol|driver|engine|cluster|bucket|project|account(_?id)?|tenant(_?id)?)$/i;
 
 /** A Secret, its data, an object that holds only references to secrets (External Secrets), or anything else. */
 type Context = "secret-root" | "secret-data" | "references" | undefined;
@@ -309,11 +366,38 @@ function mayNameAKey(field: string, value: string): boolean {
 }
 
 /** `<word>Secret` fields that hold the secret itself (OAuth's clientSecret, a webhook's shared secret, ...). */
-const SECRET_HOLDERS = new Set(["client", "shared", "webhook", "signing", "hmac", "jwt", "session", "cookie", "encryption", "app", "api", "master", "root", "admin", "bootstrap", "join", "consumer", "oauth", "private", "auth", "token"]);
+const SECRET_HOLDERS = new Set([
+  "client",
+  "shared",
+  "webhook",
+  "signing",
+  "hmac",
+  "jwt",
+  "session",
+  "cookie",
+  "encryption",
+  "app",
+  "api",
+  "master",
+  "root",
+  "admin",
+  "bootstrap",
+  "join",
+  "consumer",
+  "oauth",
+  "private",
+  "auth",
+  "token",
+]);
 
 /** The camelCase word before a suffix: `githubConfigSecret` → `config`. */
 function wordBefore(field: string, suffix: string): string {
-  return (field.slice(0, field.length - suffix.length).split(/(?=[A-Z])|[-_.]/).pop() ?? "").toLowerCase();
+  return (
+    field
+      .slice(0, field.length - suffix.length)
+      .split(/(?=[A-Z])|[-_.]/)
+      .pop() ?? ""
+  ).toLowerCase();
 }
 
 /** A word mixing upper and lower case and digits, or a long one mixing letters and digits (hex), as generated secrets are. */
@@ -558,7 +642,8 @@ class FormAutomaton {
         state = this.childOrNew(state, sym);
         if (sym < WORD_STARTS) depth++;
         // A prefix a message may have cut the form at.
-        if (prefixes && sym < WORD_STARTS && depth >= TRUNCATED_MIN && depth < f.form.length) this.mark(state, depth, r, expand ? PREFIX | PREFIX_EXPANDS : PREFIX);
+        if (prefixes && sym < WORD_STARTS && depth >= TRUNCATED_MIN && depth < f.form.length)
+          this.mark(state, depth, r, expand ? PREFIX | PREFIX_EXPANDS : PREFIX);
       }
       this.mark(state, f.form.length, r, expand ? FULL | FULL_EXPANDS : FULL);
     });
@@ -652,7 +737,8 @@ class FormAutomaton {
     const e = this.bestExpand[state]!;
     if (e >= 0 && e !== b) found.add(end - this.length[e]!, end, this.raws[this.raw[e]!]!, true);
     const p = this.bestPrefix[state]!;
-    if (p >= 0 && (b < 0 || this.length[p]! > this.length[b]!) && cutAt(text, end)) found.add(end - this.length[p]!, end, this.raws[this.raw[p]!]!, (this.ends[p]! & PREFIX_EXPANDS) !== 0);
+    if (p >= 0 && (b < 0 || this.length[p]! > this.length[b]!) && cutAt(text, end))
+      found.add(end - this.length[p]!, end, this.raws[this.raw[p]!]!, (this.ends[p]! & PREFIX_EXPANDS) !== 0);
   }
 }
 

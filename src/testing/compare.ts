@@ -69,11 +69,24 @@ export function subsetDifferences(want: unknown, got: unknown, at: Segment[] = [
   if (Array.isArray(want)) {
     if (!Array.isArray(got)) return [difference(at, { want, ...(got === undefined ? {} : { got }) })];
     if (got.length !== want.length) {
-      return [difference(at, { want, got, message: `the list has ${got.length} item${got.length === 1 ? "" : "s"}, the assertion ${want.length} (lists compare item by item, in order)` })];
+      return [
+        difference(at, {
+          want,
+          got,
+          message: `the list has ${got.length} item${got.length === 1 ? "" : "s"}, the assertion ${want.length} (lists compare item by item, in order)`,
+        }),
+      ];
     }
     return want.flatMap((item, i) => subsetDifferences(item, got[i], [...at, i]));
   }
-  if (isExpressionValue(want)) return [difference(at, { want, ...(got === undefined ? {} : { got }), message: "a chainsaw expression value: composition-ci compares values and does not evaluate expressions" })];
+  if (isExpressionValue(want))
+    return [
+      difference(at, {
+        want,
+        ...(got === undefined ? {} : { got }),
+        message: "a chainsaw expression value: composition-ci compares values and does not evaluate expressions",
+      }),
+    ];
   if (got === undefined) return [difference(at, { want })];
   return sameScalar(want, got) ? [] : [difference(at, { want, got })];
 }
@@ -113,7 +126,8 @@ export function showValue(value: unknown, max = 200): string {
 
 /** One line for a difference: `spec.replicas: want 3, got 2`. */
 export function describeDifference(d: Difference): string {
-  if (d.message) return `${d.path}: ${d.message}${"want" in d && d.want !== undefined ? ` (want ${showValue(d.want)}${d.got !== undefined ? `, got ${showValue(d.got)}` : ""})` : ""}`;
+  if (d.message)
+    return `${d.path}: ${d.message}${"want" in d && d.want !== undefined ? ` (want ${showValue(d.want)}${d.got !== undefined ? `, got ${showValue(d.got)}` : ""})` : ""}`;
   if (d.got === undefined) return `${d.path}: want ${showValue(d.want)}, not rendered`;
   if (d.want === undefined) return `${d.path}: rendered ${showValue(d.got)}, not expected`;
   return `${d.path}: want ${showValue(d.want)}, got ${showValue(d.got)}`;

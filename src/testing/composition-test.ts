@@ -121,12 +121,17 @@ function parseSpec(raw: unknown): Spec {
     validate: false,
   };
   // As up's validation words it.
-  for (const [inline, file] of [["xr", "xrPath"], ["xrd", "xrdPath"], ["composition", "compositionPath"]] as const) {
+  for (const [inline, file] of [
+    ["xr", "xrPath"],
+    ["xrd", "xrdPath"],
+    ["composition", "compositionPath"],
+  ] as const) {
     if (spec[inline] && spec[file]) throw new Malformed(`only one of '${inline}' or '${file}' may be specified`, `/spec/${file}`);
   }
   if (!spec.xr && !spec.xrPath) throw new Malformed("the XR to render is missing: give spec.xr (inline) or spec.xrPath", "/spec");
   if (raw.timeoutSeconds !== undefined && raw.timeoutSeconds !== null) {
-    if (!Number.isInteger(raw.timeoutSeconds) || (raw.timeoutSeconds as number) <= 0) throw new Malformed("spec.timeoutSeconds must be a positive whole number", "/spec/timeoutSeconds");
+    if (!Number.isInteger(raw.timeoutSeconds) || (raw.timeoutSeconds as number) <= 0)
+      throw new Malformed("spec.timeoutSeconds must be a positive whole number", "/spec/timeoutSeconds");
     spec.timeoutSeconds = raw.timeoutSeconds as number;
   }
   if (raw.validate !== undefined && raw.validate !== null) {
@@ -178,7 +183,11 @@ export function assertRendered(
       const named = typeof meta.name === "string" ? ` named "${meta.name}"` : "";
       const annotated = isObject(meta.annotations) && Object.keys(meta.annotations).length ? " with the asserted annotations" : "";
       const rest = sameKind.length ? `; rendered of this kind: ${sameKind.join(", ")}` : "; nothing of this kind was rendered";
-      failures.push({ object: objectLabel(want), message: `missing: no rendered ${String(want.apiVersion)} ${String(want.kind)}${named}${annotated}${rest}`, ...at(base) });
+      failures.push({
+        object: objectLabel(want),
+        message: `missing: no rendered ${String(want.apiVersion)} ${String(want.kind)}${named}${annotated}${rest}`,
+        ...at(base),
+      });
       return;
     }
     // The assertion holds when some candidate holds it; otherwise the nearest candidate's differences are shown.
@@ -212,9 +221,15 @@ export async function runCompositionTest(m: Manifest, spec: Spec, renderer: Test
     const input = spec.xr ? { object: spec.xr, file: m.file } : one(spec.xrPath!, "XR");
     const xr = renderer.asXr(input.object, input.file);
     result.source = `${String(xr.kind)} ${String((xr.metadata as JsonObject | undefined)?.name ?? "")} (${input.file === m.file ? "inline" : input.file})`;
-    const composition = spec.composition ? { object: spec.composition, file: m.file } : spec.compositionPath ? one(spec.compositionPath, "Composition") : undefined;
+    const composition = spec.composition
+      ? { object: spec.composition, file: m.file }
+      : spec.compositionPath
+        ? one(spec.compositionPath, "Composition")
+        : undefined;
     const xrd = spec.xrd ? { object: spec.xrd, file: m.file } : spec.xrdPath ? one(spec.xrdPath, "XRD") : undefined;
-    const credentials = spec.functionCredentialsPath ? readTestObjects(root, resolveTestPath(root, m.file, spec.functionCredentialsPath)).map((o) => o.object) : undefined;
+    const credentials = spec.functionCredentialsPath
+      ? readTestObjects(root, resolveTestPath(root, m.file, spec.functionCredentialsPath)).map((o) => o.object)
+      : undefined;
     const request: RenderInput = {
       xr,
       near: input.file,
@@ -247,7 +262,8 @@ export async function runCompositionTest(m: Manifest, spec: Spec, renderer: Test
     }
     if (!rendered.ok) {
       result.status = "error";
-      for (const p of rendered.problems.filter((p) => p.severity === "error")) result.failures.push({ message: `render failed: ${p.message}${p.detail ? `\n${p.detail}` : ""}`, ...at("") });
+      for (const p of rendered.problems.filter((p) => p.severity === "error"))
+        result.failures.push({ message: `render failed: ${p.message}${p.detail ? `\n${p.detail}` : ""}`, ...at("") });
       if (!result.failures.length) result.failures.push({ message: "render failed", ...at("") });
       return result;
     }

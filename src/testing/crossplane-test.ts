@@ -52,7 +52,6 @@ interface Case {
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-
 /** The cases, or why the file cannot be read as a CompositionTest (at its line). */
 export function readCrossplaneTest(m: Manifest): { cases: Case[] } | { unreadable: UnreadableTest } {
   try {
@@ -74,14 +73,19 @@ function parseCase(raw: unknown, index: number): Case {
   const inputs = raw.inputs;
   if (!isObject(inputs)) throw new Malformed(`spec.tests[${index}].inputs is required (xr, composition, functions)`, at);
   const addFields = patches.addFields ?? {};
-  if (!isObject(addFields) || !Object.values(addFields).every((v) => typeof v === "string")) throw new Malformed("patches.addFields maps field paths to string values", `${at}/patches/addFields`);
+  if (!isObject(addFields) || !Object.values(addFields).every((v) => typeof v === "string"))
+    throw new Malformed("patches.addFields maps field paths to string values", `${at}/patches/addFields`);
   const removeFields = patches.removeFields ?? [];
-  if (!Array.isArray(removeFields) || !removeFields.every((v) => typeof v === "string")) throw new Malformed("patches.removeFields is a list of field paths", `${at}/patches/removeFields`);
+  if (!Array.isArray(removeFields) || !removeFields.every((v) => typeof v === "string"))
+    throw new Malformed("patches.removeFields is a list of field paths", `${at}/patches/removeFields`);
   const timeout = inputs.timeoutSeconds ?? 30;
-  if (!Number.isInteger(timeout) || (timeout as number) < 1) throw new Malformed("inputs.timeoutSeconds must be a whole number of 1 or more", `${at}/inputs/timeoutSeconds`);
-  if (inputs.validate !== undefined && typeof inputs.validate !== "boolean") throw new Malformed("inputs.validate must be true or false", `${at}/inputs/validate`);
+  if (!Number.isInteger(timeout) || (timeout as number) < 1)
+    throw new Malformed("inputs.timeoutSeconds must be a whole number of 1 or more", `${at}/inputs/timeoutSeconds`);
+  if (inputs.validate !== undefined && typeof inputs.validate !== "boolean")
+    throw new Malformed("inputs.validate must be true or false", `${at}/inputs/validate`);
   if (inputs.context !== undefined && !isObject(inputs.context)) throw new Malformed("inputs.context maps context keys to JSON values", `${at}/inputs/context`);
-  if (inputs.functionCredentialsPath !== undefined && typeof inputs.functionCredentialsPath !== "string") throw new Malformed("inputs.functionCredentialsPath must be a path", `${at}/inputs/functionCredentialsPath`);
+  if (inputs.functionCredentialsPath !== undefined && typeof inputs.functionCredentialsPath !== "string")
+    throw new Malformed("inputs.functionCredentialsPath must be a path", `${at}/inputs/functionCredentialsPath`);
   const assertions = raw.assertions ?? [];
   if (!Array.isArray(assertions) || !assertions.every(isObject)) throw new Malformed("assertions must be a list of {type, ...}", `${at}/assertions`);
   return {
@@ -93,8 +97,12 @@ function parseCase(raw: unknown, index: number): Case {
     xr: resource(inputs.xr, `${at}/inputs/xr`, "inputs.xr"),
     composition: resource(inputs.composition, `${at}/inputs/composition`, "inputs.composition"),
     functions: resources(inputs.functions, `${at}/inputs/functions`, "inputs.functions"),
-    ...(inputs.observedResources !== undefined ? { observedResources: resources(inputs.observedResources, `${at}/inputs/observedResources`, "inputs.observedResources") } : {}),
-    ...(inputs.extraResources !== undefined ? { extraResources: resources(inputs.extraResources, `${at}/inputs/extraResources`, "inputs.extraResources") } : {}),
+    ...(inputs.observedResources !== undefined
+      ? { observedResources: resources(inputs.observedResources, `${at}/inputs/observedResources`, "inputs.observedResources") }
+      : {}),
+    ...(inputs.extraResources !== undefined
+      ? { extraResources: resources(inputs.extraResources, `${at}/inputs/extraResources`, "inputs.extraResources") }
+      : {}),
     ...(typeof inputs.functionCredentialsPath === "string" ? { functionCredentialsPath: inputs.functionCredentialsPath } : {}),
     ...(isObject(inputs.context) ? { context: inputs.context } : {}),
     timeoutSeconds: timeout as number,
@@ -111,7 +119,8 @@ function resource(v: unknown, pointer: string, what: string): Resource {
 }
 
 function resources(v: unknown, pointer: string, what: string): Resources {
-  if (!isObject(v) || (v.raw === undefined) === (v.path === undefined)) throw new Malformed(`${what} needs exactly one of raw (inline, a list) and path`, pointer);
+  if (!isObject(v) || (v.raw === undefined) === (v.path === undefined))
+    throw new Malformed(`${what} needs exactly one of raw (inline, a list) and path`, pointer);
   if (v.path !== undefined && typeof v.path !== "string") throw new Malformed(`${what}.path must be a path`, pointer);
   if (v.raw !== undefined && (!Array.isArray(v.raw) || !v.raw.every(isObject))) throw new Malformed(`${what}.raw must be a list of objects`, pointer);
   return v as Resources;
@@ -140,10 +149,19 @@ async function runCase(m: Manifest, c: Case, renderer: TestRenderer): Promise<Te
   const started = performance.now();
   const base = `/spec/tests/${c.index}`;
   const at = (pointer: string) => ({ file: m.file, line: m.locate(pointer).line });
-  const result: TestResult = { kind: "CompositionTest", name: `${m.name ?? "(unnamed)"}/${c.name}`, file: m.file, line: at(base).line, status: "passed", failures: [], durationMs: 0 };
+  const result: TestResult = {
+    kind: "CompositionTest",
+    name: `${m.name ?? "(unnamed)"}/${c.name}`,
+    file: m.file,
+    line: at(base).line,
+    status: "passed",
+    failures: [],
+    durationMs: 0,
+  };
   const root = renderer.repo.root;
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/");
-  const list = (r: Resources | undefined): JsonObject[] => (!r ? [] : r.raw ? r.raw : readTestObjects(root, resolveTestPath(root, m.file, r.path!)).map((o) => o.object));
+  const list = (r: Resources | undefined): JsonObject[] =>
+    !r ? [] : r.raw ? r.raw : readTestObjects(root, resolveTestPath(root, m.file, r.path!)).map((o) => o.object);
   const one = (r: Resource, what: string): { object: JsonObject; file: string } => {
     if (r.raw) return { object: r.raw, file: m.file };
     const abs = resolveTestPath(root, m.file, r.path!);
@@ -184,7 +202,8 @@ async function runCase(m: Manifest, c: Case, renderer: TestRenderer): Promise<Te
       const missing = rendered.notRunnable.some((s) => s.reason === NO_SUCH_FUNCTION);
       result.status = missing ? "error" : "skipped";
       const note = notRunnableNote(missing ? rendered.notRunnable.filter((s) => s.reason === NO_SUCH_FUNCTION) : rendered.notRunnable);
-      if (missing) result.failures.push({ message: `could not run: ${note} (inputs.functions lists the Functions a case runs)`, ...at(`${base}/inputs/functions`) });
+      if (missing)
+        result.failures.push({ message: `could not run: ${note} (inputs.functions lists the Functions a case runs)`, ...at(`${base}/inputs/functions`) });
       else result.note = note;
       return result;
     }
@@ -201,11 +220,13 @@ async function runCase(m: Manifest, c: Case, renderer: TestRenderer): Promise<Te
       const chainsaw = isObject(a.chainsaw) ? a.chainsaw : {};
       const wanted = Array.isArray(chainsaw.resources) ? chainsaw.resources.filter(isObject) : [];
       const expression = expressionKey(wanted);
-      if (expression) return void notEvaluated.push(`assertion ${i}: chainsaw's expression ${expression} (composition-ci compares values, not JMESPath expressions)`);
+      if (expression)
+        return void notEvaluated.push(`assertion ${i}: chainsaw's expression ${expression} (composition-ci compares values, not JMESPath expressions)`);
       result.failures.push(...assertRendered(wanted, rendered.documents, at, (j) => `${pointer}/chainsaw/resources/${j}`));
     });
     if (c.validate) {
-      for (const v of await renderer.validate(rendered.documents, m.file)) result.failures.push({ object: objectLabel(v.object), message: `schema: at ${v.path}: ${v.message}`, ...at(`${base}/inputs/validate`) });
+      for (const v of await renderer.validate(rendered.documents, m.file))
+        result.failures.push({ object: objectLabel(v.object), message: `schema: at ${v.path}: ${v.message}`, ...at(`${base}/inputs/validate`) });
     }
     if (result.failures.length) result.status = "failed";
     else if (notEvaluated.length) {

@@ -67,7 +67,11 @@ export function configuredGoldens(entries: GoldenEntry[], manifests: Manifest[],
       const file = outputPath(entry.output, m);
       const other = seen.get(file);
       if (other) {
-        problems.push({ file: renderer.repo.config.file ?? ".composition-ci.yaml", line: 1, message: `tests.golden[${i}]: ${m.kind} ${m.name ?? ""} (${m.file}) and ${other} map to the same golden file ${file}; put {name} or {base} in output` });
+        problems.push({
+          file: renderer.repo.config.file ?? ".composition-ci.yaml",
+          line: 1,
+          message: `tests.golden[${i}]: ${m.kind} ${m.name ?? ""} (${m.file}) and ${other} map to the same golden file ${file}; put {name} or {base} in output`,
+        });
         continue;
       }
       seen.set(file, `${m.kind} ${m.name ?? ""} (${m.file})`);
@@ -110,7 +114,10 @@ export function foundGolden(file: string, documents: unknown[], examples: Map<st
   const meta = isObject(xr?.metadata) ? xr.metadata : {};
   const candidates = examples.get(identity(xr)) ?? [];
   if (!candidates.length) {
-    return { file, reason: `no example XR ${String(xr?.kind)} ${String(meta.name ?? "")} below the paths renders to it; map it with tests.golden in .composition-ci.yaml` };
+    return {
+      file,
+      reason: `no example XR ${String(xr?.kind)} ${String(meta.name ?? "")} below the paths renders to it; map it with tests.golden in .composition-ci.yaml`,
+    };
   }
   const dir = path.posix.dirname(file);
   const shared = (m: Manifest) => commonPrefix(path.posix.dirname(m.file).split("/"), dir.split("/"));
@@ -153,7 +160,8 @@ function documentKeys(documents: unknown[]): Map<string, { object: JsonObject; i
     if (!isObject(d)) return;
     let key: string;
     const renderDoc = typeof d.apiVersion === "string" && d.apiVersion.startsWith("render.crossplane.io/");
-    const annotated = typeof (isObject(d.metadata) && isObject(d.metadata.annotations) ? d.metadata.annotations[COMPOSITION_RESOURCE_NAME] : undefined) === "string";
+    const annotated =
+      typeof (isObject(d.metadata) && isObject(d.metadata.annotations) ? d.metadata.annotations[COMPOSITION_RESOURCE_NAME] : undefined) === "string";
     if (first && !renderDoc && !annotated) key = "XR";
     else if (renderDoc && d.kind === "Result") key = `Result #${++results}`;
     else if (renderDoc) key = String(d.kind);
@@ -184,7 +192,8 @@ export function compareStreams(golden: unknown[], rendered: JsonObject[], source
   const want = documentKeys(golden);
   const got = documentKeys(rendered);
   const failures: TestFailure[] = [];
-  const label = (key: string, o: JsonObject) => (key.startsWith("Result #") ? `${key} (step ${String(o.step)})` : key === "Context" ? "Context" : objectLabel(o));
+  const label = (key: string, o: JsonObject) =>
+    key.startsWith("Result #") ? `${key} (step ${String(o.step)})` : key === "Context" ? "Context" : objectLabel(o);
   for (const [key, w] of want) {
     const g = got.get(key);
     const line = (pointer: string) => source.locate(w.index, pointer).line;
@@ -206,7 +215,16 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
   const started = performance.now();
   const root = renderer.repo.root;
   const abs = path.resolve(root, c.file);
-  const result: TestResult = { kind: "golden", name: c.file, file: c.file, line: 1, status: "passed", failures: [], durationMs: 0, source: `${c.source.kind} ${c.source.name ?? ""} (${c.source.file})` };
+  const result: TestResult = {
+    kind: "golden",
+    name: c.file,
+    file: c.file,
+    line: 1,
+    status: "passed",
+    failures: [],
+    durationMs: 0,
+    source: `${c.source.kind} ${c.source.name ?? ""} (${c.source.file})`,
+  };
   const done = () => ((result.durationMs = performance.now() - started), result);
   if (!staysInside(root, c.file)) {
     result.status = "error";
@@ -254,7 +272,8 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
     }
     if (!render.rendered.ok) {
       result.status = "error";
-      for (const p of render.rendered.problems.filter((p) => p.severity === "error")) result.failures.push({ message: `render failed: ${p.message}${p.detail ? `\n${p.detail}` : ""}` });
+      for (const p of render.rendered.problems.filter((p) => p.severity === "error"))
+        result.failures.push({ message: `render failed: ${p.message}${p.detail ? `\n${p.detail}` : ""}` });
       if (!result.failures.length) result.failures.push({ message: "render failed" });
       return done();
     }
@@ -267,7 +286,12 @@ export async function runGolden(c: GoldenCase, renderer: TestRenderer, update: b
     if (failures.length) {
       if (update) return write(abs, render, result, done);
       result.status = "failed";
-      result.failures = [...failures, { message: `rendered as Crossplane ${writer.release.text}'s crossplane render prints it (${writer.why}); if the change is meant, \`composition-ci test --update\` rewrites the file` }];
+      result.failures = [
+        ...failures,
+        {
+          message: `rendered as Crossplane ${writer.release.text}'s crossplane render prints it (${writer.why}); if the change is meant, \`composition-ci test --update\` rewrites the file`,
+        },
+      ];
     }
   } catch (err) {
     if (!(err instanceof TestInputError)) throw err;
@@ -286,13 +310,24 @@ function write(abs: string, render: TestRender, result: TestResult, done: () => 
 
 /** How far apart two renders are: the values that differ (a missing subtree counts each of its values). */
 function weight(failures: TestFailure[]): number {
-  const leaves = (v: unknown): number => (isObject(v) ? Object.values(v) : Array.isArray(v) ? v : [v]).reduce<number>((n, x) => n + (typeof x === "object" && x !== null ? leaves(x) : 1), 0) || 1;
-  return failures.reduce((n, f) => n + (f.differences ? f.differences.reduce((m, d) => m + Math.max(d.want === undefined ? 0 : leaves(d.want), d.got === undefined ? 0 : leaves(d.got), 1), 0) : 10), 0);
+  const leaves = (v: unknown): number =>
+    (isObject(v) ? Object.values(v) : Array.isArray(v) ? v : [v]).reduce<number>((n, x) => n + (typeof x === "object" && x !== null ? leaves(x) : 1), 0) || 1;
+  return failures.reduce(
+    (n, f) =>
+      n +
+      (f.differences
+        ? f.differences.reduce((m, d) => m + Math.max(d.want === undefined ? 0 : leaves(d.want), d.got === undefined ? 0 : leaves(d.got), 1), 0)
+        : 10),
+    0,
+  );
 }
 
 /** A found golden file's flags, read off its documents: Results (-r), a Context (-c). */
 function inferredFlags(documents: unknown[]): GoldenFlags {
-  const kinds = documents.filter(isObject).filter((d) => typeof d.apiVersion === "string" && d.apiVersion.startsWith("render.crossplane.io/")).map((d) => d.kind);
+  const kinds = documents
+    .filter(isObject)
+    .filter((d) => typeof d.apiVersion === "string" && d.apiVersion.startsWith("render.crossplane.io/"))
+    .map((d) => d.kind);
   return { ...emptyGoldenFlags(), includeFunctionResults: kinds.includes("Result"), includeContext: kinds.includes("Context") };
 }
 
@@ -310,13 +345,22 @@ function hasSpec(documents: unknown[]): boolean {
 }
 
 /** Which release wrote a golden file: its flags say, or its shape (the engine's refs, conditions and composed names), else the run's. */
-function writerOf(flags: GoldenFlags, documents: unknown[] | undefined, runRelease: CrossplaneRelease, stated: boolean): { release: CrossplaneRelease; why: string } {
+function writerOf(
+  flags: GoldenFlags,
+  documents: unknown[] | undefined,
+  runRelease: CrossplaneRelease,
+  stated: boolean,
+): { release: CrossplaneRelease; why: string } {
   if (flags.crossplaneVersion) return { release: parseCrossplaneVersion(flags.crossplaneVersion), why: "its --crossplane-version" };
   if (stated) return { release: runRelease, why: "the release --crossplane-version or the config's crossplaneVersion names" };
   if (!documents) return { release: runRelease, why: "the run's release: the file is new" };
   const engine = behaviourOf(runRelease).engine ? runRelease : NEWEST_MODELLED;
-  if (writtenByEngine(documents)) return { release: engine, why: "the file has the reconciler's resourceRefs, conditions or composed names: written by v2.3 or later" };
-  return { release: parseCrossplaneVersion("v2.2"), why: "the file has none of the reconciler's resourceRefs, Responsive or Synced conditions: written by v2.2 or earlier" };
+  if (writtenByEngine(documents))
+    return { release: engine, why: "the file has the reconciler's resourceRefs, conditions or composed names: written by v2.3 or later" };
+  return {
+    release: parseCrossplaneVersion("v2.2"),
+    why: "the file has none of the reconciler's resourceRefs, Responsive or Synced conditions: written by v2.2 or earlier",
+  };
 }
 
 const ENGINE_CONDITIONS = new Set(["Responsive", "Synced"]);
@@ -331,7 +375,12 @@ function writtenByEngine(documents: unknown[]): boolean {
   // A composed resource named by ChildName: its generateName and twelve hex characters.
   return rest.some((d) => {
     const m = isObject(d.metadata) ? d.metadata : {};
-    return typeof m.name === "string" && typeof m.generateName === "string" && m.name.startsWith(m.generateName) && /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length));
+    return (
+      typeof m.name === "string" &&
+      typeof m.generateName === "string" &&
+      m.name.startsWith(m.generateName) &&
+      /^[0-9a-f]{12}$/.test(m.name.slice(m.generateName.length))
+    );
   });
 }
 

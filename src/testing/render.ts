@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import { staysInside } from "../manifest/discover.js";
-import { Manifest, SourceFile } from "../manifest/manifest.js";
+import { Manifest, SourceFile, groupOf, versionOf } from "../manifest/manifest.js";
 import { readManifests } from "../manifest/read.js";
 import { renderComposite, type Rendered } from "../render/crossplane/render.js";
 import type { NotRunnableStep } from "../render/crossplane/pipeline.js";
@@ -16,7 +16,6 @@ import { pickComposition, xrFromClaim } from "../validate/rules/xr.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import { gvkOf, type OpenAPISchema } from "../validate/schemas/types.js";
 import { schemasFromXrd } from "../validate/schemas/xrd.js";
-import { groupOf, versionOf } from "../manifest/manifest.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
 import type { SecretMasker } from "../secrets/mask.js";
 
@@ -105,7 +104,10 @@ export class TestRenderer {
     let pool = this.pools.get(key);
     if (!pool) {
       const base = listed ? functionManifestsOf(listed) : this.functions;
-      const functions = annotations && Object.keys(annotations).length ? new Map([...base].map(([n, f]) => [n, { ...f, annotations: { ...f.annotations, ...annotations } }])) : base;
+      const functions =
+        annotations && Object.keys(annotations).length
+          ? new Map([...base].map(([n, f]) => [n, { ...f, annotations: { ...f.annotations, ...annotations } }]))
+          : base;
       pool = new RuntimePool(functions, {
         functions: this.repo.config.functions,
         root: this.repo.root,
@@ -162,7 +164,14 @@ export class TestRenderer {
       release: input.release,
       ...(input.xrd ? { xrd: input.xrd } : {}),
     });
-    this.learn([input.xr, composition.object, ...(input.observedResources ?? []), ...(input.requiredResources ?? []), ...(input.credentials ?? []), input.context]);
+    this.learn([
+      input.xr,
+      composition.object,
+      ...(input.observedResources ?? []),
+      ...(input.requiredResources ?? []),
+      ...(input.credentials ?? []),
+      input.context,
+    ]);
     this.learn([rendered.xr, ...rendered.documents, ...rendered.composed]);
     for (const details of rendered.connectionDetails ?? []) this.options.masker?.learnConnectionDetails(details);
     const name = (composition.object.metadata as JsonObject | undefined)?.name;
@@ -188,8 +197,13 @@ export class TestRenderer {
     // No XRD for the type in the repository: a Composition for it still renders it.
     const candidates = this.repo.index.compositionsFor(apiVersion, kind, near);
     if (candidates.length === 1) return { object: candidates[0]!.object as JsonObject, file: candidates[0]!.file };
-    if (candidates.length === 0) throw new TestInputError(`no Composition in the repository is for ${apiVersion} ${kind}; name one (compositionPath, or --composition in the golden entry's flags)`);
-    throw new TestInputError(`${candidates.length} Compositions are for ${apiVersion} ${kind}; name one (compositionPath, or --composition in the golden entry's flags)`);
+    if (candidates.length === 0)
+      throw new TestInputError(
+        `no Composition in the repository is for ${apiVersion} ${kind}; name one (compositionPath, or --composition in the golden entry's flags)`,
+      );
+    throw new TestInputError(
+      `${candidates.length} Compositions are for ${apiVersion} ${kind}; name one (compositionPath, or --composition in the golden entry's flags)`,
+    );
   }
 
   async close(): Promise<void> {
@@ -203,7 +217,9 @@ export class TestRenderer {
    * are not checked.
    */
   async validate(objects: JsonObject[], near: string): Promise<{ object: JsonObject; path: string; message: string }[]> {
-    const checked = objects.filter((o) => typeof o.apiVersion === "string" && typeof o.kind === "string" && !String(o.apiVersion).startsWith("render.crossplane.io/"));
+    const checked = objects.filter(
+      (o) => typeof o.apiVersion === "string" && typeof o.kind === "string" && !String(o.apiVersion).startsWith("render.crossplane.io/"),
+    );
     await this.repo.registry.prepare(checked.map((o) => gvkOf(String(o.apiVersion), String(o.kind))));
     const out: { object: JsonObject; path: string; message: string }[] = [];
     for (const o of checked) {
@@ -226,7 +242,8 @@ export function resolveTestPath(root: string, testFile: string, p: string): stri
   const candidates = [path.resolve(root, p), path.resolve(root, path.dirname(testFile), p)];
   const found = candidates.find((c) => fs.existsSync(c)) ?? candidates[0]!;
   if (!staysInside(root, found)) throw new TestInputError(`${p} leads outside the repository; tests read files of the repository only`);
-  if (!fs.existsSync(found)) throw new TestInputError(`${p}: no such file or directory (paths are relative to the repository root, or to the test file's directory)`);
+  if (!fs.existsSync(found))
+    throw new TestInputError(`${p}: no such file or directory (paths are relative to the repository root, or to the test file's directory)`);
   return found;
 }
 
@@ -244,7 +261,9 @@ export function xrSchemaFromXrd(xrd: JsonObject, xr: JsonObject, file: string): 
   for (const s of schemasFromXrd(manifest)) {
     if (`${s.gvk.group}/${s.gvk.version}` === xr.apiVersion && s.gvk.kind === xr.kind) return s.schema;
   }
-  throw new TestInputError(`the XRD ${String((xrd.metadata as JsonObject | undefined)?.name ?? "")} (${file}) does not define ${String(xr.apiVersion)} ${String(xr.kind)}`);
+  throw new TestInputError(
+    `the XRD ${String((xrd.metadata as JsonObject | undefined)?.name ?? "")} (${file}) does not define ${String(xr.apiVersion)} ${String(xr.kind)}`,
+  );
 }
 
 /** Why a test was not run: the functions composition-ci may not or cannot run here, and what would let it. */
@@ -258,7 +277,9 @@ function functionManifestsOf(objects: JsonObject[]): Map<string, FunctionManifes
   for (const o of objects) {
     if (o.kind !== "Function") continue;
     const meta = (o.metadata ?? {}) as JsonObject;
-    const annotations = Object.fromEntries(Object.entries((meta.annotations ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+    const annotations = Object.fromEntries(
+      Object.entries((meta.annotations ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === "string"),
+    ) as Record<string, string>;
     const pkg = (o.spec as JsonObject | undefined)?.package;
     out.set(String(meta.name ?? ""), { name: String(meta.name ?? ""), package: typeof pkg === "string" ? pkg : undefined, annotations });
   }

@@ -68,14 +68,23 @@ function formatText(report: TestReport, color: boolean): string {
       for (const f of t.failures) lines.push(...failureLines(f).map((l) => `      ${l}`));
     }
   }
-  if (!report.tests.length && !report.unreadable.length) lines.push("no tests found: no CompositionTest objects and no golden files (crossplane render output streams) below the paths, and none mapped by tests.golden");
+  if (!report.tests.length && !report.unreadable.length)
+    lines.push(
+      "no tests found: no CompositionTest objects and no golden files (crossplane render output streams) below the paths, and none mapped by tests.golden",
+    );
   lines.push("", testSummaryLine(report));
   return lines.join("\n") + "\n";
 }
 
 function formatJson(report: TestReport, toolVersion: string): string {
   const tests = report.tests.map((t) => ({ ...t, durationMs: Math.round(t.durationMs) }));
-  return JSON.stringify({ version: 1, toolVersion, summary: countTests(report), durationMs: Math.round(report.durationMs), tests, unreadable: report.unreadable }, null, 2) + "\n";
+  return (
+    JSON.stringify(
+      { version: 1, toolVersion, summary: countTests(report), durationMs: Math.round(report.durationMs), tests, unreadable: report.unreadable },
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 /**
@@ -130,7 +139,11 @@ function formatJunit(report: TestReport): string {
     total.failures += s.failures;
     total.errors += s.errors;
     total.skipped += s.skipped;
-    body.push(`  <testsuite name="${esc(file)}" tests="${s.tests}" failures="${s.failures}" errors="${s.errors}" skipped="${s.skipped}" time="${seconds(s.ms)}">`, ...cases, "  </testsuite>");
+    body.push(
+      `  <testsuite name="${esc(file)}" tests="${s.tests}" failures="${s.failures}" errors="${s.errors}" skipped="${s.skipped}" time="${seconds(s.ms)}">`,
+      ...cases,
+      "  </testsuite>",
+    );
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -160,12 +173,31 @@ function esc(s: string): string {
  * test/unreadable), at the test in its file: for SARIF, annotations and `check`'s report.
  */
 export function testFindings(report: TestReport): Finding[] {
-  const out: Finding[] = report.unreadable.map((u) => ({ rule: "test/unreadable", severity: "error", message: u.message, file: u.file, line: u.line, column: 1 }));
+  const out: Finding[] = report.unreadable.map((u) => ({
+    rule: "test/unreadable",
+    severity: "error",
+    message: u.message,
+    file: u.file,
+    line: u.line,
+    column: 1,
+  }));
   for (const t of report.tests) {
     if (t.status !== "failed" && t.status !== "error") continue;
     const first = t.failures.find((f) => f.line) ?? t.failures[0];
-    const message = [`${testTitle(t)} ${t.status === "failed" ? "fails" : "could not run"}${t.source ? ` (rendering ${t.source})` : ""}:`, ...t.failures.flatMap((f) => failureLines(f).map((l) => `  ${l}`))].join("\n");
-    out.push({ rule: t.status === "failed" ? "test/failed" : "test/error", severity: "error", message, file: first?.file ?? t.file, line: first?.line ?? t.line, column: 1, kind: t.kind, name: t.name });
+    const message = [
+      `${testTitle(t)} ${t.status === "failed" ? "fails" : "could not run"}${t.source ? ` (rendering ${t.source})` : ""}:`,
+      ...t.failures.flatMap((f) => failureLines(f).map((l) => `  ${l}`)),
+    ].join("\n");
+    out.push({
+      rule: t.status === "failed" ? "test/failed" : "test/error",
+      severity: "error",
+      message,
+      file: first?.file ?? t.file,
+      line: first?.line ?? t.line,
+      column: 1,
+      kind: t.kind,
+      name: t.name,
+    });
   }
   return out;
 }
@@ -183,7 +215,8 @@ function formatMarkdown(report: TestReport): string {
     lines.push("| | test | file |", "|---|---|---|");
     for (const u of report.unreadable) lines.push(`| ❌ unreadable | ${tableCell(u.message)} | ${tableCode(`${u.file}:${u.line}`)} |`);
     const icon = { passed: "✅", failed: "❌", error: "⚠️", skipped: "⏭️" } as const;
-    for (const t of rows) lines.push(`| ${icon[t.status]} ${t.status} | ${tableCell(testTitle(t))}${t.updated ? " (updated)" : ""} | ${tableCode(`${t.file}:${t.line}`)} |`);
+    for (const t of rows)
+      lines.push(`| ${icon[t.status]} ${t.status} | ${tableCell(testTitle(t))}${t.updated ? " (updated)" : ""} | ${tableCode(`${t.file}:${t.line}`)} |`);
     lines.push("");
   }
   for (const t of failing) {
@@ -193,5 +226,3 @@ function formatMarkdown(report: TestReport): string {
   }
   return lines.join("\n");
 }
-
-

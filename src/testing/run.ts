@@ -5,12 +5,11 @@ import { discover } from "../manifest/discover.js";
 import { loadPath } from "../manifest/load.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
-import type { ValidatedTree } from "./types.js";
+import type { ValidatedTree, TestReport, TestResult, UnreadableTest } from "./types.js";
 import { isCompositionTest, readCompositionTest, runCompositionTest } from "./composition-test.js";
 import { isCrossplaneCompositionTest, readCrossplaneTest, runCrossplaneTest } from "./crossplane-test.js";
 import { configuredGoldens, examplesByIdentity, foundGolden, readGolden, runGolden, type GoldenCase } from "./golden.js";
 import { TestRenderer, type TestRuntimeOptions } from "./render.js";
-import type { TestReport, TestResult, UnreadableTest } from "./types.js";
 
 export interface RunTestsOptions extends TestRuntimeOptions {
   /**
@@ -28,7 +27,10 @@ export async function runTests(result: ValidatedTree, root: string, options: Run
   // A release the run is told (--crossplane-version, the config's) is what every golden file is compared as.
   const stated = options.release !== undefined || result.config.crossplaneRelease !== undefined || result.config.crossplaneVersion === 1;
   const release = options.release ?? releaseFor(undefined, result.config);
-  const renderer = new TestRenderer({ root, index: result.index, registry: result.registry, engine: result.engine, config: result.config }, { ...options, release, releaseStated: stated });
+  const renderer = new TestRenderer(
+    { root, index: result.index, registry: result.registry, engine: result.engine, config: result.config },
+    { ...options, release, releaseStated: stated },
+  );
   const tests: TestResult[] = [];
   const unreadable: UnreadableTest[] = [...unreadableTestFiles(result, root)];
   try {

@@ -72,7 +72,14 @@ export interface TestCounts {
 
 export function countTests(report: TestReport): TestCounts {
   const count = (s: TestStatus) => report.tests.filter((t) => t.status === s).length;
-  return { tests: report.tests.length, passed: count("passed"), failed: count("failed"), errors: count("error"), skipped: count("skipped"), unreadable: report.unreadable.length };
+  return {
+    tests: report.tests.length,
+    passed: count("passed"),
+    failed: count("failed"),
+    errors: count("error"),
+    skipped: count("skipped"),
+    unreadable: report.unreadable.length,
+  };
 }
 
 /** 0 when every test passed (or was skipped), 1 when one failed or erred, 2 when a test file cannot be read. */

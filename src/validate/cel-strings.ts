@@ -14,5 +14,9 @@ export function celStrings(maxLength: number): CelFunc[] {
   const replace = function (this: string, old: string, replacement: string, n?: bigint) {
     return goReplace(this, old, replacement, n === undefined ? -1 : Number(n), maxLength);
   };
-  return [...strings.filter((f) => f.name !== "replace"), celMethod("replace", STRING, [STRING, STRING], STRING, replace), celMethod("replace", STRING, [STRING, STRING, INT], STRING, replace)];
+  return [
+    ...strings.filter((f) => f.name !== "replace"),
+    celMethod("replace", STRING, [STRING, STRING], STRING, replace),
+    celMethod("replace", STRING, [STRING, STRING, INT], STRING, replace),
+  ];
 }

@@ -146,7 +146,8 @@ function charge(target: unknown, args: readonly unknown[], result: unknown): voi
   let cost = 1 + sizeOf(target) + sizeOf(result);
   for (const a of args) cost += sizeOf(a);
   meter.spent += cost;
-  if (meter.spent > MAX_STEPS) throw new OverBudget(`the evaluation spent over ${MAX_STEPS} units (library calls counted by the size of what they read and build)`);
+  if (meter.spent > MAX_STEPS)
+    throw new OverBudget(`the evaluation spent over ${MAX_STEPS} units (library calls counted by the size of what they read and build)`);
   if (++meter.calls % 64 === 0 && performance.now() > meter.deadline) throw new OverBudget(`the evaluation took over ${SLOW_RULE_MS} ms`);
 }
 
@@ -320,7 +321,15 @@ export function selfFieldsRead(expression: string): Set<string> | undefined {
   return compileProgram(expression).selfFields;
 }
 
-function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path: (string | number)[], out: Violation[], old?: { value: unknown }, selfFields?: Set<string>): void {
+function evaluate(
+  rules: Compiled[],
+  schema: OpenAPISchema,
+  value: unknown,
+  path: (string | number)[],
+  out: Violation[],
+  old?: { value: unknown },
+  selfFields?: Set<string>,
+): void {
   const size = { widest: 1, longestString: 0 };
   // Loops are bounded by the widest value under self, read or not (see MAX_STEPS): only rules with loops need it measured.
   const only = selfFields && { fields: selfFields, measureRest: rules.some((r) => r.depth > 0) };
@@ -335,14 +344,22 @@ function evaluate(rules: Compiled[], schema: OpenAPISchema, value: unknown, path
       out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} ${r.error ?? "cannot run"}` });
       continue;
     }
-    const notEvaluated = (why: string) => out.push({ pointer: toPointer(path), rule: "schema/cel", message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${why}`, severity: "info" });
+    const notEvaluated = (why: string) =>
+      out.push({
+        pointer: toPointer(path),
+        rule: "schema/cel",
+        message: `x-kubernetes-validations rule ${JSON.stringify(r.rule)} was not evaluated: ${why}`,
+        severity: "info",
+      });
     if (r.slow) {
       notEvaluated(`an earlier evaluation took over ${SLOW_RULE_MS} ms (the API server's cost budget would refuse such a rule)`);
       continue;
     }
     const widest = Math.max(size.widest, size.longestString);
     if (r.depth > 0 && Math.pow(widest, r.depth) > MAX_STEPS) {
-      notEvaluated(`${r.depth} nested loops over values of up to ${widest} items or characters could take about ${widest}^${r.depth} steps (the API server's cost budget refuses such rules)`);
+      notEvaluated(
+        `${r.depth} nested loops over values of up to ${widest} items or characters could take about ${widest}^${r.depth} steps (the API server's cost budget refuses such rules)`,
+      );
       continue;
     }
     const started = performance.now();
@@ -407,7 +424,29 @@ function fieldPathSegments(fieldPath: string | undefined): string[] {
 }
 
 /** JSON as CEL sees it: objects as maps, integers as int (bigint) unless the schema says number; notes the widest collection and longest string. */
-const CEL_RESERVED = new Set(["true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"]);
+const CEL_RESERVED = new Set([
+  "true",
+  "false",
+  "null",
+  "in",
+  "as",
+  "break",
+  "const",
+  "continue",
+  "else",
+  "for",
+  "function",
+  "if",
+  "import",
+  "let",
+  "loop",
+  "package",
+  "namespace",
+  "return",
+  "var",
+  "void",
+  "while",
+]);
 
 /** A property name as Kubernetes CEL sees it: `namespace` is `__namespace__`, `a-b` is `a__dash__b`. */
 export function escapeFieldName(name: string): string {

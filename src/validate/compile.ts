@@ -95,7 +95,11 @@ export class ValidatorCompiler {
 
 /** The key a schema's validator is kept under: the engine, ajv's version and the schema. */
 export function validatorKey(schema: JsonSchema): string {
-  return crypto.createHash("sha256").update(`${ENGINE_VERSION}|${AJV_VERSION}|${JSON.stringify(schema)}`).digest("hex").slice(0, 40);
+  return crypto
+    .createHash("sha256")
+    .update(`${ENGINE_VERSION}|${AJV_VERSION}|${JSON.stringify(schema)}`)
+    .digest("hex")
+    .slice(0, 40);
 }
 
 /** A schema's validator as standalone code, what the cache and the shipped validators hold. */

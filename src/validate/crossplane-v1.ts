@@ -89,7 +89,12 @@ export function v1Repository(findings: Finding[], manifests: Manifest[], crosspl
   const forms = findings.filter(isV1Form);
   const legacy = forms.filter((f) => f.rule === "composition/mode-resources").length;
   const others = forms.length - legacy;
-  const counted = [legacy ? `${legacy} mode: Resources Composition${legacy === 1 ? "" : "s"}` : "", others ? `${others} other form${others === 1 ? "" : "s"} Crossplane v2 removed` : ""].filter(Boolean).join(" and ");
+  const counted = [
+    legacy ? `${legacy} mode: Resources Composition${legacy === 1 ? "" : "s"}` : "",
+    others ? `${others} other form${others === 1 ? "" : "s"} Crossplane v2 removed` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
   const summary: Finding = {
     rule: "crossplane/v1-repository",
     severity: "warning",

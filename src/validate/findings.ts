@@ -19,7 +19,10 @@ export const IGNORE_ANNOTATION = "composition-ci.dev/ignore";
 export function ignoredRules(manifest: Manifest): string[] {
   const value = manifest.object.metadata?.annotations?.[IGNORE_ANNOTATION];
   if (typeof value !== "string") return [];
-  return value.split(",").map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function matchesRule(patterns: string[], rule: string): boolean {

@@ -34,7 +34,10 @@ export async function installKubeconform(options: InstallOptions = {}): Promise<
   if (cached) return path.join(cached, "kubeconform");
   const platform = `${process.platform === "darwin" ? "darwin" : process.platform}-${os.arch() === "arm64" ? "arm64" : os.arch() === "x64" ? "amd64" : os.arch()}`;
   const pinned = checksums[platform];
-  if (!pinned) throw new Error(`no pinned SHA-256 for kubeconform ${version} on ${platform}: install kubeconform on the runner yourself (on PATH, the CLI with --engine both) or leave the input kubeconform off`);
+  if (!pinned)
+    throw new Error(
+      `no pinned SHA-256 for kubeconform ${version} on ${platform}: install kubeconform on the runner yourself (on PATH, the CLI with --engine both) or leave the input kubeconform off`,
+    );
   const url = `${options.baseUrl ?? "https://github.com/yannh/kubeconform/releases/download"}/v${version}/kubeconform-${platform}.tar.gz`;
   const archive = await tc.downloadTool(url);
   const digest = crypto.createHash("sha256").update(fs.readFileSync(archive)).digest("hex");

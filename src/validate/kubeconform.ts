@@ -67,7 +67,9 @@ export function findingsFromKubeconform(output: KubeconformOutput, manifests: Ma
       }
     } else if (r.status === "statusError") {
       const missing = /could not find schema/i.test(r.msg ?? "");
-      findings.push(findingAt(m, "/kind", missing ? "schema/missing" : "schema/kubeconform", missing ? "warning" : "error", `kubeconform: ${r.msg ?? "error"}`));
+      findings.push(
+        findingAt(m, "/kind", missing ? "schema/missing" : "schema/kubeconform", missing ? "warning" : "error", `kubeconform: ${r.msg ?? "error"}`),
+      );
     }
   }
   return findings;
@@ -76,7 +78,14 @@ export function findingsFromKubeconform(output: KubeconformOutput, manifests: Ma
 /** kubeconform prints JSON pointers; older versions print dotted paths. */
 function normalizePath(p: string): string {
   if (p === "" || p.startsWith("/")) return p;
-  return "/" + p.replace(/\[(\d+)\]/g, ".$1").split(".").filter(Boolean).join("/");
+  return (
+    "/" +
+    p
+      .replace(/\[(\d+)\]/g, ".$1")
+      .split(".")
+      .filter(Boolean)
+      .join("/")
+  );
 }
 
 function run(binary: string, args: string[], input: string): Promise<string> {

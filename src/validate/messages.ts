@@ -57,30 +57,60 @@ function describe(e: ErrorObject, schema: JsonSchema | undefined, data: unknown)
       const allowed = values.slice(0, 20).map((v) => JSON.stringify(v).slice(0, 80));
       if (values.length > 20) allowed.push(`… and ${values.length - 20} more`);
       const value = valueAtPointer(data, at);
-      const guess = typeof value === "string" && value.length >= 3 && !secret ? closest(value, values.filter((v): v is string => typeof v === "string")) : undefined;
+      const guess =
+        typeof value === "string" && value.length >= 3 && !secret
+          ? closest(
+              value,
+              values.filter((v): v is string => typeof v === "string"),
+            )
+          : undefined;
       const hint = guess !== undefined && guess !== value ? `; did you mean ${JSON.stringify(guess)}?` : "";
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` is ${preview(value)}; allowed: ${allowed.join(", ")}${hint}` };
     }
     case "const":
       return { rule: "schema/enum", pointer: at, message: `\`${field}\` must be ${JSON.stringify(p.allowedValue)}` };
     case "pattern":
-      return { rule: "schema/pattern", pointer: at, message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, which does not match the pattern ${JSON.stringify(p.pattern)}` };
+      return {
+        rule: "schema/pattern",
+        pointer: at,
+        message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, which does not match the pattern ${JSON.stringify(p.pattern)}`,
+      };
     case "format": {
       const fmt = String(p.format);
-      return { rule: "schema/format", pointer: at, message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, not ${FORMAT_HINTS[fmt] ?? `a valid ${fmt}`}` };
+      return {
+        rule: "schema/format",
+        pointer: at,
+        message: `\`${field}\` is ${preview(valueAtPointer(data, at))}, not ${FORMAT_HINTS[fmt] ?? `a valid ${fmt}`}`,
+      };
     }
     case "uniqueItems":
       return { rule: "schema/duplicate", pointer: at, message: `\`${field}\` has duplicate items (at indexes ${p.j} and ${p.i}); items must be unique` };
     case "anyOf":
     case "oneOf":
-      return { rule: "schema/invalid", pointer: at, message: `\`${field}\` matches ${e.keyword === "oneOf" ? "not exactly one" : "none"} of the allowed forms` };
+      return {
+        rule: "schema/invalid",
+        pointer: at,
+        message: `\`${field}\` matches ${e.keyword === "oneOf" ? "not exactly one" : "none"} of the allowed forms`,
+      };
     default:
       if (LIMIT_KEYWORDS.has(e.keyword)) return { rule: "schema/limit", pointer: at, message: `\`${field}\` ${e.message ?? "is out of range"}` };
       return { rule: "schema/invalid", pointer: at, message: `\`${field}\` ${e.message ?? "is invalid"}` };
   }
 }
 
-const LIMIT_KEYWORDS = new Set(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf"]);
+const LIMIT_KEYWORDS = new Set([
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+  "multipleOf",
+]);
 
 function dedupe(list: Violation[]): Violation[] {
   const seen = new Set<string>();

@@ -20,7 +20,8 @@ export function missingSchemaMessage(gvk: Gvk, registry: SchemaRegistry, options
   }
   if (isKubernetesBuiltInGroup(gvk.group)) {
     const known = kubernetesKindVersions(gvk.group, gvk.kind);
-    if (known.length) return `${label}: composition-ci has schemas for ${gvk.kind} at ${known.join(", ")} (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version`;
+    if (known.length)
+      return `${label}: composition-ci has schemas for ${gvk.kind} at ${known.join(", ")} (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version`;
     return `${label}: not a kind composition-ci knows in Kubernetes' ${gvk.group || "core"} API group (a typo, a kind Kubernetes removed, or one it has no schema for; a --schema-location with Kubernetes' JSON schemas checks the last)`;
   }
   const fetched = options.packagesUnavailable ? "; or it comes from a package the repository depends on, which could not be fetched (package/unavailable)" : "";

@@ -45,7 +45,21 @@ function convert(s: OpenAPISchema, o: ConvertOptions, problems: SchemaProblem[],
   else if (s.type !== undefined) out.type = s.nullable && typeof s.type === "string" ? [s.type, "null"] : s.type;
 
   if (s.enum) out.enum = s.nullable && !s.enum.includes(null) ? [...s.enum, null] : s.enum;
-  copyKeys(s, out, ["required", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf", "uniqueItems", "const", "$ref"]);
+  copyKeys(s, out, [
+    "required",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "uniqueItems",
+    "const",
+    "$ref",
+  ]);
   if (s.exclusiveMinimum === true && typeof s.minimum === "number") {
     out.exclusiveMinimum = s.minimum;
     delete out.minimum;

@@ -114,9 +114,15 @@ export class RepoIndex {
   private untypedXr(m: Manifest): XrType | undefined {
     let type = this.untyped.get(m);
     if (type === undefined) {
-      const composable = m.group !== "" && m.group !== "apiextensions.crossplane.io" && !m.group.endsWith(".k8s.io") && this.compositionsFor(m.apiVersion, m.kind).length > 0;
+      const composable =
+        m.group !== "" && m.group !== "apiextensions.crossplane.io" && !m.group.endsWith(".k8s.io") && this.compositionsFor(m.apiVersion, m.kind).length > 0;
       // The stand-in names the XR's group and version: what renders it (its Compositions, their Functions) is found through them.
-      const standIn = { apiVersion: "apiextensions.crossplane.io/v2", kind: "CompositeResourceDefinition", metadata: { name: "" }, spec: { group: m.group, versions: [{ name: m.version }] } };
+      const standIn = {
+        apiVersion: "apiextensions.crossplane.io/v2",
+        kind: "CompositeResourceDefinition",
+        metadata: { name: "" },
+        spec: { group: m.group, versions: [{ name: m.version }] },
+      };
       type = composable ? { xrd: new Manifest(standIn, m.source, m.docIndex, m.pointerPrefix), xrKind: m.kind, claim: false, untyped: true } : null;
       this.untyped.set(m, type);
     }
@@ -232,7 +238,10 @@ export class RepoIndex {
         if (m.name && !this.objectsByIdentity.has(key)) this.objectsByIdentity.set(key, m);
       }
     }
-    return this.objectsByIdentity.get(identity(apiVersion, kind, name, namespace)) ?? (namespace ? this.objectsByIdentity.get(identity(apiVersion, kind, name)) : undefined);
+    return (
+      this.objectsByIdentity.get(identity(apiVersion, kind, name, namespace)) ??
+      (namespace ? this.objectsByIdentity.get(identity(apiVersion, kind, name)) : undefined)
+    );
   }
 
   crdFor(apiVersion: string, kind: string): CrdInfo | undefined {
@@ -273,7 +282,9 @@ export class RepoIndex {
     if (typeof kind !== "string") return;
     const versions = Array.isArray(spec.versions)
       ? spec.versions.flatMap((v) => (isPlainObject(v) && typeof v.name === "string" ? [v.name] : []))
-      : typeof spec.version === "string" ? [spec.version] : [];
+      : typeof spec.version === "string"
+        ? [spec.version]
+        : [];
     const pluralName = typeof plural === "string" ? plural : guessPlural(kind);
     const info: CrdInfo = { manifest: m, name: m.name ?? `${pluralName}.${spec.group}`, group: spec.group, kind, plural: pluralName, versions };
     this.crds.push(info);

@@ -102,7 +102,11 @@ function checkMapKeys(schema: OpenAPISchema, list: unknown[], errors: Structural
     if (first === undefined) seen.set(id, i);
     else {
       const described = keys.map((k) => `${k}=${JSON.stringify(item[k] ?? null)}`).join(", ");
-      errors.push({ pointer: toPointer([...path, i]), rule: "schema/duplicate", message: `duplicate entry with ${described} (first at index ${first}); list items are keyed by ${keys.join(", ")}` });
+      errors.push({
+        pointer: toPointer([...path, i]),
+        rule: "schema/duplicate",
+        message: `duplicate entry with ${described} (first at index ${first}); list items are keyed by ${keys.join(", ")}`,
+      });
     }
   });
 }
@@ -115,4 +119,3 @@ export function fieldOf(object: Record<string, unknown>, key: string): unknown {
   const v = object[key];
   return typeof v === "function" ? undefined : v;
 }
-

@@ -43,7 +43,13 @@ export function transitionFindings(
         if (!previous) return;
         for (const v of violations(head.registry, o, previous, s.source.file)) {
           const field = pointerToFieldPath(v.pointer) || "(root)";
-          const finding = findingAt(s.source, "", "render/transition", v.severity ?? "error", `rendered ${String(o.kind)} "${s.keys[i]}" (${s.via}) on update from the base, at ${field}: ${v.message}`);
+          const finding = findingAt(
+            s.source,
+            "",
+            "render/transition",
+            v.severity ?? "error",
+            `rendered ${String(o.kind)} "${s.keys[i]}" (${s.via}) on update from the base, at ${field}: ${v.message}`,
+          );
           finding.path = field;
           findings.push(finding);
         }

@@ -23,7 +23,12 @@ type Validate = (object: Record<string, unknown>) => Violation[];
  * schema), the finding is held in the ledger: a check of an object embedded there (a composed
  * resource's base, a function's input) may still decide it.
  */
-export function yaml11Findings(m: Manifest, violations: Violation[], validate: Validate | undefined, ledger: Yaml11Ledger): { findings: Finding[]; superseded: Set<Violation> } {
+export function yaml11Findings(
+  m: Manifest,
+  violations: Violation[],
+  validate: Validate | undefined,
+  ledger: Yaml11Ledger,
+): { findings: Finding[]; superseded: Set<Violation> } {
   // `status` is what controllers write: the API server drops what a manifest says there.
   const scalars = m.yaml11Scalars().filter((s) => s.pointer !== "/status" && !s.pointer.startsWith("/status/"));
   const superseded = new Set<Violation>();
@@ -46,8 +51,18 @@ export function yaml11Findings(m: Manifest, violations: Violation[], validate: V
  * its violations less those only the YAML 1.2 reading has, and the findings its schema decides
  * (each replacing the manifest's undecided one in the ledger).
  */
-export function embeddedYaml11(m: Manifest, at: string, object: unknown, violations: Violation[], validate: Validate, ledger: Yaml11Ledger | undefined): { violations: Violation[]; findings: { pointer: string; message: string }[] } {
-  const below = m.yaml11Scalars().filter((s) => s.pointer.startsWith(`${at}/`)).map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
+export function embeddedYaml11(
+  m: Manifest,
+  at: string,
+  object: unknown,
+  violations: Violation[],
+  validate: Validate,
+  ledger: Yaml11Ledger | undefined,
+): { violations: Violation[]; findings: { pointer: string; message: string }[] } {
+  const below = m
+    .yaml11Scalars()
+    .filter((s) => s.pointer.startsWith(`${at}/`))
+    .map((s) => ({ ...s, pointer: s.pointer.slice(at.length) }));
   if (!below.some((s) => !s.key) || !isPlainObject(object)) return { violations, findings: [] };
   const as11 = validate(readAsYaml11(object, below));
   const renamed = renamedKeys(below);
@@ -77,9 +92,23 @@ interface Words {
 function wordsFor(s: Yaml11Scalar, root: unknown): Words {
   const bool = String(yaml11Boolean(s.text));
   if (!s.key && isSecretField(root, pointerSegments(s.pointer))) {
-    return { secret: true, word: "this secret value", asString: "a string", asBoolean: "a boolean", quote: "quote it", writeBoolean: "write the boolean meant" };
+    return {
+      secret: true,
+      word: "this secret value",
+      asString: "a string",
+      asBoolean: "a boolean",
+      quote: "quote it",
+      writeBoolean: "write the boolean meant",
+    };
   }
-  return { secret: false, word: `\`${s.text}\``, asString: `the string "${s.text}"`, asBoolean: `the boolean ${bool}`, quote: `quote it ("${s.text}")`, writeBoolean: `write ${bool}` };
+  return {
+    secret: false,
+    word: `\`${s.text}\``,
+    asString: `the string "${s.text}"`,
+    asBoolean: `the boolean ${bool}`,
+    quote: `quote it ("${s.text}")`,
+    writeBoolean: `write ${bool}`,
+  };
 }
 
 /**
@@ -87,17 +116,29 @@ function wordsFor(s: Yaml11Scalar, root: unknown): Words {
  * the message (none when it refuses both: the schema's own finding says so) and the YAML 1.2
  * violations it replaces.
  */
-function decide(s: Yaml11Scalar, violations: Violation[], as11: Violation[], pointer11: string, w: Words): { message?: string; superseded: Violation[] } | undefined {
+function decide(
+  s: Yaml11Scalar,
+  violations: Violation[],
+  as11: Violation[],
+  pointer11: string,
+  w: Words,
+): { message?: string; superseded: Violation[] } | undefined {
   const refused12 = violations.filter((v) => v.pointer === s.pointer);
   const refused11 = as11.filter((v) => v.pointer === pointer11);
   if (!refused12.length && !refused11.length) return undefined;
   // The schema's own words, except for a secret (they would show what the value reads as).
   const why = (v: Violation) => (w.secret ? "" : ` (${v.message})`);
   if (refused11.length && !refused12.length) {
-    return { message: `${w.word} is ${w.asBoolean} to ${YAML11}, which this field refuses${why(refused11[0]!)}; it is ${w.asString} only to ${YAML12}: ${w.quote}`, superseded: [] };
+    return {
+      message: `${w.word} is ${w.asBoolean} to ${YAML11}, which this field refuses${why(refused11[0]!)}; it is ${w.asString} only to ${YAML12}: ${w.quote}`,
+      superseded: [],
+    };
   }
   if (refused12.length && !refused11.length) {
-    return { message: `${w.word} is ${w.asString} to ${YAML12}, which this field refuses${why(refused12[0]!)}; it is ${w.asBoolean} only to ${YAML11}: ${w.writeBoolean}`, superseded: refused12 };
+    return {
+      message: `${w.word} is ${w.asString} to ${YAML12}, which this field refuses${why(refused12[0]!)}; it is ${w.asBoolean} only to ${YAML11}: ${w.writeBoolean}`,
+      superseded: refused12,
+    };
   }
   return { superseded: [] };
 }
@@ -160,7 +201,9 @@ function yaml11Pointer(pointer: string, renamed: Map<string, string>): string {
 export function readAsYaml11<T extends Record<string, unknown>>(object: T, scalars: readonly Yaml11Scalar[]): T {
   const copy = structuredClone(object);
   // Deepest first, and a key's own value before the key: renaming a key must not move a value still to be replaced.
-  const ordered = scalars.map((s) => ({ s, path: pointerSegments(s.pointer) })).sort((a, b) => b.path.length - a.path.length || Number(a.s.key) - Number(b.s.key));
+  const ordered = scalars
+    .map((s) => ({ s, path: pointerSegments(s.pointer) }))
+    .sort((a, b) => b.path.length - a.path.length || Number(a.s.key) - Number(b.s.key));
   for (const { s, path } of ordered) {
     const last = path.pop();
     const parent = valueAtSegments(copy, path);
@@ -178,4 +221,3 @@ export function readAsYaml11<T extends Record<string, unknown>>(object: T, scala
   }
   return copy;
 }
-

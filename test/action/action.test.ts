@@ -42,7 +42,10 @@ ${data}
 function makeRepo(): { dir: string; base: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-action-"));
   copyDir(path.join(REPO, "examples"), dir);
-  fs.writeFileSync(path.join(dir, "db-secret.yaml"), `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-old\n`);
+  fs.writeFileSync(
+    path.join(dir, "db-secret.yaml"),
+    `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-old\n`,
+  );
   const base = gitRepo(dir, { commit: false }).commit("base");
   const composition = path.join(dir, "crossplane/composition.yaml");
   let text = fs.readFileSync(composition, "utf8");
@@ -51,7 +54,10 @@ function makeRepo(): { dir: string; base: string } {
   fs.writeFileSync(composition, text);
   const xrd = path.join(dir, "crossplane/xrd.yaml");
   fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("default: 8080", "default: 9090"));
-  fs.writeFileSync(path.join(dir, "db-secret.yaml"), `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-new\n`);
+  fs.writeFileSync(
+    path.join(dir, "db-secret.yaml"),
+    `apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\nstringData:\n  password: ${REPO_SECRET}-new\n`,
+  );
   const xr = path.join(dir, "crossplane/xr.yaml");
   fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("replicas: 3", "replicas: 0"));
   return { dir, base };
@@ -77,15 +83,29 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
     bundle = path.join(out, "index.js");
     repo = makeRepo();
-    for (let i = 0; i < 120; i++) github.comments.push({ id: i + 1, body: i === 5 ? "<!-- composition-ci:default --> someone else's" : `comment ${i}`, user: { login: i === 5 ? "mallory" : "alice" }, html_url: "" });
+    for (let i = 0; i < 120; i++)
+      github.comments.push({
+        id: i + 1,
+        body: i === 5 ? "<!-- composition-ci:default --> someone else's" : `comment ${i}`,
+        user: { login: i === 5 ? "mallory" : "alice" },
+        html_url: "",
+      });
   }, 60_000);
 
   afterAll(() => github.stop());
 
   function runAction(extra: Record<string, string> = {}, on: { dir: string; base: string } = repo) {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-runner-"));
-    const files = { event: path.join(work, "event.json"), output: path.join(work, "output"), summary: path.join(work, "summary.md"), reports: path.join(work, "reports") };
-    fs.writeFileSync(files.event, JSON.stringify({ pull_request: { number: PR, base: { sha: on.base, ref: "main" }, head: { sha: "feedface", repo: { full_name: `${OWNER}/${NAME}` } } } }));
+    const files = {
+      event: path.join(work, "event.json"),
+      output: path.join(work, "output"),
+      summary: path.join(work, "summary.md"),
+      reports: path.join(work, "reports"),
+    };
+    fs.writeFileSync(
+      files.event,
+      JSON.stringify({ pull_request: { number: PR, base: { sha: on.base, ref: "main" }, head: { sha: "feedface", repo: { full_name: `${OWNER}/${NAME}` } } } }),
+    );
     fs.writeFileSync(files.output, "");
     fs.writeFileSync(files.summary, "");
     const env: Record<string, string> = {
@@ -123,20 +143,23 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
   };
 
   it("a change to a source that cannot render: the headline says the diff is incomplete, never '0 sources changed', and the verdict output is incomplete", async () => {
-    const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}}}}}}}]\n";
-    const composition = "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: kcl\n      functionRef: {name: function-kcl}\n      input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: 'items = []'}}\n";
-    const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n";
+    const xrd =
+      "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}}}}}}}]\n";
+    const composition =
+      "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: kcl\n      functionRef: {name: function-kcl}\n      input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: 'items = []'}}\n";
+    const functions =
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n";
     const xr = (cidr: string) => `apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: net, namespace: default}\nspec: {cidr: "${cidr}"}\n`;
     const git = gitRepo({ "xrd.yaml": xrd, "composition.yaml": composition, "functions.yaml": functions, "xr.yaml": xr("10.0.0.0/16") });
     const base = git.git("rev-parse", "HEAD").trim();
     fs.writeFileSync(path.join(git.dir, "xr.yaml"), xr("10.1.0.0/16"));
-    const run = await runAction({ "INPUT_OFFLINE": "true", INPUT_COMMENT: "never" }, { dir: git.dir, base });
+    const run = await runAction({ INPUT_OFFLINE: "true", INPUT_COMMENT: "never" }, { dir: git.dir, base });
     const summary = fs.readFileSync(run.files.summary, "utf8");
     expect(summary).toContain("### ⚠️ composition-ci: 1 of 1 affected source could not be rendered: the rendered diff is incomplete");
     expect(summary).not.toContain("**0 sources changed**");
     // What is known without rendering: the example's own change.
     expect(summary).toContain("<details><summary>The example as written (changed by this pull request)</summary>");
-    expect(summary).toContain('-  cidr: 10.0.0.0/16\n+  cidr: 10.1.0.0/16');
+    expect(summary).toContain("-  cidr: 10.0.0.0/16\n+  cidr: 10.1.0.0/16");
     const outputs = readOutputs(run.files.output);
     expect(outputs.verdict).toBe("incomplete");
     expect(outputs.changed).toBe("true");
@@ -251,7 +274,10 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
     const git = gitRepo(dir, { commit: false });
     const base = git.commit("base with its snapshot");
     fs.writeFileSync(path.join(dir, "t0/composition.yaml"), files["t0/composition.yaml"]!.replace("data: {size: small}", "data: {size: small, tier: gold}"));
-    const run = await runAction({ INPUT_SNAPSHOT: "drift-snapshot", "INPUT_COMMENT-KEY": "snapshot", INPUT_COMMENT: "always", "INPUT_FAIL-ON": "never" }, { dir, base });
+    const run = await runAction(
+      { INPUT_SNAPSHOT: "drift-snapshot", "INPUT_COMMENT-KEY": "snapshot", INPUT_COMMENT: "always", "INPUT_FAIL-ON": "never" },
+      { dir, base },
+    );
     const comment = github.comments.find((c) => c.body.startsWith("<!-- composition-ci:snapshot -->"))!;
     expect(comment.body).toContain("### 📸 The drift snapshot in `drift-snapshot` is stale");
     expect(comment.body).toContain("`composition-ci drift --snapshot drift-snapshot --update-snapshot`");
@@ -259,7 +285,8 @@ describe("the Action (node dist/index.js, as the runner runs it)", () => {
   }, 90_000);
 
   it("the comment's summary: a field change and a deletion seen in two XRs, each listed once, with what the Composition and XRD changes mean", async () => {
-    const xrd = (extra = "") => `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nspec:\n  group: example.org\n  scope: Namespaced\n  names: {kind: XNet, plural: xnets}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}${extra}}}}}}}]\n`;
+    const xrd = (extra = "") =>
+      `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nspec:\n  group: example.org\n  scope: Namespaced\n  names: {kind: XNet, plural: xnets}\n  versions: [{name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {cidr: {type: string}${extra}}}}}}}]\n`;
     const composition = (cidr: string, gateway: boolean) => `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata: {name: xnets}
@@ -276,9 +303,16 @@ spec:
           - name: vpc
             base: {apiVersion: v1, kind: ConfigMap, data: {cidr: "${cidr}"}}
 ${gateway ? "          - name: gateway\n            base: {apiVersion: v1, kind: ConfigMap, data: {role: gateway}}\n" : ""}`;
-    const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
+    const functions =
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
     const xr = (name: string) => `apiVersion: example.org/v1\nkind: XNet\nmetadata: {name: ${name}, namespace: default}\nspec: {cidr: a}\n`;
-    const git = gitRepo({ "xrd.yaml": xrd(), "composition.yaml": composition("10.0.0.0/16", true), "functions.yaml": functions, "a.yaml": xr("a"), "b.yaml": xr("b") });
+    const git = gitRepo({
+      "xrd.yaml": xrd(),
+      "composition.yaml": composition("10.0.0.0/16", true),
+      "functions.yaml": functions,
+      "a.yaml": xr("a"),
+      "b.yaml": xr("b"),
+    });
     const base = git.git("rev-parse", "HEAD").trim();
     fs.writeFileSync(path.join(git.dir, "composition.yaml"), composition("10.1.0.0/16", false));
     fs.writeFileSync(path.join(git.dir, "xrd.yaml"), xrd(", zone: {type: string}"));
@@ -298,7 +332,8 @@ ${gateway ? "          - name: gateway\n            base: {apiVersion: v1, kind:
     const git = gitRepo(files);
     const base = git.git("rev-parse", "HEAD").trim();
     const file = path.join(git.dir, "t0/composition.yaml");
-    const run = () => runAction({ INPUT_LABELS: "true", "INPUT_COMMENT-KEY": "labels", INPUT_COMMENT: "never", "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
+    const run = () =>
+      runAction({ INPUT_LABELS: "true", "INPUT_COMMENT-KEY": "labels", INPUT_COMMENT: "never", "INPUT_FAIL-ON": "never" }, { dir: git.dir, base });
     github.prLabels = ["needs-review"];
     fs.writeFileSync(file, files["t0/composition.yaml"]!.replace("data: {size: small}", "data: {size: small, tier: gold}"));
     await run();
@@ -398,7 +433,10 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
   const mine = () => github.comments.filter((c) => c.user.login === "github-actions[bot]");
 
   it("a 500 on listing and a 502 on creating are retried", async () => {
-    github.faults.push({ method: "GET", path: new RegExp(comments), status: 500, times: 1 }, { method: "POST", path: new RegExp(comments), status: 502, times: 1 });
+    github.faults.push(
+      { method: "GET", path: new RegExp(comments), status: 500, times: 1 },
+      { method: "POST", path: new RegExp(comments), status: 502, times: 1 },
+    );
     const r = await run();
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("comment created");
@@ -414,7 +452,9 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
   }, 60_000);
 
   it("two runs that both created a comment leave one: the oldest", async () => {
-    github.comments = [{ id: 1, body: "<!-- composition-ci:race -->\nfirst run's", user: { login: "github-actions[bot]" }, html_url: "https://github.test/c1" }];
+    github.comments = [
+      { id: 1, body: "<!-- composition-ci:race -->\nfirst run's", user: { login: "github-actions[bot]" }, html_url: "https://github.test/c1" },
+    ];
     // The other run's comment lands between this run's listing (which misses it) and its creating one.
     github.faults.push({ method: "GET", path: new RegExp(comments), status: 200, body: [], times: 1 });
     const r = await run({ "INPUT_COMMENT-KEY": "race" });
@@ -426,12 +466,26 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
   }, 60_000);
 
   it("a secondary rate limit is said as such, not as a read-only token; outputs are set", async () => {
-    github.faults.push({ method: "GET", path: new RegExp(comments), status: 403, headers: { "retry-after": "1" }, message: "You have exceeded a secondary rate limit", times: 10 });
+    github.faults.push({
+      method: "GET",
+      path: new RegExp(comments),
+      status: 403,
+      headers: { "retry-after": "1" },
+      message: "You have exceeded a secondary rate limit",
+      times: 10,
+    });
     const r = await run({ "INPUT_COMMENT-KEY": "limited" });
     github.faults = [];
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("read-only token");
-    expect(r.stdout, r.stdout.split("\n").filter((l) => !l.startsWith("::add-mask")).join("\n").slice(0, 3000)).toMatch(/comment could not be posted .*rate limit/);
+    expect(
+      r.stdout,
+      r.stdout
+        .split("\n")
+        .filter((l) => !l.startsWith("::add-mask"))
+        .join("\n")
+        .slice(0, 3000),
+    ).toMatch(/comment could not be posted .*rate limit/);
     expect(r.outputs.errors).toBeDefined();
     expect(r.summary).toContain("composition-ci");
   }, 60_000);
@@ -439,8 +493,22 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
   it("a rate limit that lifts in an hour (or retry-after: 600) is not waited for: the summary says the comment was not posted, the step ends on its verdict", async () => {
     const reset = String(Math.floor(Date.now() / 1000) + 3600);
     github.faults.push(
-      { method: "GET", path: new RegExp(comments), status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }, message: "API rate limit exceeded", times: 3 },
-      { method: "POST", path: new RegExp(comments), status: 403, headers: { "retry-after": "600" }, message: "You have exceeded a secondary rate limit", times: 3 },
+      {
+        method: "GET",
+        path: new RegExp(comments),
+        status: 403,
+        headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset },
+        message: "API rate limit exceeded",
+        times: 3,
+      },
+      {
+        method: "POST",
+        path: new RegExp(comments),
+        status: 403,
+        headers: { "retry-after": "600" },
+        message: "You have exceeded a secondary rate limit",
+        times: 3,
+      },
     );
     const started = Date.now();
     // No COMPOSITION_CI_GITHUB_MAX_WAIT_MS: the default bound (60 s) is what decides not to wait.

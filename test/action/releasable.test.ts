@@ -56,7 +56,7 @@ function runStep(step: Step, cwd: string, env: Record<string, string>) {
 describe("the release workflow", () => {
   it("runs on version tags only, with contents: write and nothing more", () => {
     expect(release.on).toEqual({ push: { tags: ["v*.*.*"] } });
-    expect(release.permissions).toEqual({ "contents": "write" });
+    expect(release.permissions).toEqual({ contents: "write" });
     expect(Object.keys(release.jobs)).toHaveLength(1);
     expect(job.permissions).toBeUndefined();
   });
@@ -70,11 +70,12 @@ describe("the release workflow", () => {
     const uses = job.steps.map((s) => s.uses).filter(Boolean);
     expect(uses).toEqual(["actions/checkout@v4", "actions/setup-node@v4"]);
     for (const action of uses) expect(used, `${action} is used by the other workflows`).toContain(action);
-    expect(job.steps.find((s) => s.uses?.startsWith("actions/setup-node"))?.with).toEqual({ "node-version": 24, "cache": "npm" });
+    expect(job.steps.find((s) => s.uses?.startsWith("actions/setup-node"))?.with).toEqual({ "node-version": 24, cache: "npm" });
 
     const runs = job.steps.map((s) => s.run ?? "");
     const at = (text: string) => runs.findIndex((r) => r.includes(text));
-    for (const text of ["npm ci", "npm test", "npm run bundle", "git status --porcelain dist", "gh release create", "git tag -f"]) expect(at(text), text).toBeGreaterThanOrEqual(0);
+    for (const text of ["npm ci", "npm test", "npm run bundle", "git status --porcelain dist", "gh release create", "git tag -f"])
+      expect(at(text), text).toBeGreaterThanOrEqual(0);
     expect(at("npm ci")).toBeLessThan(at("npm test"));
     expect(at("npm run bundle")).toBeLessThan(at("git status --porcelain dist"));
     const publish = at("gh release create");

@@ -17,7 +17,10 @@ describe("on a pull request, every mode acts on the head's config only as far as
   it("mode validate and test: functions.trusted, packages and functions: added by the head are dropped; a push to a protected branch trusts the head", async () => {
     const { dir, git } = gitRepo({ ".composition-ci.yaml": "functions:\n  trusted: [ghcr.io/acme/*]\n" });
     const base = git("rev-parse", "HEAD").trim();
-    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "functions:\n  trusted: [ghcr.io/acme/*, ghcr.io/attacker/*]\n  mine: {command: [./run.sh]}\npackages: [ghcr.io/attacker/provider:v1.0.0]\n");
+    fs.writeFileSync(
+      path.join(dir, ".composition-ci.yaml"),
+      "functions:\n  trusted: [ghcr.io/acme/*, ghcr.io/attacker/*]\n  mine: {command: [./run.sh]}\npackages: [ghcr.io/attacker/provider:v1.0.0]\n",
+    );
     const head = loadConfig(dir);
     const inputs = { baseRef: base, allowExec: false } as Inputs;
     process.env.GITHUB_EVENT_NAME = "pull_request";
@@ -37,7 +40,10 @@ describe("on a pull request, every mode acts on the head's config only as far as
   it("the base's config decides the gate: rules, ignores and the size limit of the head are not applied to its own check, and are said", async () => {
     const { dir, git } = gitRepo({ ".composition-ci.yaml": "rules:\n  schema/type: warning\nsecretFields: [apiKey]\n" });
     const base = git("rev-parse", "HEAD").trim();
-    fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), 'rules:\n  schema/*: off\n  schema/type: warning\nignore: ["**"]\nmaxFileBytes: 1\nsecretFields: [token2]\n');
+    fs.writeFileSync(
+      path.join(dir, ".composition-ci.yaml"),
+      'rules:\n  schema/*: off\n  schema/type: warning\nignore: ["**"]\nmaxFileBytes: 1\nsecretFields: [token2]\n',
+    );
     const head = loadConfig(dir);
     process.env.GITHUB_EVENT_NAME = "pull_request";
     const { config, notes } = await trustedConfig({ baseRef: base, allowExec: false } as Inputs, head, dir);
@@ -54,8 +60,10 @@ describe("on a pull request, every mode acts on the head's config only as far as
   });
 
   it("which events check code the base branch approved: only a push to a protected branch and a schedule", () => {
-    const untrusted = (event: string, protectedRef?: string) => untrustedEvent({ GITHUB_EVENT_NAME: event, ...(protectedRef ? { GITHUB_REF_PROTECTED: protectedRef } : {}) });
-    for (const event of ["pull_request", "pull_request_target", "merge_group", "issue_comment", "workflow_run", "workflow_dispatch", "repository_dispatch"]) expect(untrusted(event), event).toBe(true);
+    const untrusted = (event: string, protectedRef?: string) =>
+      untrustedEvent({ GITHUB_EVENT_NAME: event, ...(protectedRef ? { GITHUB_REF_PROTECTED: protectedRef } : {}) });
+    for (const event of ["pull_request", "pull_request_target", "merge_group", "issue_comment", "workflow_run", "workflow_dispatch", "repository_dispatch"])
+      expect(untrusted(event), event).toBe(true);
     expect(untrusted("push")).toBe(true);
     expect(untrusted("push", "false")).toBe(true);
     expect(untrusted("push", "true")).toBe(false);

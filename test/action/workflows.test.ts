@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { REPO, runCli } from "../helpers.js";
 
-const action = YAML.parse(fs.readFileSync(path.join(REPO, "action.yml"), "utf8")) as { inputs: Record<string, unknown>; outputs: Record<string, unknown>; runs: { using: string; main: string } };
+const action = YAML.parse(fs.readFileSync(path.join(REPO, "action.yml"), "utf8")) as {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+};
 const WORKFLOWS = path.join(REPO, "docs/workflows");
 
 describe("action.yml and the ready-to-copy workflows", () => {
@@ -18,7 +22,9 @@ describe("action.yml and the ready-to-copy workflows", () => {
     const files = fs.readdirSync(WORKFLOWS).filter((f) => f.endsWith(".yml"));
     expect(files.sort()).toEqual(["nightly-drift.yml", "pr-fork-safe-comment.yml", "pr-fork-safe.yml", "pr.yml"]);
     for (const file of files) {
-      const workflow = YAML.parse(fs.readFileSync(path.join(WORKFLOWS, file), "utf8")) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }> };
+      const workflow = YAML.parse(fs.readFileSync(path.join(WORKFLOWS, file), "utf8")) as {
+        jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+      };
       for (const job of Object.values(workflow.jobs)) {
         for (const step of job.steps) {
           if (!step.uses?.startsWith("composition-ci/composition-ci")) continue;
@@ -58,7 +64,13 @@ describe("action.yml and the ready-to-copy workflows", () => {
     const out = path.join(REPO, "node_modules/.cache/composition-ci-dist-check");
     execFileSync("node", [path.join(REPO, "scripts/bundle.mjs"), out], { cwd: REPO });
     const validators = fs.readdirSync(path.join(out, "validators")).map((f) => `validators/${f}`);
-    expect(fs.readdirSync(path.join(REPO, "dist/validators")).map((f) => `validators/${f}`).sort(), "dist/validators is stale: run npm run bundle").toEqual(validators.sort());
+    expect(
+      fs
+        .readdirSync(path.join(REPO, "dist/validators"))
+        .map((f) => `validators/${f}`)
+        .sort(),
+      "dist/validators is stale: run npm run bundle",
+    ).toEqual(validators.sort());
     for (const file of ["index.js", "cli.js", "cli-main.js", ...validators]) {
       const fresh = fs.readFileSync(path.join(out, file), "utf8");
       const committed = fs.readFileSync(path.join(REPO, "dist", file), "utf8");
@@ -132,7 +144,12 @@ describe("the project's own workflows", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { devDependencies: Record<string, string>; engines: { node: string } };
     expect(pkg.devDependencies.node).toMatch(/^\^24\./);
     expect(pkg.engines.node).toBe(">=22");
-    expect(execFileSync("node", ["--version"], { encoding: "utf8", env: { ...process.env, PATH: `${path.join(REPO, "node_modules/.bin")}${path.delimiter}${process.env.PATH}` } })).toMatch(/^v24\./);
+    expect(
+      execFileSync("node", ["--version"], {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${path.join(REPO, "node_modules/.bin")}${path.delimiter}${process.env.PATH}` },
+      }),
+    ).toMatch(/^v24\./);
   });
 
   it("the CLI is the package's executable bin, so npx composition-ci runs it on a fresh clone", () => {
@@ -144,12 +161,19 @@ describe("the project's own workflows", () => {
     expect(launcher).toContain('const HEAP = "--max-semi-space-size=8"');
     const mode = execFileSync("git", ["ls-files", "-s", "dist/cli.js"], { cwd: REPO, encoding: "utf8" }).split(" ")[0];
     expect(mode).toBe("100755");
-    const out = execFileSync(path.join(REPO, "dist/cli.js"), ["--version"], { encoding: "utf8", env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` } });
+    const out = execFileSync(path.join(REPO, "dist/cli.js"), ["--version"], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
+    });
     expect(out.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const inOne = execFileSync(process.execPath, [path.join(REPO, "dist/cli.js"), "--version"], { encoding: "utf8", env: { ...process.env, COMPOSITION_CI_NO_REEXEC: "1" } });
+    const inOne = execFileSync(process.execPath, [path.join(REPO, "dist/cli.js"), "--version"], {
+      encoding: "utf8",
+      env: { ...process.env, COMPOSITION_CI_NO_REEXEC: "1" },
+    });
     expect(inOne).toBe(out);
     // The exit code of the run comes through the launcher.
-    expect(() => execFileSync(process.execPath, [path.join(REPO, "dist/cli.js"), "validate", "/nonexistent-path"], { stdio: "pipe" })).toThrow(expect.objectContaining({ status: 2 }));
+    expect(() => execFileSync(process.execPath, [path.join(REPO, "dist/cli.js"), "validate", "/nonexistent-path"], { stdio: "pipe" })).toThrow(
+      expect.objectContaining({ status: 2 }),
+    );
   });
 });
-

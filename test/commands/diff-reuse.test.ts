@@ -72,7 +72,9 @@ describe("diff: work shared between the trees changes nothing in the report", ()
     const rules = (fs: { rule: string; file?: string }[]) => fs.map((f) => `${f.file}:${f.rule}`);
     // Not a trivial comparison: unchanged files got new findings and lost old ones.
     expect(rules(shared.report.findings.new)).toEqual(expect.arrayContaining(["t1/xr.yaml:schema/type", "widgets/widget.yaml:schema/required"]));
-    expect(shared.report.findings.unchanged.map((f) => `${f.file}:${f.rule}`)).toEqual(expect.arrayContaining(["broken.yaml:yaml/syntax", "unknown.yaml:schema/missing", "widgets/widget.yaml:schema/limit"]));
+    expect(shared.report.findings.unchanged.map((f) => `${f.file}:${f.rule}`)).toEqual(
+      expect.arrayContaining(["broken.yaml:yaml/syntax", "unknown.yaml:schema/missing", "widgets/widget.yaml:schema/limit"]),
+    );
     expect(shared.headFindings.find((f) => f.file === "ignored.yaml")?.suppressed).toBe(true);
   }, 30_000);
 
@@ -83,7 +85,9 @@ describe("diff: work shared between the trees changes nothing in the report", ()
       const { shared, full } = await bothWays({ root: dir, paths: ["."], base: "HEAD~1", head: "HEAD", trustBaseConfig });
       expect(JSON.stringify(shared.report)).toBe(JSON.stringify(full.report));
       expect(shared.headFindings).toEqual(full.headFindings);
-      expect(shared.report.findings.new.map((f) => `${f.file}:${f.rule}`)).toEqual(expect.arrayContaining(["t1/xr.yaml:schema/type", "widgets/widget.yaml:schema/required"]));
+      expect(shared.report.findings.new.map((f) => `${f.file}:${f.rule}`)).toEqual(
+        expect.arrayContaining(["t1/xr.yaml:schema/type", "widgets/widget.yaml:schema/required"]),
+      );
     }
   }, 30_000);
 });

@@ -29,7 +29,10 @@ function treesWith(marker: string, tmp: string): string[] {
 }
 
 describe.skipIf(process.platform === "win32")("diff stopped by a signal", () => {
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const) {
     it(`${signal}: the base tree is removed and the exit code is ${code}`, async () => {
       // A directory only this run's trees hold; enough files that writing and checking them takes a while.
       const marker = `m-${Math.random().toString(36).slice(2)}`;
@@ -37,16 +40,32 @@ describe.skipIf(process.platform === "win32")("diff stopped by a signal", () => 
       for (let i = 0; i < 3000; i++) files[`${marker}/c${i}.yaml`] = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\ndata: {a: "${i}"}\n`;
       const repo = gitRepo(files);
       const base = repo.git("rev-parse", "HEAD").trim();
-      for (let i = 0; i < 3000; i += 2) fs.writeFileSync(path.join(repo.dir, `${marker}/c${i}.yaml`), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\ndata: {a: "changed ${i}"}\n`);
+      for (let i = 0; i < 3000; i += 2)
+        fs.writeFileSync(path.join(repo.dir, `${marker}/c${i}.yaml`), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\ndata: {a: "changed ${i}"}\n`);
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "cci-signal-"));
-      const child = spawn(process.execPath, ["--import", pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href, path.join(REPO, "src/cli.ts"), "diff", ".", "--base", base, "--offline"], {
-        cwd: repo.dir,
-        env: { ...process.env, TMPDIR: tmp },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href,
+          path.join(REPO, "src/cli.ts"),
+          "diff",
+          ".",
+          "--base",
+          base,
+          "--offline",
+        ],
+        {
+          cwd: repo.dir,
+          env: { ...process.env, TMPDIR: tmp },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
       let stderr = "";
       child.stderr.on("data", (d) => (stderr += d));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (c, s) => resolve({ code: c, signal: s })));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on("exit", (c, s) => resolve({ code: c, signal: s })),
+      );
       // As soon as git has begun writing the base tree, the run is stopped.
       let seen: string[] = [];
       const until = Date.now() + 60_000;

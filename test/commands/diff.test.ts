@@ -58,7 +58,11 @@ describe("diff: what a change does, rendered", () => {
   }, 30_000);
 
   it("a changed file no source renders from is named, not passed over: its objects apply as written", async () => {
-    const { dir } = gitRepo({ ...triples(2), "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n", "README.md": "# repo\n" });
+    const { dir } = gitRepo({
+      ...triples(2),
+      "apps/app.yaml": "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.0.0}\n",
+      "README.md": "# repo\n",
+    });
     fs.writeFileSync(path.join(dir, "apps/app.yaml"), "apiVersion: cloud.example.org/v1alpha1\nkind: App\nmetadata: {name: shop}\nspec: {tag: 1.1.0}\n");
     fs.writeFileSync(path.join(dir, "README.md"), "# the repo\n");
     // Alone, such a change is still worth a comment (on-change) and the `changed` output.
@@ -72,7 +76,9 @@ describe("diff: what a change does, rendered", () => {
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.unrenderedFiles).toEqual(["apps/app.yaml"]);
     const { stdout } = await runCli(["diff", "--base", "main"], dir);
-    expect(stdout).toContain("1 changed file no source renders from (`apps/app.yaml`): its objects apply as written, or its definitions are not in the repository");
+    expect(stdout).toContain(
+      "1 changed file no source renders from (`apps/app.yaml`): its objects apply as written, or its definitions are not in the repository",
+    );
   }, 30_000);
 
   it("a changed Function, the config file, or --all render everything that depends on them", async () => {
@@ -84,11 +90,20 @@ describe("diff: what a change does, rendered", () => {
     const said = moved.findings.new.filter((f) => f.rule === "render/builtin-version");
     expect(said).toHaveLength(1);
     expect(said[0]!).toMatchObject({ severity: "warning", file: "functions.yaml" });
-    expect(said[0]!.message).toContain("moves from v0.8.2 to v0.8.3, and composition-ci renders it with its built-in model of the function: the rendered diff for the 5 sources that use it (");
+    expect(said[0]!.message).toContain(
+      "moves from v0.8.2 to v0.8.3, and composition-ci renders it with its built-in model of the function: the rendered diff for the 5 sources that use it (",
+    );
     expect(said[0]!.message).toContain(", and 2 more)");
     git("checkout", "-q", "--", ".");
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), "rules: {}\n");
-    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({ total: 5, considered: 5, rendered: 5, notRendered: 0, failed: 0, all: true });
+    expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources).toEqual({
+      total: 5,
+      considered: 5,
+      rendered: 5,
+      notRendered: 0,
+      failed: 0,
+      all: true,
+    });
     fs.rmSync(path.join(dir, ".composition-ci.yaml"));
     expect((await runDiff({ root: dir, paths: ["."], base: "main", all: true })).report.sources.rendered).toBe(5);
     expect((await runDiff({ root: dir, paths: ["."], base: "main" })).report.sources.rendered).toBe(0);
@@ -98,7 +113,10 @@ describe("diff: what a change does, rendered", () => {
     const { dir } = gitRepo(triples(3));
     const xrd = path.join(dir, "t1/xrd.yaml");
     fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("size: {type: string}", "size: {type: string}, zone: {type: string, default: eu}"));
-    fs.writeFileSync(path.join(dir, "t2/xr-2.yaml"), "apiVersion: example.org/v1\nkind: XThing2\nmetadata: {name: another, namespace: default}\nspec: {size: tiny}\n");
+    fs.writeFileSync(
+      path.join(dir, "t2/xr-2.yaml"),
+      "apiVersion: example.org/v1\nkind: XThing2\nmetadata: {name: another, namespace: default}\nspec: {size: tiny}\n",
+    );
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.changes.map((c) => `${c.name}:${c.status}`).sort()).toEqual(["another:added", "thing1:changed"]);
     expect(report.changes.find((c) => c.name === "thing1")!.objects[0]!.diff).toContain("+  zone: eu");
@@ -178,7 +196,10 @@ describe("diff of a pull request: the head's config cannot widen what runs or co
     const port = (server.address() as import("node:net").AddressInfo).port;
     try {
       const { dir } = gitRepo({ "cm.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n" });
-      fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), `schemaLocations: ['http://127.0.0.1:${port}/{{.ResourceKind}}.json']\nfunctions:\n  evil: {command: [sh, -c, 'touch pwned']}\n`);
+      fs.writeFileSync(
+        path.join(dir, ".composition-ci.yaml"),
+        `schemaLocations: ['http://127.0.0.1:${port}/{{.ResourceKind}}.json']\nfunctions:\n  evil: {command: [sh, -c, 'touch pwned']}\n`,
+      );
       const { report } = await runDiff({ root: dir, paths: ["."], base: "main", trustBaseConfig: true });
       expect(requests).toBe(0);
       expect(report.findings.new.map((f) => f.rule)).toEqual([]);

@@ -36,11 +36,15 @@ describe("the README's commands", () => {
     expect(commands.map((c) => c.argv[0])).toEqual(["check", "validate", "render", "drift"]);
   });
 
-  it.each(commands.map((c) => [c.argv.join(" "), c] as const))("%s runs verbatim and prints what the README shows", async (_, { argv, output }) => {
-    const { code, stdout, stderr } = await runCli(argv, REPO);
-    expect(code, stderr).toBe(0);
-    // check writes its progress lines to stderr, as a terminal shows them before the report.
-    const printed = `${argv[0] === "check" ? stderr : ""}${stdout}`.split("\n");
-    expect(printed.slice(0, output.length)).toEqual(output);
-  }, 60_000);
+  it.each(commands.map((c) => [c.argv.join(" "), c] as const))(
+    "%s runs verbatim and prints what the README shows",
+    async (_, { argv, output }) => {
+      const { code, stdout, stderr } = await runCli(argv, REPO);
+      expect(code, stderr).toBe(0);
+      // check writes its progress lines to stderr, as a terminal shows them before the report.
+      const printed = `${argv[0] === "check" ? stderr : ""}${stdout}`.split("\n");
+      expect(printed.slice(0, output.length)).toEqual(output);
+    },
+    60_000,
+  );
 });

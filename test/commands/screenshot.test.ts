@@ -10,9 +10,13 @@ import { REPO } from "../helpers.js";
  * `npm run screenshot` draws them again (issue 32).
  */
 describe("the screenshots", () => {
-  it.each(Object.keys(SCENARIOS) as ScenarioName[])("%s is drawn from the comment composition-ci writes today", async (name) => {
-    const kept = fs.readFileSync(path.join(REPO, "docs/images", `${name}.md`), "utf8");
-    expect(await scenarioMarkdown(name), `docs/images/${name}.png is stale: run npm run screenshot`).toBe(kept);
-    expect(fs.existsSync(path.join(REPO, "docs/images", `${name}.png`))).toBe(true);
-  }, 60_000);
+  it.each(Object.keys(SCENARIOS) as ScenarioName[])(
+    "%s is drawn from the comment composition-ci writes today",
+    async (name) => {
+      const kept = fs.readFileSync(path.join(REPO, "docs/images", `${name}.md`), "utf8");
+      expect(await scenarioMarkdown(name), `docs/images/${name}.png is stale: run npm run screenshot`).toBe(kept);
+      expect(fs.existsSync(path.join(REPO, "docs/images", `${name}.png`))).toBe(true);
+    },
+    60_000,
+  );
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
 
 describe("a path that is not there is a usage error in every command", () => {
-  for (const argv of [["validate", "nope"], ["check", "nope"], ["test", "nope"], ["render", "--all", "nope"], ["drift", "nope", "--snapshot", "s"], ["functions", "pull", "nope"]]) {
+  for (const argv of [
+    ["validate", "nope"],
+    ["check", "nope"],
+    ["test", "nope"],
+    ["render", "--all", "nope"],
+    ["drift", "nope", "--snapshot", "s"],
+    ["functions", "pull", "nope"],
+  ]) {
     it(argv.join(" "), async () => {
       const { code, stderr } = await runCli(argv, tempRepo({ "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" }));
       expect(code).toBe(2);
@@ -15,7 +22,9 @@ describe("render --all refuses what only one XR's render reads", () => {
   it("-o, --xrd, --context-values and -c with --all are a usage error naming them", async () => {
     const { code, stderr } = await runCli(["render", "--all", ".", "-o", "x.yaml", "--xrd", "y.yaml", "--context-values", "a=b", "-c"], tempRepo({}));
     expect(code).toBe(2);
-    expect(stderr).toBe("composition-ci: --observed-resources, --context-values, --xrd, --include-context apply to the render of one XR, not to --all (each source there renders from what the repository holds)\n");
+    expect(stderr).toBe(
+      "composition-ci: --observed-resources, --context-values, --xrd, --include-context apply to the render of one XR, not to --all (each source there renders from what the repository holds)\n",
+    );
   });
 });
 
@@ -26,6 +35,8 @@ describe("positional paths are relative to --root in every command", () => {
     const render = await runCli(["render", "--all", "crossplane", "--root", "repo"], dir);
     expect(render.code).toBe(0);
     expect(render.stderr).toContain("rendered 0 of 0 sources");
-    expect(render.stderr).toContain("note: none of the 1 object below crossplane is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too");
+    expect(render.stderr).toContain(
+      "note: none of the 1 object below crossplane is a source: an XR or claim renders when its XRD and a Composition for it are below the paths too",
+    );
   });
 });

@@ -21,7 +21,10 @@ describe("drift against a committed snapshot", () => {
   it("two sources of one name in one file, in two namespaces: no drift right after the snapshot", async () => {
     const { dir } = examplesRepo();
     const xr = fs.readFileSync(path.join(dir, "crossplane/xr.yaml"), "utf8");
-    fs.writeFileSync(path.join(dir, "crossplane/xr.yaml"), `${xr.replace("namespace: shop", "namespace: zzz")}---\n${xr.replace("namespace: shop", "namespace: aaa").replace("replicas: 3", "replicas: 5")}`);
+    fs.writeFileSync(
+      path.join(dir, "crossplane/xr.yaml"),
+      `${xr.replace("namespace: shop", "namespace: zzz")}---\n${xr.replace("namespace: shop", "namespace: aaa").replace("replicas: 3", "replicas: 5")}`,
+    );
     await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
     const report = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--format", "json")).stdout) as DriftReport;
     expect(report.items).toEqual([]);
@@ -40,7 +43,7 @@ describe("drift against a committed snapshot", () => {
     expect(update.stderr).toContain("wrote webapp-shop-storefront--crossplane_xr.yaml");
   });
 
-  it("a source that does not render is drift unknown, never \"none\"; the snapshot update says it wrote errors, not objects", async () => {
+  it('a source that does not render is drift unknown, never "none"; the snapshot update says it wrote errors, not objects', async () => {
     const { dir } = examplesRepo();
     const functions = path.join(dir, "crossplane/functions.yaml");
     fs.writeFileSync(functions, fs.readFileSync(functions, "utf8").replace(/package: \S+/, "package: registry.example.org/acme/function-untrusted:v1.0.0"));
@@ -69,7 +72,10 @@ describe("drift against a committed snapshot", () => {
 
     const composition = path.join(dir, "crossplane/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("                  - port: 80\n", "                  - port: 81\n"));
-    fs.writeFileSync(path.join(dir, "crossplane/xr-2.yaml"), "apiVersion: platform.example.org/v1alpha1\nkind: WebApp\nmetadata: {name: checkout, namespace: shop}\nspec: {image: nginx}\n");
+    fs.writeFileSync(
+      path.join(dir, "crossplane/xr-2.yaml"),
+      "apiVersion: platform.example.org/v1alpha1\nkind: WebApp\nmetadata: {name: checkout, namespace: shop}\nspec: {image: nginx}\n",
+    );
     const drifted = await cli(dir, "drift", "--snapshot", "rendered", "--fail-on-drift", "--format", "json");
     expect(drifted.code).toBe(1);
     const report = JSON.parse(drifted.stdout) as DriftReport;
@@ -100,7 +106,14 @@ describe("drift against a committed snapshot", () => {
     await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
     fs.rmSync(path.join(dir, "oam"), { recursive: true });
     const xr = path.join(dir, "crossplane/xr.yaml");
-    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("platform.example.org/v1alpha1", "platform.example.org/v1alpha1").replace("kind: WebApp", "kind: WebApp\n# no composition now:").replace("name: storefront", "name: storefront\n  labels: {x: y}"));
+    fs.writeFileSync(
+      xr,
+      fs
+        .readFileSync(xr, "utf8")
+        .replace("platform.example.org/v1alpha1", "platform.example.org/v1alpha1")
+        .replace("kind: WebApp", "kind: WebApp\n# no composition now:")
+        .replace("name: storefront", "name: storefront\n  labels: {x: y}"),
+    );
     const composition = path.join(dir, "crossplane/composition.yaml");
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("name: function-patch-and-transform", "name: function-missing-here"));
     const report = JSON.parse((await cli(dir, "drift", "--snapshot", "rendered", "--format", "json")).stdout) as DriftReport;
@@ -161,7 +174,9 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
       uid: "0b1c",
       resourceVersion: "123",
       managedFields: [{ manager: "crossplane" }],
-      ownerReferences: [{ apiVersion: "platform.example.org/v1alpha1", kind: "WebApp", name: "storefront", uid: "9f9f", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: "platform.example.org/v1alpha1", kind: "WebApp", name: "storefront", uid: "9f9f", controller: true, blockOwnerDeletion: true },
+      ],
       generateName: "storefront-",
     },
     spec,
@@ -178,7 +193,10 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
         replicas: 5,
         progressDeadlineSeconds: 600,
         selector: { matchLabels: { app: "storefront" } },
-        template: { metadata: { labels: { app: "storefront" } }, spec: { containers: [{ name: "web", image: "ghcr.io/example/storefront:1.4.2", imagePullPolicy: "IfNotPresent" }], restartPolicy: "Always" } },
+        template: {
+          metadata: { labels: { app: "storefront" } },
+          spec: { containers: [{ name: "web", image: "ghcr.io/example/storefront:1.4.2", imagePullPolicy: "IfNotPresent" }], restartPolicy: "Always" },
+        },
       }),
     };
     const orphan = { apiVersion: "v1", kind: "ConfigMap", ...live("old-config", "storefront-zz", {}) };
@@ -205,14 +223,18 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
   it("rendered names are never read as kubectl options: invalid names are not looked up, the rest follow --", async () => {
     const { dir } = examplesRepo();
     const composition = path.join(dir, "crossplane/composition.yaml");
-    const text = fs.readFileSync(composition, "utf8").replace("              kind: Service\n", "              kind: Service\n              metadata: {name: --kubeconfig=evilkc}\n");
+    const text = fs
+      .readFileSync(composition, "utf8")
+      .replace("              kind: Service\n", "              kind: Service\n              metadata: {name: --kubeconfig=evilkc}\n");
     fs.writeFileSync(composition, text);
     fs.writeFileSync(path.join(dir, "evilkc"), "apiVersion: v1\nkind: Config\nusers: [{name: x, user: {exec: {command: sh, args: [-c, 'touch pwned']}}}]\n");
     const bin = fakeKubectl([]);
     // v2.2's render prints the invalid name (the reconciler of v2.3+ refuses to render it at all).
     const r = await cli(dir, "drift", "crossplane", "--cluster", "--kubectl", path.join(bin, "kubectl"), "--format", "json", "--crossplane-version", "v2.2");
     const report = JSON.parse(r.stdout) as DriftReport;
-    expect(report.items.find((i) => i.object === "Service/service")!.detail).toContain('not looked up: its name "--kubeconfig=evilkc" is not a valid Kubernetes name');
+    expect(report.items.find((i) => i.object === "Service/service")!.detail).toContain(
+      'not looked up: its name "--kubeconfig=evilkc" is not a valid Kubernetes name',
+    );
     const calls = fs.readFileSync(path.join(bin, "calls.log"), "utf8").trim().split("\n");
     for (const call of calls) {
       const [options, positionals] = call.split(" -- ");
@@ -235,7 +257,9 @@ describe("drift against a cluster (a fake kubectl on PATH)", () => {
   });
 
   it("compares lists item by item, and a rendered Secret's stringData with the live data", () => {
-    expect(compareToLive({ spec: { ports: [{ port: 80 }] } }, { spec: { ports: [{ port: 80, protocol: "TCP" }, { port: 81 }] } })).toEqual(["spec.ports: render sets 1 items, cluster has 2"]);
+    expect(compareToLive({ spec: { ports: [{ port: 80 }] } }, { spec: { ports: [{ port: 80, protocol: "TCP" }, { port: 81 }] } })).toEqual([
+      "spec.ports: render sets 1 items, cluster has 2",
+    ]);
     expect(compareToLive({ metadata: { name: "a", labels: { x: "1" } } }, { metadata: { name: "a", labels: { x: "1", y: "2" }, uid: "u" } })).toEqual([]);
   });
 });
@@ -257,7 +281,8 @@ describe("the drift issue (against the test GitHub API)", () => {
     items: Array.from({ length: items }, (_, i) => ({ id: `i${i}`, kind: "object-changed", source: "s", object: `o${i}`, state: "new" })),
     fingerprint,
   });
-  const sync = (items: number, fingerprint: string) => syncDriftIssue({ octokit, owner: OWNER, repo: NAME, key: "default", report: report(items, fingerprint), markdown: `drift ${fingerprint}` });
+  const sync = (items: number, fingerprint: string) =>
+    syncDriftIssue({ octokit, owner: OWNER, repo: NAME, key: "default", report: report(items, fingerprint), markdown: `drift ${fingerprint}` });
   const open = () => github.issues.filter((i) => i.state === "open");
 
   it("create, update, comment on change, close when clean, reopen; never two open issues", async () => {
@@ -292,7 +317,10 @@ describe("drift snapshots keep no secret, in any form", () => {
   it("a password patched through ToBase64 into a ConfigMap is masked in the committed snapshot and the report", async () => {
     const { dir } = examplesRepo();
     const xrd = path.join(dir, "crossplane/xrd.yaml");
-    fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("                image:\n", "                password: {type: string}\n                image:\n"));
+    fs.writeFileSync(
+      xrd,
+      fs.readFileSync(xrd, "utf8").replace("                image:\n", "                password: {type: string}\n                image:\n"),
+    );
     const xr = path.join(dir, "crossplane/xr.yaml");
     fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("  replicas: 3", "  replicas: 3\n  password: correct-horse-battery"));
     const composition = path.join(dir, "crossplane/composition.yaml");
@@ -306,7 +334,10 @@ describe("drift snapshots keep no secret, in any form", () => {
 `;
     fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("          - name: service\n", `${cm}          - name: service\n`));
     await cli(dir, "drift", "--snapshot", "rendered", "--update-snapshot");
-    const snapshot = fs.readdirSync(path.join(dir, "rendered")).map((f) => fs.readFileSync(path.join(dir, "rendered", f), "utf8")).join("\n");
+    const snapshot = fs
+      .readdirSync(path.join(dir, "rendered"))
+      .map((f) => fs.readFileSync(path.join(dir, "rendered", f), "utf8"))
+      .join("\n");
     const encoded = Buffer.from("correct-horse-battery").toString("base64");
     expect(snapshot).toContain("encoded: <masked sha256:");
     expect(snapshot).not.toContain(encoded);

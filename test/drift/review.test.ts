@@ -39,12 +39,19 @@ const report = (baselines: DriftReport["baselines"], items = 2): DriftReport => 
   baselines,
   sources: 2,
   states: { rendered: 2, notRendered: 0, failed: 0 },
-  items: Array.from({ length: items }, (_, i) => ({ id: `i${i}`, kind: "object-changed" as const, source: "WebApp a (a.yaml)", object: `Service/s${i}`, detail: "--- snapshot/x\n+++ render/x", state: "new" as const })),
+  items: Array.from({ length: items }, (_, i) => ({
+    id: `i${i}`,
+    kind: "object-changed" as const,
+    source: "WebApp a (a.yaml)",
+    object: `Service/s${i}`,
+    detail: "--- snapshot/x\n+++ render/x",
+    state: "new" as const,
+  })),
   fingerprint: `f${items}`,
 });
 
 describe("the first night: no previous report is claimed", () => {
-  it("a previous report named but not there yet: \"first report\", nothing called new, no \"since\"", () => {
+  it('a previous report named but not there yet: "first report", nothing called new, no "since"', () => {
     const md = formatDriftMarkdown(report({ snapshot: "rendered", cluster: false, previousMissing: "drift.json" }), { maxChars: 65_000 });
     expect(md.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 2 items");
     expect(md).toContain("; first report: nothing to compare with yet (no earlier `drift.json`).</sub>");
@@ -103,7 +110,8 @@ describe("the first night: no previous report is claimed", () => {
     afterAll(() => github.stop());
 
     it("counts new items only against a previous report that was read", async () => {
-      const sync = (r: DriftReport) => syncDriftIssue({ octokit, owner: OWNER, repo: NAME, key: "first-night", report: r, markdown: formatDriftMarkdown(r, { maxChars: 65_000 }) });
+      const sync = (r: DriftReport) =>
+        syncDriftIssue({ octokit, owner: OWNER, repo: NAME, key: "first-night", report: r, markdown: formatDriftMarkdown(r, { maxChars: 65_000 }) });
       expect((await sync(report({ snapshot: "rendered", cluster: false, previousMissing: "drift.json" }, 1))).action).toBe("created");
       const issue = github.issues.at(-1)!;
       expect(issue.body).toContain("first report: nothing to compare with yet");
@@ -121,10 +129,14 @@ describe("a snapshot directory that is not there is named with the command that 
     const dir = examples();
     const r = await cli(dir, "drift", "--snapshot", "rendered");
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe("note: the snapshot directory rendered does not exist yet, so every source counts as added; create it with `composition-ci drift --snapshot rendered --update-snapshot` and commit it\n");
+    expect(r.stderr).toBe(
+      "note: the snapshot directory rendered does not exist yet, so every source counts as added; create it with `composition-ci drift --snapshot rendered --update-snapshot` and commit it\n",
+    );
     expect(r.stdout.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 2 items (no snapshot in `rendered` yet)");
     expect(r.stdout).toContain("compared with no snapshot (`rendered` does not exist yet)");
-    expect(r.stdout).toContain("> 📸 The snapshot directory `rendered` does not exist yet, so every source counts as added. Create it with `composition-ci drift --snapshot rendered --update-snapshot`, review it and commit it: the next run compares with it.");
+    expect(r.stdout).toContain(
+      "> 📸 The snapshot directory `rendered` does not exist yet, so every source counts as added. Create it with `composition-ci drift --snapshot rendered --update-snapshot`, review it and commit it: the next run compares with it.",
+    );
     // Said once: not also as "refresh the snapshot".
     expect(r.stdout.match(/--update-snapshot/g)).toHaveLength(1);
     const report = await json(dir, "drift", "--snapshot", "rendered");
@@ -177,7 +189,9 @@ describe("a snapshot directory that is not there is named with the command that 
 
   it("the command quotes what a shell would split or expand", () => {
     expect(updateSnapshotCommand("rendered/")).toBe("composition-ci drift --snapshot rendered/ --update-snapshot");
-    expect(updateSnapshotCommand("it's here", { paths: [".", "a b", "$HOME"] })).toBe("composition-ci drift 'a b' '$HOME' --snapshot 'it'\\''s here' --update-snapshot");
+    expect(updateSnapshotCommand("it's here", { paths: [".", "a b", "$HOME"] })).toBe(
+      "composition-ci drift 'a b' '$HOME' --snapshot 'it'\\''s here' --update-snapshot",
+    );
   });
 
   describe("the Action's drift mode (in process)", () => {
@@ -195,7 +209,17 @@ describe("a snapshot directory that is not there is named with the command that 
       const outputs = path.join(reportDir, "outputs.txt");
       fs.writeFileSync(summary, "");
       fs.writeFileSync(outputs, "");
-      for (const [k, v] of Object.entries({ INPUT_MODE: "drift", INPUT_PATHS: "crossplane", INPUT_SNAPSHOT: "rendered/", INPUT_PREVIOUS: "previous/drift.json", INPUT_COMMENT: "never", "INPUT_REPORT-DIR": reportDir, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: outputs })) vi.stubEnv(k, v);
+      for (const [k, v] of Object.entries({
+        INPUT_MODE: "drift",
+        INPUT_PATHS: "crossplane",
+        INPUT_SNAPSHOT: "rendered/",
+        INPUT_PREVIOUS: "previous/drift.json",
+        INPUT_COMMENT: "never",
+        "INPUT_REPORT-DIR": reportDir,
+        GITHUB_STEP_SUMMARY: summary,
+        GITHUB_OUTPUT: outputs,
+      }))
+        vi.stubEnv(k, v);
       vi.spyOn(process, "cwd").mockReturnValue(dir);
       out = "";
       vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
@@ -260,11 +284,15 @@ describe("staleSnapshot: which snapshot files a pull request makes stale", () =>
     const { dir, stale } = await pullRequest(port81);
     expect(stale.state).toBe("present");
     expect(stale.unknown).toEqual([]);
-    expect(stale.stale.map((s) => [s.source, s.file, s.items.map((i) => `${i.kind} ${i.object}`)])).toEqual([["WebApp storefront (crossplane/xr.yaml)", "webapp-shop-storefront.yaml", ["object-changed Service/service"]]]);
+    expect(stale.stale.map((s) => [s.source, s.file, s.items.map((i) => `${i.kind} ${i.object}`)])).toEqual([
+      ["WebApp storefront (crossplane/xr.yaml)", "webapp-shop-storefront.yaml", ["object-changed Service/service"]],
+    ]);
     expect(stale.stale[0]!.items[0]!.detail).toContain("-    - port: 80\n+    - port: 81");
     // The same as the nightly drift run, once merged.
     const nightly = await json(dir, "drift", "--snapshot", "rendered");
-    expect(nightly.items.map((i) => `${i.source} ${i.kind} ${i.object}`)).toEqual(stale.stale.flatMap((s) => s.items.map((i) => `${s.source} ${i.kind} ${i.object}`)));
+    expect(nightly.items.map((i) => `${i.source} ${i.kind} ${i.object}`)).toEqual(
+      stale.stale.flatMap((s) => s.items.map((i) => `${s.source} ${i.kind} ${i.object}`)),
+    );
 
     const message = staleSnapshotMessage(stale, "rendered/", ["."]);
     expect(message.markdown).toBe(
@@ -279,7 +307,9 @@ describe("staleSnapshot: which snapshot files a pull request makes stale", () =>
         "",
       ].join("\n"),
     );
-    expect(message.warning).toBe("the drift snapshot in rendered/ is stale for 1 source this pull request changes (WebApp storefront (crossplane/xr.yaml)): if the change is intended, run `composition-ci drift --snapshot rendered/ --update-snapshot` and commit it");
+    expect(message.warning).toBe(
+      "the drift snapshot in rendered/ is stale for 1 source this pull request changes (WebApp storefront (crossplane/xr.yaml)): if the change is intended, run `composition-ci drift --snapshot rendered/ --update-snapshot` and commit it",
+    );
   }, 30_000);
 
   it("a pull request that refreshes the snapshot too leaves nothing stale", async () => {
@@ -293,16 +323,24 @@ describe("staleSnapshot: which snapshot files a pull request makes stale", () =>
 
   it("drift already in the snapshot is not the pull request's: only the sources it changes are looked at", async () => {
     // Since the snapshot, the OAM app drifted on the default branch (the nightly report's business).
-    const { dir, head, stale } = await pullRequest(port81, (d) => edit(path.join(d, "oam/application-configuration.yaml"), "replicaCount: 3", "replicaCount: 4"));
+    const { dir, head, stale } = await pullRequest(port81, (d) =>
+      edit(path.join(d, "oam/application-configuration.yaml"), "replicaCount: 3", "replicaCount: 4"),
+    );
     expect(stale.stale.map((s) => s.source)).toEqual(["WebApp storefront (crossplane/xr.yaml)"]);
     // Without the changes, every source given is compared.
     const all = staleSnapshot(path.join(dir, "rendered"), head.sources, head.masker);
-    expect(all.stale.map((s) => s.source)).toEqual(["ApplicationConfiguration storefront (oam/application-configuration.yaml)", "WebApp storefront (crossplane/xr.yaml)"]);
+    expect(all.stale.map((s) => s.source)).toEqual([
+      "ApplicationConfiguration storefront (oam/application-configuration.yaml)",
+      "WebApp storefront (crossplane/xr.yaml)",
+    ]);
   }, 30_000);
 
   it("an added source is not in the snapshot; a removed one's file is still there", async () => {
     const { stale } = await pullRequest((dir) => {
-      fs.writeFileSync(path.join(dir, "crossplane/xr-2.yaml"), "apiVersion: platform.example.org/v1alpha1\nkind: WebApp\nmetadata: {name: checkout, namespace: shop}\nspec: {image: nginx}\n");
+      fs.writeFileSync(
+        path.join(dir, "crossplane/xr-2.yaml"),
+        "apiVersion: platform.example.org/v1alpha1\nkind: WebApp\nmetadata: {name: checkout, namespace: shop}\nspec: {image: nginx}\n",
+      );
       fs.rmSync(path.join(dir, "oam"), { recursive: true });
     });
     expect(stale.stale.map((s) => [s.source, s.file ?? null, s.items.map((i) => i.kind)])).toEqual([
@@ -311,16 +349,22 @@ describe("staleSnapshot: which snapshot files a pull request makes stale", () =>
     ]);
     const { markdown } = staleSnapshotMessage(stale, "rendered");
     expect(markdown).toContain("This pull request changes what 2 sources render, and the committed snapshot still holds what they rendered before");
-    expect(markdown).toContain("- `ApplicationConfiguration storefront (oam/application-configuration.yaml)` (`applicationconfiguration-shop-storefront.yaml`): no longer rendered, its snapshot file is still there");
+    expect(markdown).toContain(
+      "- `ApplicationConfiguration storefront (oam/application-configuration.yaml)` (`applicationconfiguration-shop-storefront.yaml`): no longer rendered, its snapshot file is still there",
+    );
     expect(markdown).toContain("- `WebApp checkout (crossplane/xr-2.yaml)`: not in the snapshot");
   }, 30_000);
 
   it("a changed source that does not render at head is unknown, not stale", async () => {
-    const { stale } = await pullRequest((dir) => edit(path.join(dir, "crossplane/composition.yaml"), "name: function-patch-and-transform", "name: function-missing-here"));
+    const { stale } = await pullRequest((dir) =>
+      edit(path.join(dir, "crossplane/composition.yaml"), "name: function-patch-and-transform", "name: function-missing-here"),
+    );
     expect(stale.stale).toEqual([]);
     expect(stale.unknown).toEqual(["WebApp storefront (crossplane/xr.yaml)"]);
     const message = staleSnapshotMessage(stale, "rendered");
-    expect(message.markdown).toBe("> 📸 1 source this pull request changes did not render here (`WebApp storefront (crossplane/xr.yaml)`): whether its drift snapshot is stale is unknown.\n");
+    expect(message.markdown).toBe(
+      "> 📸 1 source this pull request changes did not render here (`WebApp storefront (crossplane/xr.yaml)`): whether its drift snapshot is stale is unknown.\n",
+    );
     expect(message.warning).toBeUndefined();
   }, 30_000);
 
@@ -329,6 +373,8 @@ describe("staleSnapshot: which snapshot files a pull request makes stale", () =>
     const head = await renderTree(dir);
     const stale = staleSnapshot(path.join(dir, "rendered"), head.sources, head.masker, diffSources(head.sources, head.sources, head.masker));
     expect(stale).toEqual({ state: "no-directory", stale: [], unknown: [] });
-    expect(staleSnapshotMessage(stale, "rendered/", ["examples"]).markdown).toBe("> 📸 The drift snapshot `rendered/` does not exist yet: `composition-ci drift examples --snapshot rendered/ --update-snapshot` creates it (then commit it).\n");
+    expect(staleSnapshotMessage(stale, "rendered/", ["examples"]).markdown).toBe(
+      "> 📸 The drift snapshot `rendered/` does not exist yet: `composition-ci drift examples --snapshot rendered/ --update-snapshot` creates it (then commit it).\n",
+    );
   }, 30_000);
 });

@@ -25,7 +25,8 @@ spec:
       functionRef: {name: function-kcl}
       input: {apiVersion: krm.kcl.dev/v1alpha1, kind: KCLInput, spec: {source: "items = []"}}
 `,
-  "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n",
+  "functions.yaml":
+    "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.0}\n",
   "xr.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a, namespace: default}\nspec: {}\n",
 };
 

@@ -46,11 +46,17 @@ describe("KubeVela definitions in CUE", () => {
     const found = await findings({ "app.yaml": APP, "vela/scaler.cue": TRAIT_CUE, "vela/webservice-ha.cue": COMPONENT_CUE });
     expect(found.filter((f) => f.rule === "vela/definition-missing")).toEqual([]);
     const unread = found.filter((f) => f.rule === "reference/unread").map((f) => f.message);
-    expect(unread).toEqual([expect.stringContaining('ComponentDefinition "webservice-ha" is only in vela/webservice-ha.cue:1, which composition-ci does not read (a KubeVela CUE definition)')]);
+    expect(unread).toEqual([
+      expect.stringContaining(
+        'ComponentDefinition "webservice-ha" is only in vela/webservice-ha.cue:1, which composition-ci does not read (a KubeVela CUE definition)',
+      ),
+    ]);
   });
 
   it("without them, the Application's component type is a missing definition", async () => {
     const found = await findings({ "app.yaml": APP });
-    expect(found.filter((f) => f.rule === "vela/definition-missing").map((f) => f.message)).toEqual([expect.stringContaining('no ComponentDefinition "webservice-ha"')]);
+    expect(found.filter((f) => f.rule === "vela/definition-missing").map((f) => f.message)).toEqual([
+      expect.stringContaining('no ComponentDefinition "webservice-ha"'),
+    ]);
   });
 });

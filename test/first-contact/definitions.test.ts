@@ -41,12 +41,20 @@ describe("alternative definitions", () => {
   });
 
   it("when every copy refuses it, it is an error", async () => {
-    const findings = await check({ "a/crds/widget.yaml": CRD(""), "b/crds/widget.yaml": CRD("\n                shape: {type: string}"), "examples/widget.yaml": WIDGET });
+    const findings = await check({
+      "a/crds/widget.yaml": CRD(""),
+      "b/crds/widget.yaml": CRD("\n                shape: {type: string}"),
+      "examples/widget.yaml": WIDGET,
+    });
     expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field examples/widget.yaml"]);
   });
 
   it("a copy nearer the object decides alone", async () => {
-    const findings = await check({ "a/crds/widget.yaml": CRD(""), "b/crds/widget.yaml": CRD("\n                colour: {type: string}"), "a/examples/widget.yaml": WIDGET });
+    const findings = await check({
+      "a/crds/widget.yaml": CRD(""),
+      "b/crds/widget.yaml": CRD("\n                colour: {type: string}"),
+      "a/examples/widget.yaml": WIDGET,
+    });
     expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field a/examples/widget.yaml"]);
   });
 
@@ -73,7 +81,8 @@ spec:
                 upstream: {type: object, properties: {repo: {type: string}, package: {type: string}, revision: {type: string}}}
                 downstream: {type: object, properties: {repo: {type: string}, package: {type: string}}}
 `;
-    const pv = (n: number) => `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: pv${n}, namespace: default}\nspec:\n  upstream: {repo: catalog, package: base, workspaceName: v${n}}\n  downstream: {repo: deployments, package: app${n}}\n`;
+    const pv = (n: number) =>
+      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: pv${n}, namespace: default}\nspec:\n  upstream: {repo: catalog, package: base, workspaceName: v${n}}\n  downstream: {repo: deployments, package: app${n}}\n`;
     const findings = await check({ "crds/pv.yaml": crd, "pv1.yaml": pv(1), "pv2.yaml": pv(2) });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(findings.filter((f) => f.rule === "schema/stale-definition").map((f) => `${f.severity} ${f.file}`)).toEqual(["warning crds/pv.yaml"]);
@@ -124,14 +133,20 @@ spec:
   const xr = "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a, namespace: default}\nspec: {}\n";
 
   it("two copies of one Composition name are one candidate: the XR renders", async () => {
-    const { stdout, stderr } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "k8s/app.yaml": composition("app", "k8s"), "uxp/app.yaml": composition("app", "uxp"), "examples/xr.yaml": xr }));
+    const { stdout, stderr } = await runCli(
+      ["check", ".", "--format", "json"],
+      tempRepo({ "xrd.yaml": xrd, "k8s/app.yaml": composition("app", "k8s"), "uxp/app.yaml": composition("app", "uxp"), "examples/xr.yaml": xr }),
+    );
     expect(JSON.parse(stdout).sources).toMatchObject({ rendered: 1, failed: 0, notRendered: 0 });
     expect(stderr).not.toContain("pick one at random");
   });
 
   it("a v2 XR's selection is read from spec.crossplane only: a legacy spec.compositionRef is an unknown field, not a choice", async () => {
     const legacyRef = "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a, namespace: default}\nspec: {compositionRef: {name: not-here}}\n";
-    const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo({ "xrd.yaml": xrd, "app.yaml": composition("app", "k8s"), "examples/xr.yaml": legacyRef }));
+    const { stdout } = await runCli(
+      ["check", ".", "--format", "json"],
+      tempRepo({ "xrd.yaml": xrd, "app.yaml": composition("app", "k8s"), "examples/xr.yaml": legacyRef }),
+    );
     const report = JSON.parse(stdout);
     expect(report.findings.filter((f: { severity: string }) => f.severity === "error").map((f: { rule: string }) => f.rule)).toEqual(["schema/unknown-field"]);
     expect(report.sources).toMatchObject({ rendered: 1 });
@@ -186,7 +201,11 @@ spec:
     const other = xrd("App", "v1").replace("type: object}}}]", "type: object, properties: {spec: {type: object, properties: {a: {type: string}}}}}}}]");
     const dir = await check({ "fixtures/one.yaml": xrd("App", "v1"), "fixtures/two.yaml": other });
     expect(dir.filter((f) => f.rule === "schema/duplicate-definition").map((f) => f.severity)).toEqual(["warning"]);
-    const pkg = await check({ "pkg/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: p}\n", "pkg/apis/one.yaml": xrd("App", "v1"), "pkg/apis/two/two.yaml": other });
+    const pkg = await check({
+      "pkg/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: p}\n",
+      "pkg/apis/one.yaml": xrd("App", "v1"),
+      "pkg/apis/two/two.yaml": other,
+    });
     expect(pkg.filter((f) => f.rule === "schema/duplicate-definition").map((f) => f.severity)).toEqual(["error"]);
   });
 });
@@ -232,13 +251,16 @@ spec:
 `;
     const findings = await check({
       "cmd/testdata/crds/nop.yaml": nopCrd,
-      "e2e/_setup/provider.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: provider-nop}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.5.0}\n",
+      "e2e/_setup/provider.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: provider-nop}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.5.0}\n",
       "e2e/case/xrd.yaml": xrd,
       "e2e/case/composition.yaml": composition,
       "e2e/case/xr.yaml": "apiVersion: example.org/v1\nkind: XNop\nmetadata: {name: n, namespace: default}\nspec: {}\n",
     });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
-    expect(findings.filter((f) => f.rule === "render/schema" || f.rule === "pt/base-schema" || f.rule.startsWith("schema/")).map((f) => `${f.severity} ${f.rule}`)).toEqual(["warning schema/unknown-field"]); // at the base, once
+    expect(
+      findings.filter((f) => f.rule === "render/schema" || f.rule === "pt/base-schema" || f.rule.startsWith("schema/")).map((f) => `${f.severity} ${f.rule}`),
+    ).toEqual(["warning schema/unknown-field"]); // at the base, once
   });
 });
 
@@ -246,7 +268,8 @@ describe("kpt setters", () => {
   it("a value marked `# kpt-set:` is a placeholder apply-setters replaces: info, not an error", async () => {
     const findings = await check({
       "pkg/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: pkg}\n",
-      "pkg/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: REPLICAS # kpt-set: ${replicas}\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n",
+      "pkg/deploy.yaml":
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: REPLICAS # kpt-set: ${replicas}\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n",
     });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.severity)).toEqual(["info"]);
@@ -256,8 +279,10 @@ describe("kpt setters", () => {
 describe("KubeVela's core.oam.dev/v1alpha2 definitions", () => {
   it("a WorkloadDefinition with a CUE schematic and a TraitDefinition without definitionRef are KubeVela's, not faults", async () => {
     const findings = await check({
-      "workload.yaml": "apiVersion: core.oam.dev/v1alpha2\nkind: WorkloadDefinition\nmetadata: {name: worker}\nspec:\n  definitionRef: {name: deployments.apps}\n  schematic: {cue: {template: 'output: {}'}}\n",
-      "trait.yaml": "apiVersion: core.oam.dev/v1alpha2\nkind: TraitDefinition\nmetadata: {name: scaler}\nspec:\n  appliesToWorkloads: [deployments.apps]\n  podDisruptive: true\n  schematic: {cue: {template: 'patch: {}'}}\n",
+      "workload.yaml":
+        "apiVersion: core.oam.dev/v1alpha2\nkind: WorkloadDefinition\nmetadata: {name: worker}\nspec:\n  definitionRef: {name: deployments.apps}\n  schematic: {cue: {template: 'output: {}'}}\n",
+      "trait.yaml":
+        "apiVersion: core.oam.dev/v1alpha2\nkind: TraitDefinition\nmetadata: {name: scaler}\nspec:\n  appliesToWorkloads: [deployments.apps]\n  podDisruptive: true\n  schematic: {cue: {template: 'patch: {}'}}\n",
     });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
   });

@@ -56,7 +56,8 @@ describe("functions on first contact", () => {
     const { findings, stderr } = await check({
       "xrd.yaml": XRD,
       "composition.yaml": COMPOSITION("upbound-function-go-templating"),
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: upbound-function-go-templating}\nspec: {package: xpkg.upbound.io/upbound/function-go-templating:v0.11.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: upbound-function-go-templating}\nspec: {package: xpkg.upbound.io/upbound/function-go-templating:v0.11.0}\n",
       "xr.yaml": XR,
     });
     expect(findings.filter((f) => f.rule.startsWith("render/"))).toEqual([]);
@@ -86,14 +87,18 @@ describe("functions on first contact", () => {
   it("a function's input is decoded by the function: another group, or what a stricter schema refuses, is a warning", async () => {
     const { findings } = await check({
       "xrd.yaml": XRD,
-      "composition.yaml": COMPOSITION("function-go-templating").replace("gotemplating.fn.crossplane.io/v1beta1", "example.org/v1").replace("template: |", "tmpl: x\n          template: |"),
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+      "composition.yaml": COMPOSITION("function-go-templating")
+        .replace("gotemplating.fn.crossplane.io/v1beta1", "example.org/v1")
+        .replace("template: |", "tmpl: x\n          template: |"),
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
     });
     expect(findings.filter((f) => f.rule === "function/input-invalid").map((f) => f.severity)).toEqual(["warning"]);
     const strict = await check({
       "xrd.yaml": XRD,
       "composition.yaml": COMPOSITION("function-go-templating").replace("template: |", "templat: x\n          template: |"),
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
     });
     expect(strict.findings.filter((f) => f.rule === "function/input-invalid").map((f) => f.severity)).toEqual(["warning"]);
   });
@@ -119,7 +124,8 @@ spec:
     const { findings } = await check({
       "xrd.yaml": XRD,
       "composition.yaml": fork,
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-conditional-patch-and-transform}\nspec: {package: xpkg.upbound.io/someorg/function-patch-and-transform:v0.1.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-conditional-patch-and-transform}\nspec: {package: xpkg.upbound.io/someorg/function-patch-and-transform:v0.1.0}\n",
     });
     expect(findings.filter((f) => f.rule === "function/input-invalid" || f.rule.startsWith("pt/"))).toEqual([]);
   });
@@ -133,12 +139,16 @@ describe("function credentials", () => {
   const files = {
     "xrd.yaml": XRD,
     "composition.yaml": withCredentials,
-    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
+    "functions.yaml":
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n",
     "xr.yaml": XR,
   };
 
   it("are the repository's Secret beside the Composition", async () => {
-    const { stderr, findings } = await check({ ...files, "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: fn-creds, namespace: crossplane-system}\nstringData: {token: abc}\n" });
+    const { stderr, findings } = await check({
+      ...files,
+      "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: fn-creds, namespace: crossplane-system}\nstringData: {token: abc}\n",
+    });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(stderr).toContain("rendered 1 of 1 sources");
   });
@@ -146,7 +156,9 @@ describe("function credentials", () => {
   it("a Secret only the cluster holds leaves the source not rendered, with the fix; never failed", async () => {
     const { findings } = await check(files);
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
-    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => (f as { message: string }).message)).toEqual([expect.stringContaining("needs Secret crossplane-system/fn-creds")]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => (f as { message: string }).message)).toEqual([
+      expect.stringContaining("needs Secret crossplane-system/fn-creds"),
+    ]);
   });
 });
 
@@ -170,12 +182,16 @@ spec:
   const files = {
     "xrd.yaml": XRD,
     "composition.yaml": composition,
-    "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.6.0}\n",
+    "functions.yaml":
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.6.0}\n",
     "xr.yaml": XR,
   };
 
   it("an EnvironmentConfig the repository holds renders", async () => {
-    const { stderr, findings } = await check({ ...files, "env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: eu}\n" });
+    const { stderr, findings } = await check({
+      ...files,
+      "env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: eu}\n",
+    });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(stderr).toContain("rendered 1 of 1 sources");
   });
@@ -183,7 +199,9 @@ spec:
   it("one asked for by name that only the cluster holds leaves the source not rendered, naming it; never failed", async () => {
     const { findings } = await check(files);
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
-    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message)).toEqual([expect.stringContaining("needs EnvironmentConfig shared, which the repository does not hold")]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message)).toEqual([
+      expect.stringContaining("needs EnvironmentConfig shared, which the repository does not hold"),
+    ]);
   });
 });
 

@@ -42,14 +42,20 @@ describe("template files are skipped with one info each, whatever their language
       ".github/workflows/ci.yaml": "on: push\njobs:\n  a:\n    runs-on: ${{ matrix.os }}\n    steps: [{run: echo}]\n",
     });
     expect(findings.filter((f) => f.rule === "file/templated")).toEqual([]);
-    expect(findings.filter((f) => f.rule === "schema/type").map((f) => f.file).sort()).toEqual(["app.yaml", "not-a-chart/templates/deploy.yaml"]);
+    expect(
+      findings
+        .filter((f) => f.rule === "schema/type")
+        .map((f) => f.file)
+        .sort(),
+    ).toEqual(["app.yaml", "not-a-chart/templates/deploy.yaml"]);
   });
 });
 
 describe("tools' own objects are not cluster objects", () => {
   it("a kpt function's local-config ConfigMap, Backstage entities, a kind cluster config and a kubeconfig: no schema finding", async () => {
     const findings = await check({
-      "fn-config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {replicas: 27}\n",
+      "fn-config.yaml":
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  annotations: {config.kubernetes.io/local-config: "true"}\ndata: {replicas: 27}\n',
       "catalog-info.yaml": "apiVersion: backstage.io/v1alpha1\nkind: Component\nmetadata: {name: app}\nspec: {type: service}\n",
       "template.yaml": "apiVersion: scaffolder.backstage.io/v1beta3\nkind: Template\nmetadata: {name: t}\nspec: {steps: []}\n",
       "kind.yaml": "apiVersion: kind.x-k8s.io/v1alpha4\nkind: Cluster\nnodes: [{role: control-plane}]\n",
@@ -68,16 +74,25 @@ describe("a sample's placeholders to fill in", () => {
   it("{your-account} that breaks the YAML skips the file; a fill-in value is an info, not an error", async () => {
     const findings = await check({
       "broken.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - image: {your-docker-account}/orders:latest\n    name: orders\n",
-      "env.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {your-cluster-domain}\n    - name: DEST\n      value: {provide name of destination} # to be updated\n",
+      "env.yaml":
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {your-cluster-domain}\n    - name: DEST\n      value: {provide name of destination} # to be updated\n",
       "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  CLIENT_ID: >-\n    <YOUR CLIENT ID - BASE64 ENCODED>\n",
     });
     expect(findings.filter((f) => f.severity !== "info")).toEqual([]);
     expect(findings.filter((f) => f.rule === "file/templated").map((f) => f.file)).toEqual(["broken.yaml"]);
-    expect(findings.filter((f) => /placeholder to fill in/.test(f.message)).map((f) => f.file).sort()).toEqual(["env.yaml", "env.yaml", "secret.yaml"]);
+    expect(
+      findings
+        .filter((f) => /placeholder to fill in/.test(f.message))
+        .map((f) => f.file)
+        .sort(),
+    ).toEqual(["env.yaml", "env.yaml", "secret.yaml"]);
   });
 
   it("the same value written as an object is still a fault", async () => {
-    const findings = await check({ "env.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {domain: example.org}\n" });
+    const findings = await check({
+      "env.yaml":
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: c\n    image: i\n    env:\n    - name: DOMAIN\n      value: {domain: example.org}\n",
+    });
     expect(findings.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error schema/type"]);
   });
 });
@@ -85,16 +100,31 @@ describe("a sample's placeholders to fill in", () => {
 describe("duplicate keys in a file a kustomization reads", () => {
   it("are an error there (kustomize refuses the file), a warning elsewhere", async () => {
     const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  k: one\n  k: two\n";
-    const findings = await check({ "base/kustomization.yaml": "resources: [cm.yaml]\n", "base/cm.yaml": cm, "other/cm.yaml": cm.replace("name: a", "name: b") });
-    expect(findings.filter((f) => f.rule === "yaml/duplicate-key").map((f) => `${f.severity} ${f.file}`).sort()).toEqual(["error base/cm.yaml", "warning other/cm.yaml"]);
+    const findings = await check({
+      "base/kustomization.yaml": "resources: [cm.yaml]\n",
+      "base/cm.yaml": cm,
+      "other/cm.yaml": cm.replace("name: a", "name: b"),
+    });
+    expect(
+      findings
+        .filter((f) => f.rule === "yaml/duplicate-key")
+        .map((f) => `${f.severity} ${f.file}`)
+        .sort(),
+    ).toEqual(["error base/cm.yaml", "warning other/cm.yaml"]);
   });
 });
 
 describe("a file a test applies can also be the package's own", () => {
   it("a chainsaw Test's own fixtures are test data; the package's XRD it applies from outside its directory is still a manifest", async () => {
-    const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: e2e}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../../package/xrd.yaml}\n        - apply: {file: claim.yaml}\n";
-    const badXrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schma: {}}]\n";
-    const findings = await check({ "tests/e2e/chainsaw-test.yaml": test, "tests/e2e/claim.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: partial}\n", "package/xrd.yaml": badXrd });
+    const test =
+      "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: e2e}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../../package/xrd.yaml}\n        - apply: {file: claim.yaml}\n";
+    const badXrd =
+      "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions: [{name: v1, served: true, referenceable: true, schma: {}}]\n";
+    const findings = await check({
+      "tests/e2e/chainsaw-test.yaml": test,
+      "tests/e2e/claim.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: partial}\n",
+      "package/xrd.yaml": badXrd,
+    });
     expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field package/xrd.yaml"]);
     expect(findings.filter((f) => f.rule === "file/not-applied").map((f) => f.message)).toEqual([expect.stringContaining("tests/e2e/claim.yaml")]);
   });
@@ -103,7 +133,11 @@ describe("a file a test applies can also be the package's own", () => {
 describe("KubeVela addons", () => {
   it("an addon's template.yaml beside its metadata.yaml is the Application vela addon enable completes: not applied as written", async () => {
     const template = "apiVersion: core.oam.dev/v1beta1\nkind: Application\nmetadata: {name: fluxcd, namespace: vela-system}\nspec: {components: []}\n";
-    const findings = await check({ "addons/fluxcd/metadata.yaml": "name: fluxcd\nversion: 1.0.0\n", "addons/fluxcd/template.yaml": template, "apps/template.yaml": template.replace("fluxcd", "app") });
+    const findings = await check({
+      "addons/fluxcd/metadata.yaml": "name: fluxcd\nversion: 1.0.0\n",
+      "addons/fluxcd/template.yaml": template,
+      "apps/template.yaml": template.replace("fluxcd", "app"),
+    });
     expect(findings.filter((f) => f.rule === "file/not-applied").map((f) => f.file)).toEqual(["addons/fluxcd/template.yaml"]);
   });
 });

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { GoError, GoFunc, SLICE_STRING, T, Template, int, mapOf, sprintf, sprintln, typeOf, typed, type Value } from "../../src/gotemplate/index.js";
 import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 
@@ -59,9 +59,7 @@ const HELPERS: Record<string, GoFunc> = {
   vfunc: new GoFunc({ params: [T.any, T.any], result: T.string }, () => "vfunc"),
 };
 
-const cases: Case[] = HAS_SHARED
-  ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-template-engine/exec.json"), "utf8"))
-  : [];
+const cases: Case[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-template-engine/exec.json"), "utf8")) : [];
 
 describeShared("text/template execTests (../shared/conformance/go-template-engine/exec.json)", () => {
   for (const c of cases) {

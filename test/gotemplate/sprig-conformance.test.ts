@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { compareSync } from "bcryptjs";
 import { DEFAULT_NOW, Template, type Value } from "../../src/gotemplate/index.js";
@@ -67,7 +67,13 @@ const CHECKS: Record<string, (out: string, c: Case) => void> = {
     const block = /^-----BEGIN ([A-Z ]+)-----\n/.exec(pem)?.[1];
     const type = /genPrivateKey "(\w*)"/.exec(c.template)![1];
     if (type === "bad") return expect(out).toBe("Unknown type bad");
-    const want: Record<string, [string, string | undefined]> = { "": ["RSA PRIVATE KEY", "rsa"], rsa: ["RSA PRIVATE KEY", "rsa"], dsa: ["DSA PRIVATE KEY", undefined], ecdsa: ["EC PRIVATE KEY", "ec"], ed25519: ["PRIVATE KEY", "ed25519"] };
+    const want: Record<string, [string, string | undefined]> = {
+      "": ["RSA PRIVATE KEY", "rsa"],
+      rsa: ["RSA PRIVATE KEY", "rsa"],
+      dsa: ["DSA PRIVATE KEY", undefined],
+      ecdsa: ["EC PRIVATE KEY", "ec"],
+      ed25519: ["PRIVATE KEY", "ed25519"],
+    };
     expect(block).toBe(want[type][0]);
     // Node cannot import a DSA private key; the others must parse as the type asked for
     if (want[type][1]) expect(createPrivateKey(pem).asymmetricKeyType).toBe(want[type][1]);
@@ -134,9 +140,7 @@ const GO_VARS: Record<string, Value> = {
   "TestHtpasswd/3": { Username: "wrongus:er", Password: "doesn'tmatter" },
 };
 
-const cases: Case[] = HAS_SHARED
-  ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-template-engine/sprig.json"), "utf8"))
-  : [];
+const cases: Case[] = HAS_SHARED ? JSON.parse(fs.readFileSync(path.join(SHARED, "conformance/go-template-engine/sprig.json"), "utf8")) : [];
 
 const funcs = sprigFuncs();
 

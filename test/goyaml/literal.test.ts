@@ -42,18 +42,18 @@ describe("literal blocks", () => {
 
 describe("double quotes instead of a literal block", () => {
   const cases: [string, string][] = [
-    ["a \nb", "v: \"a \\nb\"\n"],
-    ["a\nb ", "v: \"a\\nb \"\n"],
-    ["a\n ", "v: \"a\\n \"\n"],
-    ["a\n \nb", "v: \"a\\n \\nb\"\n"],
-    ["line one \nline two", "v: \"line one \\nline two\"\n"],
-    ["a\n\tb", "v: \"a\\n\\tb\"\n"],
-    ["\tx\ny", "v: \"\\tx\\ny\"\n"],
-    ["x\u000D\ny", "v: \"x\\r\\ny\"\n"],
-    ["a\n\u{1F600}", "v: \"a\\n\\U0001F600\"\n"],
-    ["a\n\u0001", "v: \"a\\n\\x01\"\n"],
-    [" \n", "v: \" \\n\"\n"],
-    ["\uFEFF\na", "v: \"\\uFEFF\\n\\x61\"\n"],
+    ["a \nb", 'v: "a \\nb"\n'],
+    ["a\nb ", 'v: "a\\nb "\n'],
+    ["a\n ", 'v: "a\\n "\n'],
+    ["a\n \nb", 'v: "a\\n \\nb"\n'],
+    ["line one \nline two", 'v: "line one \\nline two"\n'],
+    ["a\n\tb", 'v: "a\\n\\tb"\n'],
+    ["\tx\ny", 'v: "\\tx\\ny"\n'],
+    ["x\u000D\ny", 'v: "x\\r\\ny"\n'],
+    ["a\n\u{1F600}", 'v: "a\\n\\U0001F600"\n'],
+    ["a\n\u0001", 'v: "a\\n\\x01"\n'],
+    [" \n", 'v: " \\n"\n'],
+    ["\uFEFF\na", 'v: "\\uFEFF\\n\\x61"\n'],
   ];
   it.each(cases)("%j", (input, expected) => {
     expect(toGoYaml({ v: input })).toBe(expected);

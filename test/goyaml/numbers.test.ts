@@ -76,8 +76,12 @@ describe("floats", () => {
 
 describe("numbers in structures", () => {
   const cases: [string, unknown, string][] = [
-    ["numbers as values and items", { replicas: 3, ratio: 0.75, big: 1e21, list: [1, 1.5, -0, 1e-7] }, "big: 1e+21\nlist:\n- 1\n- 1.5\n- 0\n- 1e-07\nratio: 0.75\nreplicas: 3\n"],
-    ["number keys are strings", { "1": 1, "1.5": 1.5, "1e3": 1000 }, "\"1\": 1\n\"1.5\": 1.5\n\"1e3\": 1000\n"],
+    [
+      "numbers as values and items",
+      { replicas: 3, ratio: 0.75, big: 1e21, list: [1, 1.5, -0, 1e-7] },
+      "big: 1e+21\nlist:\n- 1\n- 1.5\n- 0\n- 1e-07\nratio: 0.75\nreplicas: 3\n",
+    ],
+    ["number keys are strings", { "1": 1, "1.5": 1.5, "1e3": 1000 }, '"1": 1\n"1.5": 1.5\n"1e3": 1000\n'],
   ];
   it.each(cases)("%s", (_name, input, expected) => {
     expect(toGoYaml(input)).toBe(expected);

@@ -39,7 +39,12 @@ export const VALIDATOR_SCRIPT = `#!${process.execPath}
 
 /** Pushes the validator image for both common platforms. */
 export async function pushValidator(registry: TestRegistry, repository: string, tag: string) {
-  const fn = await layer([{ name: "usr/", type: "directory" }, { name: "usr/local/", type: "directory" }, { name: "usr/local/bin/", type: "directory" }, { name: "usr/local/bin/validate", content: VALIDATOR_SCRIPT, mode: 0o755 }]);
+  const fn = await layer([
+    { name: "usr/", type: "directory" },
+    { name: "usr/local/", type: "directory" },
+    { name: "usr/local/bin/", type: "directory" },
+    { name: "usr/local/bin/validate", content: VALIDATOR_SCRIPT, mode: 0o755 },
+  ]);
   const image = { layers: [{ bytes: fn, compression: "gzip" as const }], entrypoint: ["/usr/local/bin/validate"] };
   return registry.push(repository, tag, { "linux/amd64": image, "linux/arm64": image });
 }

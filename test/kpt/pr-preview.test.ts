@@ -5,16 +5,24 @@ import { describe, expect, it } from "vitest";
 import { kptUpstreamPreviews } from "../../src/action/kpt-preview.js";
 import { gitRepo, tempRepo } from "../helpers.js";
 
-const DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.25\n";
+const DEPLOYMENT =
+  "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.25\n";
 const kptfile = (repo: string, commit: string, directory: string) =>
   `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n  annotations: {config.kubernetes.io/local-config: "true"}\nupstream:\n  type: git\n  git: {repo: ${repo}, directory: ${directory}, ref: main}\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git: {repo: ${repo}, directory: ${directory}, ref: main, commit: ${commit}}\n`;
 
 describe("the Action's pr mode previews kpt pkg update for downstream packages of a changed upstream", () => {
   it("a change to a catalog package shows what pulling it would do to the packages locked to it; other repositories are not read", async () => {
-    const { dir, git, commit } = gitRepo({ "catalog/web/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: web}\n", "catalog/web/deploy.yaml": DEPLOYMENT }, { commit: false });
+    const { dir, git, commit } = gitRepo(
+      { "catalog/web/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: web}\n", "catalog/web/deploy.yaml": DEPLOYMENT },
+      { commit: false },
+    );
     git("remote", "add", "origin", "git@github.com:acme/platform.git");
     const lock = commit("catalog");
-    for (const [pkg, repo, directory] of [["prod/web", "https://github.com/acme/platform", "/catalog/web"], ["elsewhere/web", "/tmp", "/"], ["escape/web", "https://github.com/acme/platform", "/../../etc"]] as const) {
+    for (const [pkg, repo, directory] of [
+      ["prod/web", "https://github.com/acme/platform", "/catalog/web"],
+      ["elsewhere/web", "/tmp", "/"],
+      ["escape/web", "https://github.com/acme/platform", "/../../etc"],
+    ] as const) {
       fs.mkdirSync(path.join(dir, pkg), { recursive: true });
       fs.writeFileSync(path.join(dir, pkg, "Kptfile"), kptfile(repo, lock, directory));
       fs.writeFileSync(path.join(dir, pkg, "deploy.yaml"), DEPLOYMENT);
@@ -41,7 +49,11 @@ describe("the Action's pr mode previews kpt pkg update for downstream packages o
     const lock = commit("catalog");
     const noLockDirectory = (upstreamDir: string) =>
       `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: web}\nupstream:\n  type: git\n  git: {repo: https://github.com/acme/platform, directory: ${upstreamDir}, ref: main}\n  updateStrategy: resource-merge\nupstreamLock:\n  type: git\n  git: {repo: https://github.com/acme/platform, ref: main, commit: ${lock}}\n`;
-    for (const [pkg, text] of [["a/web", noLockDirectory(".git")], ["b/web", noLockDirectory("/leak")], ["c/web", kptfile("https://github.com/acme/platform", lock, "/leak")]] as const) {
+    for (const [pkg, text] of [
+      ["a/web", noLockDirectory(".git")],
+      ["b/web", noLockDirectory("/leak")],
+      ["c/web", kptfile("https://github.com/acme/platform", lock, "/leak")],
+    ] as const) {
       fs.mkdirSync(path.join(dir, pkg), { recursive: true });
       fs.writeFileSync(path.join(dir, pkg, "Kptfile"), text);
     }

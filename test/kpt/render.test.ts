@@ -52,7 +52,8 @@ function rendered(dir: string, file: string): Record<string, unknown>[] {
   return YAML.parseAllDocuments(fs.readFileSync(path.join(dir, "out/rendered", file), "utf8")).map((d) => d.toJS() as Record<string, unknown>);
 }
 
-const meta = (o: Record<string, unknown> | undefined) => (o?.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+const meta = (o: Record<string, unknown> | undefined) =>
+  (o?.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 
 describe("kpt packages: function images from a registry, run as processes", () => {
   const registry = new TestRegistry();
@@ -102,7 +103,9 @@ describe("kpt packages: function images from a registry, run as processes", () =
     const given = run.findings.find((f) => f.message.includes("given 2 items"))!;
     // Validators get the items with kpt's path, index, package-path, seqindent and id annotations, and the configMap as a ConfigMap;
     // the first item is the Deployment, as set-labels (on the Go SDK) sorts what it writes.
-    expect(given.message).toContain("given 2 items; config ConfigMap; annotations: config.k8s.io/id,config.kubernetes.io/index,config.kubernetes.io/path,internal.config.kubernetes.io/id,internal.config.kubernetes.io/index,internal.config.kubernetes.io/package-path,internal.config.kubernetes.io/path,internal.config.kubernetes.io/seqindent");
+    expect(given.message).toContain(
+      "given 2 items; config ConfigMap; annotations: config.k8s.io/id,config.kubernetes.io/index,config.kubernetes.io/path,internal.config.kubernetes.io/id,internal.config.kubernetes.io/index,internal.config.kubernetes.io/package-path,internal.config.kubernetes.io/path,internal.config.kubernetes.io/seqindent",
+    );
     expect(given).toMatchObject({ rule: "render/kpt-result", file: "app/Kptfile", line: 13 });
     const docs = rendered(dir, "kptfile-app.yaml");
     const deploy = docs.find((d) => d.kind === "Deployment");
@@ -131,16 +134,26 @@ describe("kpt packages: function images from a registry, run as processes", () =
       ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/kpt/*"]\n`,
       "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels:v0.2.0\n      configMap: {team: blue}\n"),
       "app/deploy.yaml": DEPLOYMENT,
-      "app/checks/Kptfile": kptfile("checks", `  validators:\n    - image: ${image}\n      configMap: {label: team}\n    - image: ghcr.io/example/untrusted:v1\n`),
+      "app/checks/Kptfile": kptfile(
+        "checks",
+        `  validators:\n    - image: ${image}\n      configMap: {label: team}\n    - image: ghcr.io/example/untrusted:v1\n`,
+      ),
       "app/checks/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {team: red}\n",
     });
     const pull = await runCli(["functions", "pull"], dir);
     expect(pull.stderr).toContain(`app/checks/Kptfile validate: ${image} linux/`);
-    expect(pull.stderr).toMatch(/0 function packages, 1 kpt function image and 0 package schemas in .*; not pulled: app\/checks\/Kptfile untrusted \(not trusted\)/);
+    expect(pull.stderr).toMatch(
+      /0 function packages, 1 kpt function image and 0 package schemas in .*; not pulled: app\/checks\/Kptfile untrusted \(not trusted\)/,
+    );
     expect(pull.code).toBe(0);
     const requests = registry.requests.length;
     const offline = await check(dir, "--offline");
-    expect(offline.findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message).join("\n")).not.toContain("kpt/validate");
+    expect(
+      offline.findings
+        .filter((f) => f.rule === "render/not-rendered")
+        .map((f) => f.message)
+        .join("\n"),
+    ).not.toContain("kpt/validate");
     expect(registry.requests.length).toBe(requests);
   }, 30_000);
 
@@ -169,7 +182,8 @@ describe("kpt packages: built-in functions, subpackages, exec functions", () => 
 `,
       bfs ? '\n    kpt.dev/bfs-rendering: "true"' : "",
     ),
-    "pkg/ns.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ns\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {namespace: prod}\n",
+    "pkg/ns.yaml":
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ns\n  annotations: {config.kubernetes.io/local-config: "true"}\ndata: {namespace: prod}\n',
     "pkg/deploy.yaml": DEPLOYMENT,
     "pkg/db/Kptfile": kptfile(
       "db",
@@ -182,7 +196,8 @@ describe("kpt packages: built-in functions, subpackages, exec functions", () => 
         - kind: ConfigMap
 `,
     ),
-    "pkg/db/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db-settings\ndata: {size: small}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db-pass\nstringData: {password: x}\n",
+    "pkg/db/settings.yaml":
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db-settings\ndata: {size: small}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db-pass\nstringData: {password: x}\n",
   });
 
   it("a subpackage renders first, then the parent's pipeline runs over both; kpt.dev/bfs-rendering runs the parent first", async () => {
@@ -191,7 +206,14 @@ describe("kpt packages: built-in functions, subpackages, exec functions", () => 
     expect(run.findings.filter((f) => f.severity === "error")).toEqual([]);
     const docs = rendered(dir, "kptfile-parent.yaml");
     // Ordered by file: pkg/Kptfile, db/Kptfile, db/settings.yaml (2), deploy.yaml, ns.yaml.
-    expect(docs.map((d) => `${d.kind}/${meta(d).name}`)).toEqual(["Kptfile/parent", "Kptfile/db", "ConfigMap/db-settings", "Secret/db-pass", "Deployment/web", "ConfigMap/ns"]);
+    expect(docs.map((d) => `${d.kind}/${meta(d).name}`)).toEqual([
+      "Kptfile/parent",
+      "Kptfile/db",
+      "ConfigMap/db-settings",
+      "Secret/db-pass",
+      "Deployment/web",
+      "ConfigMap/ns",
+    ]);
     const settings = docs.find((d) => meta(d).name === "db-settings");
     expect(meta(settings)).toMatchObject({ namespace: "prod", labels: { app: "parent" }, annotations: { owner: "dba" } });
     expect(meta(docs.find((d) => meta(d).name === "db-pass")).annotations).toBeUndefined();
@@ -210,7 +232,13 @@ describe("kpt packages: built-in functions, subpackages, exec functions", () => 
     expect(run.stdout).toContain("# Kptfile parent (pkg/Kptfile) via kpt fn render");
     const { renderEverything } = await import("../../src/render/repo.js");
     const { readManifests } = await import("../../src/manifest/read.js");
-    const sources = await renderEverything(readManifests(["."], dir).manifests, { functions: {}, root: dir, allowExec: false, timeoutMs: 10_000, clusterDefinitions: [] });
+    const sources = await renderEverything(readManifests(["."], dir).manifests, {
+      functions: {},
+      root: dir,
+      allowExec: false,
+      timeoutMs: 10_000,
+      clusterDefinitions: [],
+    });
     const kpt = sources.find((s) => s.via === "kpt fn render")!;
     expect(kpt.keys).toEqual(["ConfigMap/prod/db-settings", "Secret/prod/db-pass", "Deployment/prod/web"]);
     expect(kpt.documents).toHaveLength(6);
@@ -254,7 +282,8 @@ pipeline:
   validatrs: []
 `,
       "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
-      "app/pv.yaml": "apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: pv}\nspec:\n  upstream: {repo: blueprints, package: base, revision: \"2\"}\n  adoptionPolicy: sometimes\n",
+      "app/pv.yaml":
+        'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: {name: pv}\nspec:\n  upstream: {repo: blueprints, package: base, revision: "2"}\n  adoptionPolicy: sometimes\n',
     });
     const run = await check(dir);
     const show = (f: Finding) => `${f.file}:${f.line} ${f.severity} ${f.rule}: ${f.message}`;
@@ -276,7 +305,10 @@ pipeline:
 
   it("selectors and exclude pick what a mutator sees; the rest is left as it was", async () => {
     const dir = tempRepo({
-      "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels\n      configMap: {picked: yes}\n      selectors:\n        - kind: ConfigMap\n      exclude:\n        - name: skip\n"),
+      "app/Kptfile": kptfile(
+        "app",
+        "  mutators:\n    - image: set-labels\n      configMap: {picked: yes}\n      selectors:\n        - kind: ConfigMap\n      exclude:\n        - name: skip\n",
+      ),
       "app/cms.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: take}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skip}\n",
       "app/deploy.yaml": DEPLOYMENT,
     });
@@ -291,7 +323,8 @@ describe("kpt packages in diff and drift", () => {
   it("a changed function config changes the package's rendered objects", async () => {
     const { dir } = gitRepo({
       "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels\n      configPath: labels.yaml\n"),
-      "app/labels.yaml": "apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: labels\n  annotations: {config.kubernetes.io/local-config: \"true\"}\nlabels: {tier: bronze}\n",
+      "app/labels.yaml":
+        'apiVersion: fn.kpt.dev/v1alpha1\nkind: SetLabels\nmetadata:\n  name: labels\n  annotations: {config.kubernetes.io/local-config: "true"}\nlabels: {tier: bronze}\n',
       "app/deploy.yaml": DEPLOYMENT,
     });
     fs.writeFileSync(path.join(dir, "app/labels.yaml"), fs.readFileSync(path.join(dir, "app/labels.yaml"), "utf8").replace("bronze", "gold"));

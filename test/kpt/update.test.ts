@@ -60,7 +60,10 @@ pipeline:
 
 /** A repository with a catalog package and a downstream copy of it locked to the first commit. */
 function catalogRepo(): GitRepo & { lock: string } {
-  const repo = gitRepo({ "catalog/web/Kptfile": UPSTREAM_KPTFILE, "catalog/web/deploy.yaml": DEPLOYMENT, "catalog/web/README.md": "The web package.\n" }, { commit: false });
+  const repo = gitRepo(
+    { "catalog/web/Kptfile": UPSTREAM_KPTFILE, "catalog/web/deploy.yaml": DEPLOYMENT, "catalog/web/README.md": "The web package.\n" },
+    { commit: false },
+  );
   const { dir, git, commit } = repo;
   git("remote", "add", "origin", "git@github.com:acme/platform.git");
   const lock = commit("catalog");
@@ -106,7 +109,12 @@ describe("kpt update-preview", () => {
     // Nothing written, nothing left behind.
     expect(git("status", "--porcelain")).toBe(status);
     const json = JSON.parse((await runCli(["kpt", "update-preview", "prod/web", "--format", "json"], dir)).stdout);
-    expect(json.files.map((f: { file: string; status: string }) => `${f.file}:${f.status}`)).toEqual(["prod/web/Kptfile:changed", "prod/web/README.md:changed", "prod/web/deploy.yaml:changed", "prod/web/service.yaml:added"]);
+    expect(json.files.map((f: { file: string; status: string }) => `${f.file}:${f.status}`)).toEqual([
+      "prod/web/Kptfile:changed",
+      "prod/web/README.md:changed",
+      "prod/web/deploy.yaml:changed",
+      "prod/web/service.yaml:added",
+    ]);
   }, 30_000);
 
   it("the same field changed on both sides: upstream's value wins, and the preview calls it a conflict", async () => {
@@ -120,7 +128,9 @@ describe("kpt update-preview", () => {
     const run = await runCli(["kpt", "update-preview", "prod/web", "--upstream-ref", "main"], dir);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("-        image: nginx:1.25-patched\n+        image: nginx:1.27");
-    expect(run.stdout).toContain('prod/web/deploy.yaml: Deployment web: spec.template.spec.containers[name=web].image: local "nginx:1.25-patched", upstream "nginx:1.27": upstream\'s wins');
+    expect(run.stdout).toContain(
+      'prod/web/deploy.yaml: Deployment web: spec.template.spec.containers[name=web].image: local "nginx:1.25-patched", upstream "nginx:1.27": upstream\'s wins',
+    );
     expect(run.stdout).toContain("prod/web/README.md changed both locally and upstream: kpt keeps the local file");
     expect(run.stdout).not.toContain("+++ b/prod/web/README.md");
     const strict = await runCli(["kpt", "update-preview", "prod/web", "--upstream-ref", "main", "--fail-on-conflict"], dir);

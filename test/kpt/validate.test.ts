@@ -26,7 +26,12 @@ pipeline:
   validatrs: []
 `;
 
-const files = { "app/Kptfile": KPTFILE, "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "app/sub/Kptfile": SUB, "app/sub/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n" };
+const files = {
+  "app/Kptfile": KPTFILE,
+  "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+  "app/sub/Kptfile": SUB,
+  "app/sub/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n",
+};
 
 const kpt = (stdout: string) =>
   (JSON.parse(stdout) as { findings: Finding[] }).findings
@@ -64,7 +69,9 @@ describe("Kptfiles in validate", () => {
     const { dir } = gitRepo({ "app/cm.yaml": files["app/cm.yaml"] });
     writeFiles(dir, files);
     const run = await runCli(["diff", "--base", "main", "--format", "json"], dir);
-    const fresh = (JSON.parse(run.stdout) as { findings: { new: Finding[] } }).findings.new.filter((f) => f.rule.startsWith("kpt/")).map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`);
+    const fresh = (JSON.parse(run.stdout) as { findings: { new: Finding[] } }).findings.new
+      .filter((f) => f.rule.startsWith("kpt/"))
+      .map((f) => `${f.file}:${f.line} ${f.severity} ${f.rule}`);
     expect(fresh.sort()).toEqual(EXPECTED);
   });
 
@@ -95,7 +102,9 @@ describe("Kptfiles in validate", () => {
       "app/broken.yaml": "a: [1, 2\n",
     });
     fs.writeFileSync(path.join(dir, "app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {a: b}}\n");
-    const report = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as { findings: { new: Finding[]; fixed: Finding[]; unchanged: Finding[] } };
+    const report = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as {
+      findings: { new: Finding[]; fixed: Finding[]; unchanged: Finding[] };
+    };
     const failed = (list: Finding[]) => list.filter((f) => f.rule === "render/kpt-failed");
     expect(failed(report.findings.new)).toEqual([]);
     expect(failed(report.findings.fixed)).toEqual([]);
@@ -112,7 +121,9 @@ describe("Kptfiles in validate", () => {
       const run = await runCli([command, ".", "--format", "json", "--no-cache"], dir);
       expect(run.stdout).not.toContain("do-not-print");
       const findings = (JSON.parse(run.stdout) as { findings: Finding[] }).findings.filter((f) => f.rule === "kpt/kptfile");
-      expect(findings.map((f) => `${f.file} ${f.message}`)).toEqual(['app/Kptfile error reading Kptfile at "app": it is a link that leads outside the repository; not read']);
+      expect(findings.map((f) => `${f.file} ${f.message}`)).toEqual([
+        'app/Kptfile error reading Kptfile at "app": it is a link that leads outside the repository; not read',
+      ]);
     }
   });
 });

@@ -22,7 +22,9 @@ describe("documents that mean to be objects but are read as nothing", () => {
     expect(noApiVersion[0]).toMatch(/^2:1 error schema\/required `apiVersion` is missing: a ConfigMap with metadata is a Kubernetes object/);
     const noKind = said("apiVersion: v1\nmetadata: {name: c}\ndata: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n");
     expect(noKind).toEqual([expect.stringMatching(/^1:1 error schema\/required `kind` is missing: an object with `apiVersion: v1` and metadata/)]);
-    expect(load("apiVersion: v1\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n").manifests.map((m) => m.name)).toEqual(["d"]);
+    expect(load("apiVersion: v1\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n").manifests.map((m) => m.name)).toEqual([
+      "d",
+    ]);
   });
 
   it("files that are no Kubernetes objects stay silent: values.yaml, a workflow, a Helm Chart.yaml, a kustomization without apiVersion", () => {
@@ -41,11 +43,25 @@ describe("documents that mean to be objects but are read as nothing", () => {
 
   it("a misspelt API group of Kubernetes or Crossplane: schema/unknown-group at apiVersion, with what was meant", () => {
     const composition = said("apiVersion: apiextension.crossplane.io/v1\nkind: Composition\nmetadata: {name: x}\nspec: {}\n");
-    expect(composition).toEqual(["1:1 error schema/unknown-group API group `apiextension.crossplane.io` is not one Kubernetes or Crossplane serves: did you mean `apiextensions.crossplane.io/v1`? The API server refuses the object, and nothing in it is checked against a schema"]);
+    expect(composition).toEqual([
+      "1:1 error schema/unknown-group API group `apiextension.crossplane.io` is not one Kubernetes or Crossplane serves: did you mean `apiextensions.crossplane.io/v1`? The API server refuses the object, and nothing in it is checked against a schema",
+    ]);
     expect(said("apiVersion: app/v1\nkind: Deployment\nmetadata: {name: d}\n")[0]).toContain("did you mean `apps/v1`?");
-    expect(said("apiVersion: v1\nkind: List\nitems:\n  - apiVersion: rbac.authorisation.k8s.io/v1\n    kind: Role\n    metadata: {name: r}\n")[0]).toMatch(/^4:\d+ .*did you mean `rbac\.authorization\.k8s\.io\/v1`/);
+    expect(said("apiVersion: v1\nkind: List\nitems:\n  - apiVersion: rbac.authorisation.k8s.io/v1\n    kind: Role\n    metadata: {name: r}\n")[0]).toMatch(
+      /^4:\d+ .*did you mean `rbac\.authorization\.k8s\.io\/v1`/,
+    );
     // Groups that are someone's own, however close to another, are not guesses to make.
-    for (const apiVersion of ["s3.aws.upbound.io/v1beta1", "ec2.aws.crossplane.io/v1alpha1", "cluster.x-k8s.io/v1beta1", "example.org/v1", "apps/v1", "v1", "nop.crossplane.io/v1alpha1", "policy/v1", "kustomize.toolkit.fluxcd.io/v1"]) {
+    for (const apiVersion of [
+      "s3.aws.upbound.io/v1beta1",
+      "ec2.aws.crossplane.io/v1alpha1",
+      "cluster.x-k8s.io/v1beta1",
+      "example.org/v1",
+      "apps/v1",
+      "v1",
+      "nop.crossplane.io/v1alpha1",
+      "policy/v1",
+      "kustomize.toolkit.fluxcd.io/v1",
+    ]) {
       expect(said(`apiVersion: ${apiVersion}\nkind: Thing\nmetadata: {name: t}\n`), apiVersion).toEqual([]);
     }
   });
@@ -69,9 +85,15 @@ describe("YAML errors are said at their cause", () => {
   });
 
   it("an alias without its anchor: at the alias, in its own document", () => {
-    expect(said("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n  c: *nope\n")[0]).toMatch(/^7:6 error yaml\/syntax Unresolved alias .*: nope/);
+    expect(said("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n  c: *nope\n")[0]).toMatch(
+      /^7:6 error yaml\/syntax Unresolved alias .*: nope/,
+    );
     // The anchor of another document does not count, and is not where it points.
-    expect(said("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: &nope 1, y: *nope}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  c: *nope\n")[0]).toMatch(/^11:6 /);
+    expect(
+      said(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: &nope 1, y: *nope}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  c: *nope\n",
+      )[0],
+    ).toMatch(/^11:6 /);
   });
 });
 
@@ -79,7 +101,10 @@ describe("an unreadable directory", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("is file/unreadable, not a directory of manifests read as none", () => {
-    const dir = tempRepo({ "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n", "locked/secret.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n" });
+    const dir = tempRepo({
+      "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n",
+      "locked/secret.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n",
+    });
     const locked = path.join(dir, "locked");
     // As root, permissions do not stop a read: the directory answers as it would to anyone else.
     const denied = () => Object.assign(new Error(`EACCES: permission denied, scandir '${locked}'`), { code: "EACCES" });
@@ -94,7 +119,9 @@ describe("an unreadable directory", () => {
     }) as typeof fs.openSync);
     const result = readManifests(["."], dir);
     expect(result.manifests.map((m) => m.name)).toEqual(["ok"]);
-    expect(result.findings.map((f) => `${f.file} ${f.severity} ${f.rule} ${f.message}`)).toEqual(["locked/ error file/unreadable file could not be read (EACCES)"]);
+    expect(result.findings.map((f) => `${f.file} ${f.severity} ${f.rule} ${f.message}`)).toEqual([
+      "locked/ error file/unreadable file could not be read (EACCES)",
+    ]);
   });
 
   it.skipIf(process.getuid?.() === 0 || process.platform === "win32")("really unreadable (chmod 000)", () => {
@@ -109,7 +136,8 @@ describe("an unreadable directory", () => {
 });
 
 describe(".composition-ci.yaml that is hostile or broken: a usage error at its line", () => {
-  const bomb = "rules: {}\nsecretFields:\n  - &a [x,x,x,x,x,x,x,x,x,x]\n  - &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  - &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  - &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  - [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n";
+  const bomb =
+    "rules: {}\nsecretFields:\n  - &a [x,x,x,x,x,x,x,x,x,x]\n  - &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  - &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  - &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  - [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n";
 
   it("an alias bomb, an alias without anchor, an unclosed quote, a repeated key", () => {
     const error = (text: string) => {

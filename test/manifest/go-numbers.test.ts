@@ -64,12 +64,15 @@ describe("numbers are read as go-yaml reads them", () => {
     ].join("\n");
     const dir = tempRepo({
       "composition.yaml": ptComposition("apps", "XApp", resources),
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1beta1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1beta1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n",
       "xr.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: a}\nspec: {}\n",
     });
     const { code, stdout } = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
     expect(code).toBe(0);
-    const pod = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.kind === "Pod");
+    const pod = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d.kind === "Pod");
     expect(pod.spec.volumes[0].secret.defaultMode).toBe(420);
   });
 });

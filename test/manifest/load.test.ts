@@ -36,9 +36,14 @@ describe("loading manifests", () => {
   it("reports duplicate keys with the duplicate's line, and reads the object as kubectl does (the last value wins)", () => {
     const r = load("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n");
     expect(r.findings).toMatchObject([{ rule: "yaml/duplicate-key", severity: "warning", line: 5, column: 3 }]);
-    expect(r.findings[0]!.message).toBe("duplicate mapping key `name` (first at line 4): kubectl, Helm, Argo CD and crossplane render keep the last value, kustomize and Flux refuse the file");
+    expect(r.findings[0]!.message).toBe(
+      "duplicate mapping key `name` (first at line 4): kubectl, Helm, Argo CD and crossplane render keep the last value, kustomize and Flux refuse the file",
+    );
     const flow = load('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {"k": 1, "x": 2, "k": 1}\n');
-    expect(flow.findings[0]).toMatchObject({ severity: "info", message: expect.stringContaining("duplicate mapping key `k` (first at line 4, with the same value)") });
+    expect(flow.findings[0]).toMatchObject({
+      severity: "info",
+      message: expect.stringContaining("duplicate mapping key `k` (first at line 4, with the same value)"),
+    });
     expect(r.manifests.map((m) => m.name)).toEqual(["b"]);
   });
 
@@ -88,7 +93,12 @@ describe("loading manifests", () => {
 
   it("stops alias bombs", () => {
     const lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 12; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill("*" + String.fromCharCode(96 + i)).join(", ")}]`);
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill("*" + String.fromCharCode(96 + i))
+          .join(", ")}]`,
+      );
     const started = Date.now();
     const r = load(`apiVersion: v1\nkind: ConfigMap\n${lines.join("\n")}\n`);
     expect(r.findings).toMatchObject([{ rule: "yaml/alias-limit" }]);
@@ -108,7 +118,10 @@ describe("loading manifests", () => {
 
   it("turns a file that cannot be read into a finding", () => {
     const dir = tempRepo({ "ok.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n" });
-    const loaded = loadFiles([{ abs: path.join(dir, "ok.yaml"), rel: "ok.yaml" }, { abs: path.join(dir, "gone.yaml"), rel: "gone.yaml" }]);
+    const loaded = loadFiles([
+      { abs: path.join(dir, "ok.yaml"), rel: "ok.yaml" },
+      { abs: path.join(dir, "gone.yaml"), rel: "gone.yaml" },
+    ]);
     expect(loaded[0].manifests).toHaveLength(1);
     expect(loaded[1].findings).toMatchObject([{ rule: "file/unreadable", severity: "error", file: "gone.yaml", line: 1 }]);
     expect(loaded[1].findings[0].message).toContain("ENOENT");
@@ -134,13 +147,21 @@ describe("loading manifests", () => {
   });
 
   it("apiVersion or kind that is not a name, and a List item that is not an object, are errors at their lines", () => {
-    const r = load("apiVersion: 5\nkind: [a]\nmetadata: {name: x}\n---\napiVersion: v1\nkind: List\nitems:\n  - null\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: ok}\n");
-    expect(r.findings.map((f) => `${f.line} ${f.rule} ${f.message.split(":")[0]}`)).toEqual(["1 schema/type `apiVersion` must be a non-empty string, not a number (5)", "2 schema/type `kind` must be a non-empty string, not a list", "8 schema/type `items[0]` of a List must be an object with apiVersion and kind, not null"]);
+    const r = load(
+      "apiVersion: 5\nkind: [a]\nmetadata: {name: x}\n---\napiVersion: v1\nkind: List\nitems:\n  - null\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: ok}\n",
+    );
+    expect(r.findings.map((f) => `${f.line} ${f.rule} ${f.message.split(":")[0]}`)).toEqual([
+      "1 schema/type `apiVersion` must be a non-empty string, not a number (5)",
+      "2 schema/type `kind` must be a non-empty string, not a list",
+      "8 schema/type `items[0]` of a List must be an object with apiVersion and kind, not null",
+    ]);
     expect(r.manifests.map((m) => m.name)).toEqual(["ok"]);
   });
 
   it("refuses files over the size limit and binary files", () => {
-    expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([{ rule: "file/too-large", severity: "warning" }]);
+    expect(load("apiVersion: v1\nkind: ConfigMap\n", { maxFileBytes: 10, maxAliasCount: 100 }).findings).toMatchObject([
+      { rule: "file/too-large", severity: "warning" },
+    ]);
     expect(loadFile("b.yaml", Buffer.from([0x61, 0x00, 0x62])).findings).toMatchObject([{ rule: "file/binary" }]);
   });
 });

@@ -23,7 +23,7 @@ function nearestByDefinition(roots: string[], candidates: string[], from: string
 
 function random(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("PackageLayout.nearestAll", () => {
@@ -39,7 +39,10 @@ describe("PackageLayout.nearestAll", () => {
       const layout = new PackageLayout(roots);
       for (let q = 0; q < 20; q++) {
         const from = file();
-        expect(layout.nearestAll(candidates, (c) => c, from), `seed ${seed}: roots ${JSON.stringify(roots)}, from ${from}`).toEqual(nearestByDefinition(roots, candidates, from));
+        expect(
+          layout.nearestAll(candidates, (c) => c, from),
+          `seed ${seed}: roots ${JSON.stringify(roots)}, from ${from}`,
+        ).toEqual(nearestByDefinition(roots, candidates, from));
       }
     }
   });

@@ -7,7 +7,8 @@ import { HAS_SHARED, REPO, SHARED } from "../helpers.js";
 
 function yamlFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
 }
@@ -47,14 +48,21 @@ describe("pointer positions from js-yaml events agree with the yaml document tre
     for (const f of yamlFiles(path.join(REPO, "examples"))) checked += compare(f);
     const edge = path.join(REPO, "node_modules/.cache/positions-edge.yaml");
     fs.mkdirSync(path.dirname(edge), { recursive: true });
-    fs.writeFileSync(edge, `# comment\n"quoted key": 'v'\nlist:\n- a\n-   b: 1\n    c: [x, {y: z}]\n~: null-key\ntrue: yes\nblock: |\n  text\n---\n---\nsecond: {flow: 1, "q": 2}\n`);
+    fs.writeFileSync(
+      edge,
+      `# comment\n"quoted key": 'v'\nlist:\n- a\n-   b: 1\n    c: [x, {y: z}]\n~: null-key\ntrue: yes\nblock: |\n  text\n---\n---\nsecond: {flow: 1, "q": 2}\n`,
+    );
     checked += compare(edge);
     expect(checked).toBeGreaterThan(100);
   });
 
-  it.skipIf(!HAS_SHARED)("on every file of ../shared/corpus", () => {
-    let checked = 0;
-    for (const f of yamlFiles(path.join(SHARED, "corpus"))) checked += compare(f);
-    expect(checked).toBeGreaterThan(10_000);
-  }, 120_000);
+  it.skipIf(!HAS_SHARED)(
+    "on every file of ../shared/corpus",
+    () => {
+      let checked = 0;
+      for (const f of yamlFiles(path.join(SHARED, "corpus"))) checked += compare(f);
+      expect(checked).toBeGreaterThan(10_000);
+    },
+    120_000,
+  );
 });

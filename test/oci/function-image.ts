@@ -37,7 +37,6 @@ export const FUNCTION_SCRIPT = `#!${process.execPath}
 })();
 `;
 
-
 /** The package's metadata and its input type, as `crossplane xpkg build` puts them in the base layer. */
 export const PACKAGE_YAML = `apiVersion: meta.pkg.crossplane.io/v1
 kind: Function
@@ -67,11 +66,18 @@ spec:
 
 /** Pushes the function as a two-platform image (with an attestation entry) whose top layer whites out a file. */
 export async function pushGreetFunction(registry: TestRegistry, repository: string, tag: string) {
-  const base = await layer([{ name: "etc/", type: "directory" }, { name: "etc/passwd", content: "nonroot:x:65532:65532::/home/nonroot:/sbin/nologin\n" }]);
+  const base = await layer([
+    { name: "etc/", type: "directory" },
+    { name: "etc/passwd", content: "nonroot:x:65532:65532::/home/nonroot:/sbin/nologin\n" },
+  ]);
   const fn = await layer([{ name: "function", content: FUNCTION_SCRIPT, mode: 0o755 }, { name: "etc/.wh.passwd" }]);
   const meta = await layer([{ name: "package.yaml", content: PACKAGE_YAML }]);
   const image = {
-    layers: [{ bytes: base, compression: "gzip" as const }, { bytes: fn, compression: "gzip" as const }, { bytes: meta, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }],
+    layers: [
+      { bytes: base, compression: "gzip" as const },
+      { bytes: fn, compression: "gzip" as const },
+      { bytes: meta, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } },
+    ],
     entrypoint: ["/function"],
   };
   return registry.push(repository, tag, { "linux/amd64": image, "linux/arm64": image }, { attestation: true });

@@ -11,7 +11,10 @@ import { hasZstd, layer, TestRegistry } from "./registry-server.js";
 
 describe("image references, as crossplane render parses them", () => {
   it.each([
-    ["xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", { registry: "xpkg.crossplane.io", repository: "crossplane-contrib/function-kcl", tag: "v0.12.0" }],
+    [
+      "xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0",
+      { registry: "xpkg.crossplane.io", repository: "crossplane-contrib/function-kcl", tag: "v0.12.0" },
+    ],
     ["crossplane-contrib/function-kcl", { registry: "index.docker.io", repository: "crossplane-contrib/function-kcl", tag: "latest" }],
     ["nginx", { registry: "index.docker.io", repository: "library/nginx", tag: "latest" }],
     ["docker.io/library/nginx:1.27", { registry: "index.docker.io", repository: "library/nginx", tag: "1.27" }],
@@ -43,10 +46,16 @@ describe("docker config credentials", () => {
   it("finds auths by host, Docker Hub under its v1 key, and names a helper it does not run", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cci-docker-"));
     const file = path.join(dir, "config.json");
-    fs.writeFileSync(file, JSON.stringify({
-      auths: { "https://index.docker.io/v1/": { auth: Buffer.from("hub:pw").toString("base64") }, "https://ghcr.io": { username: "u", password: "p:with:colons" } },
-      credHelpers: { "123.dkr.ecr.us-east-1.amazonaws.com": "ecr-login" },
-    }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        auths: {
+          "https://index.docker.io/v1/": { auth: Buffer.from("hub:pw").toString("base64") },
+          "https://ghcr.io": { username: "u", password: "p:with:colons" },
+        },
+        credHelpers: { "123.dkr.ecr.us-east-1.amazonaws.com": "ecr-login" },
+      }),
+    );
     expect(credentialsFor("index.docker.io", [file])).toEqual({ credentials: { username: "hub", password: "pw" } });
     expect(credentialsFor("ghcr.io", [file])).toEqual({ credentials: { username: "u", password: "p:with:colons" } });
     expect(credentialsFor("123.dkr.ecr.us-east-1.amazonaws.com", [file])).toEqual({ helper: "ecr-login" });
@@ -103,17 +112,30 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
       { name: "dev/null", type: "character-device" },
       { name: "function", content: "#!/bin/sh\necho hi\n", mode: 0o4755 },
     ]);
-    const top = await layer([
-      { name: "etc/.wh.gone" },
-      { name: "opaque/.wh..wh..opq" },
-      { name: "opaque/new", content: "upper" },
-      { name: "lib/through-link", content: "merged usr" },
-      { name: "hard", type: "link", linkname: "function" },
-    ], hasZstd ? "zstd" : "none");
-    return registry.push(repository, tag, {
-      "linux/amd64": { layers: [{ bytes: base, compression: "gzip" }, { bytes: top, compression: hasZstd ? "zstd" : "none" }] },
-      "linux/arm64": { layers: [{ bytes: base, compression: "gzip" }] },
-    }, { attestation: true });
+    const top = await layer(
+      [
+        { name: "etc/.wh.gone" },
+        { name: "opaque/.wh..wh..opq" },
+        { name: "opaque/new", content: "upper" },
+        { name: "lib/through-link", content: "merged usr" },
+        { name: "hard", type: "link", linkname: "function" },
+      ],
+      hasZstd ? "zstd" : "none",
+    );
+    return registry.push(
+      repository,
+      tag,
+      {
+        "linux/amd64": {
+          layers: [
+            { bytes: base, compression: "gzip" },
+            { bytes: top, compression: hasZstd ? "zstd" : "none" },
+          ],
+        },
+        "linux/arm64": { layers: [{ bytes: base, compression: "gzip" }] },
+      },
+      { attestation: true },
+    );
   }
 
   it("resolves a multi-platform index for this platform, with a token, and applies layers with whiteouts", async () => {
@@ -131,7 +153,9 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
     expect(fs.statSync(r("function")).mode & 0o7777).toBe(0o555);
     expect(fs.readFileSync(r("hard"), "utf8")).toContain("echo hi");
     expect(registry.requests.some((q) => q.url.startsWith("/token"))).toBe(true);
-    expect(registry.requests.filter((q) => q.url.startsWith("/v2/")).every((q) => q.authorization === undefined || q.authorization.startsWith("Bearer token-"))).toBe(true);
+    expect(
+      registry.requests.filter((q) => q.url.startsWith("/v2/")).every((q) => q.authorization === undefined || q.authorization.startsWith("Bearer token-")),
+    ).toBe(true);
   });
 
   it("a second run makes no request for a digest-pinned or already-resolved reference", async () => {
@@ -208,16 +232,31 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
   });
 
   it("a directory a later layer removes (rm -rf of apt lists) unpacks", async () => {
-    const lower = await layer([{ name: "var/", type: "directory" }, { name: "var/lists/", type: "directory" }, { name: "var/lists/partial/", type: "directory" }, { name: "var/lists/a", content: "a" }]);
+    const lower = await layer([
+      { name: "var/", type: "directory" },
+      { name: "var/lists/", type: "directory" },
+      { name: "var/lists/partial/", type: "directory" },
+      { name: "var/lists/a", content: "a" },
+    ]);
     const upper = await layer([{ name: "var/lists/.wh..wh..opq" }, { name: "function", content: "x" }]);
-    registry.push("acme/apt", "v1", { "linux/amd64": { layers: [{ bytes: lower, compression: "gzip" }, { bytes: upper, compression: "gzip" }] } });
+    registry.push("acme/apt", "v1", {
+      "linux/amd64": {
+        layers: [
+          { bytes: lower, compression: "gzip" },
+          { bytes: upper, compression: "gzip" },
+        ],
+      },
+    });
     const image = await pullImage(`${registry.host}/acme/apt:v1`, options());
     expect(fs.readdirSync(path.join(image.root, "var/lists"))).toEqual([]);
   });
 
   it("an absolute symbolic link is confined: a file written through it lands inside the image", async () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), "cci-outside-"));
-    const bad = await layer([{ name: "evil", type: "symlink", linkname: outside }, { name: "evil/planted", content: "x" }]);
+    const bad = await layer([
+      { name: "evil", type: "symlink", linkname: outside },
+      { name: "evil/planted", content: "x" },
+    ]);
     registry.push("acme/symlink", "v1", { "linux/amd64": { layers: [{ bytes: bad, compression: "gzip" }] } });
     const image = await pullImage(`${registry.host}/acme/symlink:v1`, options());
     expect(fs.readdirSync(outside)).toEqual([]);

@@ -108,13 +108,25 @@ export class TestRegistry {
   }
 
   /** Pushes an image for each platform under `repository:tag`, as an index when there are several. */
-  push(repository: string, tag: string, platforms: Record<string, ImageSpec>, options: { single?: boolean; attestation?: boolean } = {}): { index?: string; manifests: Record<string, string> } {
+  push(
+    repository: string,
+    tag: string,
+    platforms: Record<string, ImageSpec>,
+    options: { single?: boolean; attestation?: boolean } = {},
+  ): { index?: string; manifests: Record<string, string> } {
     const digests: Record<string, string> = {};
     const entries: unknown[] = [];
     for (const [platform, spec] of Object.entries(platforms)) {
       const [os, architecture] = platform.split("/");
       const layers = spec.layers.map((l) => ({ ...this.putBlob(l.bytes, MEDIA[l.compression]), ...(l.annotations ? { annotations: l.annotations } : {}) }));
-      const config = Buffer.from(JSON.stringify({ os, architecture, config: { Entrypoint: spec.entrypoint ?? ["/function"], Env: spec.env ?? ["PATH=/usr/local/bin:/usr/bin:/bin"], WorkingDir: spec.workingDir ?? "/" }, rootfs: { type: "layers", diff_ids: [] } }));
+      const config = Buffer.from(
+        JSON.stringify({
+          os,
+          architecture,
+          config: { Entrypoint: spec.entrypoint ?? ["/function"], Env: spec.env ?? ["PATH=/usr/local/bin:/usr/bin:/bin"], WorkingDir: spec.workingDir ?? "/" },
+          rootfs: { type: "layers", diff_ids: [] },
+        }),
+      );
       const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.manifest, config: this.putBlob(config, MEDIA.config), layers }));
       const digest = digestOf(manifest);
       this.manifests.set(`${repository}@${digest}`, { body: manifest, type: MEDIA.manifest });
@@ -123,7 +135,14 @@ export class TestRegistry {
       if (options.single) this.manifests.set(`${repository}:${tag}`, { body: manifest, type: MEDIA.manifest });
     }
     if (options.single) return { manifests: digests };
-    if (options.attestation) entries.push({ mediaType: MEDIA.manifest, digest: `sha256:${"0".repeat(64)}`, size: 2, platform: { os: "unknown", architecture: "unknown" }, annotations: { "vnd.docker.reference.type": "attestation-manifest" } });
+    if (options.attestation)
+      entries.push({
+        mediaType: MEDIA.manifest,
+        digest: `sha256:${"0".repeat(64)}`,
+        size: 2,
+        platform: { os: "unknown", architecture: "unknown" },
+        annotations: { "vnd.docker.reference.type": "attestation-manifest" },
+      });
     const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.index, manifests: entries }));
     const indexDigest = digestOf(index);
     this.manifests.set(`${repository}:${tag}`, { body: index, type: MEDIA.index });
@@ -149,7 +168,8 @@ export class TestRegistry {
     if (url.startsWith("/token")) return this.token(req, res);
     if (!this.authorized(req)) {
       const repo = url.split("/").slice(2, -2).join("/");
-      const challenge = this.auth === "basic" ? `Basic realm="test"` : `Bearer realm="http://${this.host}/token",service="test-registry",scope="repository:${repo}:pull"`;
+      const challenge =
+        this.auth === "basic" ? `Basic realm="test"` : `Bearer realm="http://${this.host}/token",service="test-registry",scope="repository:${repo}:pull"`;
       res.setHeader("www-authenticate", challenge);
       return json(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "authentication required" }] });
     }
@@ -184,7 +204,12 @@ export class TestRegistry {
   }
 
   private serveStorage(req: http.IncomingMessage, res: http.ServerResponse): void {
-    this.storageRequests.push({ method: req.method ?? "GET", url: req.url ?? "", authorization: req.headers.authorization, host: `127.0.0.1:${this.storagePort}` });
+    this.storageRequests.push({
+      method: req.method ?? "GET",
+      url: req.url ?? "",
+      authorization: req.headers.authorization,
+      host: `127.0.0.1:${this.storagePort}`,
+    });
     const digest = (req.url ?? "").replace("/storage/", "");
     const blob = this.blobs.get(digest);
     if (!blob) return json(res, 404, {});
@@ -192,7 +217,8 @@ export class TestRegistry {
   }
 
   private token(req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (this.credentials && req.headers.authorization !== basic(this.credentials)) return json(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "bad credentials" }] });
+    if (this.credentials && req.headers.authorization !== basic(this.credentials))
+      return json(res, 401, { errors: [{ code: "UNAUTHORIZED", message: "bad credentials" }] });
     const token = `token-${++this.tokenCount}`;
     // Both spellings registries use: Docker Hub's `token`, others' `access_token`.
     json(res, 200, this.tokenCount % 2 ? { token } : { access_token: token });

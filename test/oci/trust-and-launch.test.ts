@@ -25,7 +25,9 @@ describe("which function packages are trusted", () => {
   });
 
   it("the config adds globs (function-kcl once the base branch says so), pins trust one digest, allow-exec trusts everything", () => {
-    expect(isTrustedPackage("xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", ["xpkg.crossplane.io/crossplane-contrib/function-kcl"], false)).toBe(true);
+    expect(isTrustedPackage("xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.0", ["xpkg.crossplane.io/crossplane-contrib/function-kcl"], false)).toBe(
+      true,
+    );
     const digest = `sha256:${"b".repeat(64)}`;
     expect(isTrustedPackage("ghcr.io/acme/function-x:v1", ["ghcr.io/acme/function-*"], false)).toBe(true);
     expect(isTrustedPackage("ghcr.io/acme/function-x:v1", [`ghcr.io/acme/function-x@${digest}`], false)).toBe(false);
@@ -39,7 +41,8 @@ describe("which function packages are trusted", () => {
     expect(ok.trustedFunctions).toEqual(["ghcr.io/acme/*"]);
     expect(Object.keys(ok.functions)).toEqual(["function-x"]);
     expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": "functions:\n  trusted: ['*']\n" }))).toThrow(/must name a registry host and a repository/);
-    for (const wide of ["?*/**", "{a,b}.io/x/*", "[x].io/*"]) expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ['${wide}']\n` })), wide).toThrow(/must name a registry host/);
+    for (const wide of ["?*/**", "{a,b}.io/x/*", "[x].io/*"])
+      expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": `functions:\n  trusted: ['${wide}']\n` })), wide).toThrow(/must name a registry host/);
     expect(() => loadConfig(tempRepo({ ".composition-ci.yaml": "functions:\n  trusted: [ghcr.io/a/b@sha256:xyz]\n" }))).toThrow(/a pin must be/);
     const base = { ...emptyConfig(), trustedFunctions: ["ghcr.io/acme/*"] };
     const head = { ...emptyConfig(), trustedFunctions: ["ghcr.io/acme/*", "ghcr.io/evil/*"] };
@@ -92,7 +95,9 @@ describe("whether an image's entrypoint can run here", () => {
     expect(launchOf(image(elf(other)), { Entrypoint: ["/function"] })).toEqual({ cannot: expect.stringMatching(/is a linux\/\w+ binary and this runner is/) });
     if (process.platform === "linux") {
       const own = process.arch === "arm64" ? 0xb7 : 0x3e;
-      expect(launchOf(image(elf(own, "/lib/ld-nowhere.so.9")), { Entrypoint: ["/function"] })).toEqual({ cannot: "it needs the dynamic loader /lib/ld-nowhere.so.9, which neither this runner nor the image has" });
+      expect(launchOf(image(elf(own, "/lib/ld-nowhere.so.9")), { Entrypoint: ["/function"] })).toEqual({
+        cannot: "it needs the dynamic loader /lib/ld-nowhere.so.9, which neither this runner nor the image has",
+      });
       const root = image(elf(own));
       expect(launchOf(root, { Entrypoint: ["/function", "--flag"] })).toEqual({ command: [path.join(root, "function"), "--flag"], cwd: root });
     }

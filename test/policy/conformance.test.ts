@@ -51,6 +51,9 @@ describe.skipIf(!HAS_CONFORMANCE)("policy conformance tables", () => {
 
 afterAll(() => {
   if (!HAS_CONFORMANCE) return;
-  const lines = Object.entries(counts).map(([t, c]) => `${t.padEnd(22)} cases ${String(c.cases).padStart(3)}  passed ${String(c.passed).padStart(3)}  expected failures ${c.expectedFailures}  needs the cluster (skipped) ${c.needsCluster}  rows ${c.rows} (no rule applied here: ${c.unmatched})`);
+  const lines = Object.entries(counts).map(
+    ([t, c]) =>
+      `${t.padEnd(22)} cases ${String(c.cases).padStart(3)}  passed ${String(c.passed).padStart(3)}  expected failures ${c.expectedFailures}  needs the cluster (skipped) ${c.needsCluster}  rows ${c.rows} (no rule applied here: ${c.unmatched})`,
+  );
   console.log(`policy conformance:\n${lines.join("\n")}`);
 });

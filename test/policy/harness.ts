@@ -1,7 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { setPath } from "../../src/policy/kyverno/variables.js";
-import { builtinResource, crdResources, evaluatePolicies, loadPolicies, type PolicyManifest, type PolicyResult, type PolicyTarget } from "../../src/policy/index.js";
+import {
+  builtinResource,
+  crdResources,
+  evaluatePolicies,
+  loadPolicies,
+  type PolicyManifest,
+  type PolicyResult,
+  type PolicyTarget,
+} from "../../src/policy/index.js";
 import { fileURLToPath } from "node:url";
 
 /** Runs the upstream tables of ../shared/conformance/policies (see its README) through the policy room. */
@@ -55,19 +63,32 @@ function identity(o: Json): string {
 export function runKyvernoCase(c: Json): CaseOutcome {
   const values = { ...(c.values ?? {}), ...(c.inlineValues ?? {}) } as Json;
   const seen = new Set<string>();
-  const resources = (c.resources as Json[]).filter((r) => r && typeof r === "object" && r.kind).map(asCliResource).filter((r) => {
-    const key = identity(r);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const resources = (c.resources as Json[])
+    .filter((r) => r && typeof r === "object" && r.kind)
+    .map(asCliResource)
+    .filter((r) => {
+      const key = identity(r);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   const namespaces: Json[] = (values.namespaces ?? []).map((n: Json) => ({ ...n, kind: "Namespace" }));
-  for (const ns of values.namespaceSelector ?? []) namespaces.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns.name, labels: ns.labels ?? {} } });
+  for (const ns of values.namespaceSelector ?? [])
+    namespaces.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns.name, labels: ns.labels ?? {} } });
   const cluster = [...(c.context?.spec?.resources ?? []), ...(c.clusterResources ?? []).flatMap((r: Json) => r.resources ?? [])];
-  const manifests = [...(c.policies as Json[]), ...(c.paramResources ?? []), ...(c.exceptions ?? []), ...namespaces, ...cluster, ...resources.filter((r) => r.kind === "Namespace")].map((o) => memoryManifest(o));
+  const manifests = [
+    ...(c.policies as Json[]),
+    ...(c.paramResources ?? []),
+    ...(c.exceptions ?? []),
+    ...namespaces,
+    ...cluster,
+    ...resources.filter((r) => r.kind === "Namespace"),
+  ].map((o) => memoryManifest(o));
   const { policies, findings } = loadPolicies(manifests);
   const info = c.userInfo?.requestInfo ?? c.userInfo;
-  const userInfo = info ? { ...(info.userInfo ?? {}), ...(info.roles ? { roles: info.roles } : {}), ...(info.clusterRoles ? { clusterRoles: info.clusterRoles } : {}) } : undefined;
+  const userInfo = info
+    ? { ...(info.userInfo ?? {}), ...(info.roles ? { roles: info.roles } : {}), ...(info.clusterRoles ? { clusterRoles: info.clusterRoles } : {}) }
+    : undefined;
   const targetsFor = (operation?: string): PolicyTarget[] =>
     resources.map((resource) => {
       const v = valuesFor(values, resource);
@@ -75,7 +96,14 @@ export function runKyvernoCase(c: Json): CaseOutcome {
       const object = structuredClone(resource);
       for (const [k, x] of Object.entries(v)) if (k.startsWith("request.object.")) setPath(object, k.slice("request.object.".length), x);
       const op = operation ?? v["request.operation"] ?? "CREATE";
-      return { object, operation: op, ...(op === "UPDATE" ? { oldObject: object } : {}), ...(op === "DELETE" ? { oldObject: object } : {}), ...(userInfo ? { userInfo } : {}), values: v } as PolicyTarget;
+      return {
+        object,
+        operation: op,
+        ...(op === "UPDATE" ? { oldObject: object } : {}),
+        ...(op === "DELETE" ? { oldObject: object } : {}),
+        ...(userInfo ? { userInfo } : {}),
+        values: v,
+      } as PolicyTarget;
     });
   const runs = new Map<string, PolicyResult[]>();
   const resultsFor = (operation?: string) => {
@@ -95,13 +123,26 @@ export function runKyvernoCase(c: Json): CaseOutcome {
       continue;
     }
     const results = resultsFor(row.operation);
-    const matching = resources.map((r, i) => [r, i] as const).filter(([r]) => r.metadata?.name === row.resource.name && (!row.resource.namespace || (r.metadata?.namespace ?? "") === row.resource.namespace || !r.metadata?.namespace));
+    const matching = resources
+      .map((r, i) => [r, i] as const)
+      .filter(
+        ([r]) =>
+          r.metadata?.name === row.resource.name &&
+          (!row.resource.namespace || (r.metadata?.namespace ?? "") === row.resource.namespace || !r.metadata?.namespace),
+      );
     if (matching.length === 0) {
       problems.push(`row ${row.policy}/${row.rule ?? ""} ${row.resource.name}: no such resource`);
       continue;
     }
     for (const [, i] of matching) {
-      const mine = results.filter((r) => r.policy === row.policy && r.target === i && (!row.rule || !["ClusterPolicy", "Policy"].includes(r.policyKind) || [row.rule, `autogen-${row.rule}`, `autogen-cronjob-${row.rule}`].includes(r.rule ?? "")));
+      const mine = results.filter(
+        (r) =>
+          r.policy === row.policy &&
+          r.target === i &&
+          (!row.rule ||
+            !["ClusterPolicy", "Policy"].includes(r.policyKind) ||
+            [row.rule, `autogen-${row.rule}`, `autogen-cronjob-${row.rule}`].includes(r.rule ?? "")),
+      );
       if (mine.length === 0) {
         // No rule applied: the CLI counts the row as passed whatever it says (README rule 5).
         if (row.result !== "skip") unmatched.push(`${row.policy}/${row.rule ?? "*"} on ${row.resource.kind} ${row.resource.name} (expected ${row.result})`);
@@ -109,12 +150,16 @@ export function runKyvernoCase(c: Json): CaseOutcome {
       }
       let got = combine(mine);
       // The CLI reports a failure of a policy annotated `policies.kyverno.io/scored: "false"` as warn.
-      const unscored = (c.policies as Json[]).some((p) => p.metadata?.name === row.policy && p.metadata?.annotations?.["policies.kyverno.io/scored"] === "false");
+      const unscored = (c.policies as Json[]).some(
+        (p) => p.metadata?.name === row.policy && p.metadata?.annotations?.["policies.kyverno.io/scored"] === "false",
+      );
       if (got === "fail" && unscored) got = "warn";
       if (got !== row.result) {
         const unmatched = row.result === "skip";
         if (unmatched) unverified++;
-        problems.push(`${row.policy}/${row.rule ?? "*"} on ${row.resource.kind} ${row.resource.name}: expected ${row.result}, got ${got}${mine.find((m) => m.message) ? `: ${mine.find((m) => m.message)!.message}` : ""}`);
+        problems.push(
+          `${row.policy}/${row.rule ?? "*"} on ${row.resource.kind} ${row.resource.name}: expected ${row.result}, got ${got}${mine.find((m) => m.message) ? `: ${mine.find((m) => m.message)!.message}` : ""}`,
+        );
       }
     }
   }
@@ -152,17 +197,26 @@ export function runKubernetesCase(c: Json): CaseOutcome {
     const target: PolicyTarget = { object, operation: req.operation, ...(req.oldObject ? { oldObject: req.oldObject } : {}) };
     const { results } = evaluatePolicies(policies, [target], { resourceFor, now, results: true });
     const denials = results.filter((r) => (r.outcome === "fail" || r.outcome === "error") && r.severity === "error");
-    const warnings = results.filter((r) => r.outcome === "fail" && r.severity === "warning").map((r) => `Validation failed for ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}': ${r.message}`);
-    const errors = denials.map((r) => `${req.resource.resource} ${JSON.stringify(req.name)} is forbidden: ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}' denied request: ${r.message}`);
+    const warnings = results
+      .filter((r) => r.outcome === "fail" && r.severity === "warning")
+      .map((r) => `Validation failed for ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}': ${r.message}`);
+    const errors = denials.map(
+      (r) =>
+        `${req.resource.resource} ${JSON.stringify(req.name)} is forbidden: ValidatingAdmissionPolicy '${r.policy}' with binding '${r.binding}' denied request: ${r.message}`,
+    );
     const e = req.expect;
     const what = `${req.operation} ${req.kind.kind} ${req.name}`;
-    if (e.allowed !== (denials.length === 0)) problems.push(`${what}: expected ${e.allowed ? "allowed" : "denied"}, got ${denials.length === 0 ? "allowed" : `denied: ${errors.join("; ")}`}`);
+    if (e.allowed !== (denials.length === 0))
+      problems.push(`${what}: expected ${e.allowed ? "allowed" : "denied"}, got ${denials.length === 0 ? "allowed" : `denied: ${errors.join("; ")}`}`);
     if (e.error && !errors.includes(e.error)) problems.push(`${what}: expected error ${JSON.stringify(e.error)}, got ${JSON.stringify(errors)}`);
-    if (e.errorContains && !errors.some((x) => x.includes(e.errorContains))) problems.push(`${what}: expected an error containing ${JSON.stringify(e.errorContains)}, got ${JSON.stringify(errors)}`);
-    if (e.errorNotContains && errors.some((x) => x.includes(e.errorNotContains))) problems.push(`${what}: error contains ${JSON.stringify(e.errorNotContains)}`);
+    if (e.errorContains && !errors.some((x) => x.includes(e.errorContains)))
+      problems.push(`${what}: expected an error containing ${JSON.stringify(e.errorContains)}, got ${JSON.stringify(errors)}`);
+    if (e.errorNotContains && errors.some((x) => x.includes(e.errorNotContains)))
+      problems.push(`${what}: error contains ${JSON.stringify(e.errorNotContains)}`);
     const reason = denials[0]?.reason ?? "Invalid";
     if (e.reason && denials.length > 0 && reason !== e.reason) problems.push(`${what}: expected reason ${e.reason}, got ${reason}`);
-    if (e.warnings && JSON.stringify([...e.warnings].sort()) !== JSON.stringify([...warnings].sort())) problems.push(`${what}: expected warnings ${JSON.stringify(e.warnings)}, got ${JSON.stringify(warnings)}`);
+    if (e.warnings && JSON.stringify([...e.warnings].sort()) !== JSON.stringify([...warnings].sort()))
+      problems.push(`${what}: expected warnings ${JSON.stringify(e.warnings)}, got ${JSON.stringify(warnings)}`);
   }
   return { ok: problems.length === 0, problems, unverified: 0, unmatched: [], rows: (c.requests as Json[]).length };
 }

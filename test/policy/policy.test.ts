@@ -59,7 +59,8 @@ validations:
   message: buckets live in the EU
   fieldPath: .spec.forProvider.region`;
 
-const bucketsResource = (apiVersion: string, kind: string) => (kind === "Bucket" && apiVersion.startsWith("s3.aws.upbound.io/") ? { resource: "buckets", namespaced: false } : undefined);
+const bucketsResource = (apiVersion: string, kind: string) =>
+  kind === "Bucket" && apiVersion.startsWith("s3.aws.upbound.io/") ? { resource: "buckets", namespaced: false } : undefined;
 
 describe("ValidatingAdmissionPolicy matching", () => {
   it("matches resourceRules by the plural resourceFor gives, and reports at the validation's fieldPath", () => {
@@ -67,7 +68,15 @@ describe("ValidatingAdmissionPolicy matching", () => {
     expect(findings).toEqual([]);
     const out = evaluatePolicies(set, targets, { resourceFor: bucketsResource });
     expect(out.findings).toHaveLength(1);
-    expect(out.findings[0]).toMatchObject({ rule: "policy/eu-only", severity: "error", file: "objects.yaml", line: 9, name: "public", kind: "Bucket", path: "spec.forProvider.region" });
+    expect(out.findings[0]).toMatchObject({
+      rule: "policy/eu-only",
+      severity: "error",
+      file: "objects.yaml",
+      line: 9,
+      name: "public",
+      kind: "Bucket",
+      path: "spec.forProvider.region",
+    });
     expect(out.findings[0]!.message).toContain("buckets live in the EU");
     expect(out.explain).toEqual([expect.objectContaining({ policy: "eu-only", matched: 2, passed: 1, failed: 1 })]);
   });
@@ -90,11 +99,15 @@ spec:
   scope: Namespaced
   names: {kind: Database, plural: databases}
 `;
-    const policy = VAP("ns-only", `matchConstraints:
+    const policy =
+      VAP(
+        "ns-only",
+        `matchConstraints:
   resourceRules:
   - {apiGroups: [example.org], apiVersions: ["*"], operations: ["*"], resources: [databases], scope: Namespaced}
 validations:
-- expression: "false"`) + BINDING("ns-only");
+- expression: "false"`,
+      ) + BINDING("ns-only");
     const { set, targets } = load(policy, "apiVersion: example.org/v1\nkind: Database\nmetadata: {name: db}\n");
     const resourceFor = crdResources([loadFile("crd.yaml", Buffer.from(crd)).manifests[0]!.object]);
     expect(evaluatePolicies(set, targets, { resourceFor }).findings).toHaveLength(1);
@@ -111,13 +124,19 @@ validations:
 - expression: "false"`;
     const run = (policySpec: string, target?: Partial<PolicyTarget>) => {
       const { set, targets } = load(VAP("p", policySpec) + BINDING("p"), BUCKETS);
-      return evaluatePolicies(set, targets.map((t) => ({ ...t, ...target })), { resourceFor: bucketsResource }).findings.map((f) => f.name);
+      return evaluatePolicies(
+        set,
+        targets.map((t) => ({ ...t, ...target })),
+        { resourceFor: bucketsResource },
+      ).findings.map((f) => f.name);
     };
     expect(run(spec(""))).toEqual(["public", "private"]);
     expect(run(spec(", resourceNames: [private]"))).toEqual(["private"]);
     expect(run(spec(""), { operation: "DELETE" })).toEqual([]);
     expect(run(spec(""), { subResource: "status" })).toEqual([]);
-    expect(run(spec("", `  excludeResourceRules:\n  - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"], resourceNames: [public]}`))).toEqual(["private"]);
+    expect(
+      run(spec("", `  excludeResourceRules:\n  - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"], resourceNames: [public]}`)),
+    ).toEqual(["private"]);
   });
 
   it("selects by objectSelector, and by namespaceSelector on the Namespace objects given", () => {
@@ -152,18 +171,23 @@ metadata: {name: b, namespace: dev}
     expect(info).toEqual([expect.objectContaining({ file: "policies.yaml", line: 1, rule: "policy/p" })]);
     expect(info[0]!.message).toMatch(/not evaluated: needs the cluster.*namespace "dev"/);
     // The API server's name label needs no Namespace object.
-    expect(names("  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [prod]}]}").findings.map((f) => f.name)).toEqual(["b"]);
+    expect(
+      names("  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [prod]}]}").findings.map((f) => f.name),
+    ).toEqual(["b"]);
   });
 });
 
 describe("params, bindings and actions", () => {
-  const policy = VAP("max-replicas", `paramKind: {apiVersion: v1, kind: ConfigMap}
+  const policy = VAP(
+    "max-replicas",
+    `paramKind: {apiVersion: v1, kind: ConfigMap}
 matchConstraints:
   resourceRules:
   - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
 validations:
 - expression: object.spec.replicas <= int(params.data.max)
-  messageExpression: "'replicas ' + string(object.spec.replicas) + ' over ' + params.data.max"`);
+  messageExpression: "'replicas ' + string(object.spec.replicas) + ' over ' + params.data.max"`,
+  );
   const deployment = (replicas: number) => `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: team}
@@ -197,7 +221,9 @@ data: {max: "1"}
 
   it("denies or skips when the param is not there, as parameterNotFoundAction says", () => {
     const deny = run(BINDING("max-replicas", "validationActions: [Deny]\nparamRef: {name: nope, parameterNotFoundAction: Deny}"));
-    expect(deny.findings).toEqual([expect.objectContaining({ severity: "warning", file: "policies.yaml", message: expect.stringContaining("not among the input") })]);
+    expect(deny.findings).toEqual([
+      expect.objectContaining({ severity: "warning", file: "policies.yaml", message: expect.stringContaining("not among the input") }),
+    ]);
     expect(deny.out.findings.map((f) => f.message)).toEqual([expect.stringContaining("no params found")]);
     const allow = run(BINDING("max-replicas", "validationActions: [Deny]\nparamRef: {name: nope, parameterNotFoundAction: Allow}"));
     expect(allow.out.findings).toEqual([]);
@@ -205,19 +231,25 @@ data: {max: "1"}
   });
 
   it("maps Deny, Warn and Audit to error, warning and info", () => {
-    const severities = ["Deny", "Warn", "Audit"].map((action) => run(BINDING("max-replicas", `validationActions: [${action}]\nparamRef: {name: limits}`), 9).out.findings[0]!.severity);
+    const severities = ["Deny", "Warn", "Audit"].map(
+      (action) => run(BINDING("max-replicas", `validationActions: [${action}]\nparamRef: {name: limits}`), 9).out.findings[0]!.severity,
+    );
     expect(severities).toEqual(["error", "warning", "info"]);
   });
 });
 
 describe("requests", () => {
-  const immutable = VAP("immutable-region", `matchConstraints:
+  const immutable =
+    VAP(
+      "immutable-region",
+      `matchConstraints:
   resourceRules:
   - {apiGroups: [s3.aws.upbound.io], apiVersions: ["*"], operations: [UPDATE], resources: [buckets]}
 validations:
 - expression: object.spec.forProvider.region == oldObject.spec.forProvider.region
   message: region is immutable
-  reason: Forbidden`) + BINDING("immutable-region");
+  reason: Forbidden`,
+    ) + BINDING("immutable-region");
 
   it("checks an UPDATE against its oldObject", () => {
     const { set, targets } = load(immutable, BUCKETS);
@@ -231,7 +263,11 @@ validations:
   it("names what rendered an object and places it where its locate says", () => {
     const { set } = load(VAP("eu-only", REGION_RULES) + BINDING("eu-only"));
     const object = loadFile("x.yaml", Buffer.from(BUCKETS)).manifests[0]!.object;
-    const out = evaluatePolicies(set, [{ object, source: "rendered from XR default/my-bucket", locate: () => ({ file: "apis/composition.yaml", line: 42, column: 7 }) }], { resourceFor: bucketsResource });
+    const out = evaluatePolicies(
+      set,
+      [{ object, source: "rendered from XR default/my-bucket", locate: () => ({ file: "apis/composition.yaml", line: 42, column: 7 }) }],
+      { resourceFor: bucketsResource },
+    );
     expect(out.findings[0]).toMatchObject({ file: "apis/composition.yaml", line: 42, column: 7 });
     expect(out.findings[0]!.message).toContain("rendered from XR default/my-bucket");
   });
@@ -239,13 +275,20 @@ validations:
   it("gives several validations their index in the rule id", () => {
     const two = REGION_RULES + "\n- expression: has(object.metadata.labels)\n  message: labels";
     const { set, targets } = load(VAP("two", two) + BINDING("two"), BUCKETS);
-    expect(evaluatePolicies(set, targets, { resourceFor: bucketsResource }).findings.map((f) => `${f.rule} ${f.name}`).sort()).toEqual(["policy/two/0 public", "policy/two/1 private"]);
+    expect(
+      evaluatePolicies(set, targets, { resourceFor: bucketsResource })
+        .findings.map((f) => `${f.rule} ${f.name}`)
+        .sort(),
+    ).toEqual(["policy/two/0 public", "policy/two/1 private"]);
   });
 });
 
 describe("bad policies are findings at their own line, and the run goes on", () => {
   it("reports CEL that does not compile, and a binding to a policy that is not there", () => {
-    const { findings, set, targets } = load(VAP("broken", REGION_RULES.replace("object.spec.forProvider.region.startsWith('eu-')", "object.spec.(")) + BINDING("missing"), BUCKETS);
+    const { findings, set, targets } = load(
+      VAP("broken", REGION_RULES.replace("object.spec.forProvider.region.startsWith('eu-')", "object.spec.(")) + BINDING("missing"),
+      BUCKETS,
+    );
     expect(findings.map((f) => [f.rule, f.line, f.severity])).toEqual([
       ["policy/broken", 13, "error"],
       ["policy/missing", 22, "error"],
@@ -255,18 +298,32 @@ describe("bad policies are findings at their own line, and the run goes on", () 
   });
 
   it("reports an expression that throws, under failurePolicy Fail, at the policy", () => {
-    const { set, targets } = load(VAP("throws", REGION_RULES.replace("object.spec.forProvider.region.startsWith('eu-')", "object.spec.nope == 1")) + BINDING("throws"), BUCKETS);
+    const { set, targets } = load(
+      VAP("throws", REGION_RULES.replace("object.spec.forProvider.region.startsWith('eu-')", "object.spec.nope == 1")) + BINDING("throws"),
+      BUCKETS,
+    );
     const out = evaluatePolicies(set, targets, { resourceFor: bucketsResource });
-    expect(out.findings).toEqual([expect.objectContaining({ file: "policies.yaml", line: 13, severity: "error", message: expect.stringMatching(/resulted in error: no such key: nope.*and 1 more/) })]);
+    expect(out.findings).toEqual([
+      expect.objectContaining({
+        file: "policies.yaml",
+        line: 13,
+        severity: "error",
+        message: expect.stringMatching(/resulted in error: no such key: nope.*and 1 more/),
+      }),
+    ]);
     expect(out.explain[0]).toMatchObject({ errors: 2 });
   });
 
   it("does not run an expression over its cost budget", () => {
-    const policy = VAP("costly", `matchConstraints:
+    const policy =
+      VAP(
+        "costly",
+        `matchConstraints:
   resourceRules:
   - {apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}
 validations:
-- expression: object.data.items.all(a, object.data.items.all(b, object.data.items.all(c, a + b + c != '')))`) + BINDING("costly");
+- expression: object.data.items.all(a, object.data.items.all(b, object.data.items.all(c, a + b + c != '')))`,
+      ) + BINDING("costly");
     const items = Array.from({ length: 200 }, (_, i) => `x${i}`);
     const { set } = load(policy);
     const out = evaluatePolicies(set, [{ object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big" }, data: { items } } }]);
@@ -274,11 +331,15 @@ validations:
   });
 
   it("says what needs the cluster (the authorizer) instead of passing or failing", () => {
-    const policy = VAP("authz", `matchConstraints:
+    const policy =
+      VAP(
+        "authz",
+        `matchConstraints:
   resourceRules:
   - {apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}
 validations:
-- expression: authorizer.group('').resource('secrets').check('get').allowed()`) + BINDING("authz");
+- expression: authorizer.group('').resource('secrets').check('get').allowed()`,
+      ) + BINDING("authz");
     const { set } = load(policy);
     const out = evaluatePolicies(set, [{ object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } } }]);
     expect(out.findings).toEqual([expect.objectContaining({ severity: "info", message: expect.stringContaining("authorizer needs the cluster") })]);
@@ -323,10 +384,15 @@ spec:
 `;
 
   it("checks a pattern and maps Enforce and Audit to error and warning", () => {
-    for (const [action, severity] of [["Enforce", "error"], ["Audit", "warning"]]) {
+    for (const [action, severity] of [
+      ["Enforce", "error"],
+      ["Audit", "warning"],
+    ]) {
       const { set, targets } = load(labels(action), BUCKETS);
       const out = evaluatePolicies(set, targets);
-      expect(out.findings).toEqual([expect.objectContaining({ rule: "policy/require-team/team-label", severity, name: "private", file: "objects.yaml", line: 13 })]);
+      expect(out.findings).toEqual([
+        expect.objectContaining({ rule: "policy/require-team/team-label", severity, name: "private", file: "objects.yaml", line: 13 }),
+      ]);
       expect(out.findings[0]!.message).toContain("private needs a team label");
     }
   });
@@ -349,7 +415,13 @@ spec:
 `;
     const { set, targets } = load(policy, BUCKETS);
     const out = evaluatePolicies(set, targets);
-    expect(out.findings).toEqual([expect.objectContaining({ severity: "info", file: "policies.yaml", message: expect.stringMatching(/not evaluated: context entry "quota" \(apiCall\) needs the cluster \(for Bucket public and 1 more\)/) })]);
+    expect(out.findings).toEqual([
+      expect.objectContaining({
+        severity: "info",
+        file: "policies.yaml",
+        message: expect.stringMatching(/not evaluated: context entry "quota" \(apiCall\) needs the cluster \(for Bucket public and 1 more\)/),
+      }),
+    ]);
   });
 
   it("runs a Kyverno ValidatingPolicy with its own validationActions", () => {
@@ -404,7 +476,14 @@ spec:
     const { set, findings, targets } = load(template, BUCKETS);
     expect(findings).toEqual([]);
     const out = evaluatePolicies(set, targets);
-    expect(out.findings).toEqual([expect.objectContaining({ rule: "policy/buckets-need-team", severity: "warning", name: "private", message: expect.stringContaining("missing labels: team") })]);
+    expect(out.findings).toEqual([
+      expect.objectContaining({
+        rule: "policy/buckets-need-team",
+        severity: "warning",
+        name: "private",
+        message: expect.stringContaining("missing labels: team"),
+      }),
+    ]);
   });
 
   it("says a Constraint without its template, and a Rego-only template, instead of passing", () => {

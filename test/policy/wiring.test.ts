@@ -77,7 +77,9 @@ describe("policies on what the repository holds and renders", () => {
   });
 
   it("the same render with the field patched in passes; the explanation counts it", async () => {
-    const { policy, report } = await check(tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("payments") }));
+    const { policy, report } = await check(
+      tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("payments") }),
+    );
     expect(policy).toEqual([]);
     expect(report.policies).toEqual([expect.objectContaining({ policy: "require-team-label", matched: 1, passed: 1, failed: 0 })]);
   });
@@ -95,10 +97,18 @@ describe("policies on what the repository holds and renders", () => {
     const none = await runCli(["check", "apps", "--format", "json"], dir);
     expect(JSON.parse(none.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/"))).toEqual([]);
     const flag = await runCli(["check", "apps", "--format", "json", "--policies", "platform/policies"], dir);
-    expect(JSON.parse(flag.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/")).map((f: Finding) => f.file)).toEqual(["apps/cm.yaml"]);
+    expect(
+      JSON.parse(flag.stdout)
+        .findings.filter((f: Finding) => f.rule.startsWith("policy/"))
+        .map((f: Finding) => f.file),
+    ).toEqual(["apps/cm.yaml"]);
     fs.writeFileSync(path.join(dir, ".composition-ci.yaml"), 'policies: [platform/policies]\nrules:\n  "policy/*": warning\n');
     const configured = await runCli(["check", "apps", "--format", "json"], dir);
-    expect(JSON.parse(configured.stdout).findings.filter((f: Finding) => f.rule.startsWith("policy/")).map((f: Finding) => f.severity)).toEqual(["warning"]);
+    expect(
+      JSON.parse(configured.stdout)
+        .findings.filter((f: Finding) => f.rule.startsWith("policy/"))
+        .map((f: Finding) => f.severity),
+    ).toEqual(["warning"]);
   });
 
   it("rendered objects are created by Crossplane's service account; crossplaneServiceAccount names another", async () => {
@@ -149,17 +159,23 @@ spec: {policyName: named, validationActions: [Deny]}
     expect(policy.map((f) => f.message.split(" (")[0])).toEqual(["never a shop name"]);
     expect((policy[0] as Finding & { name?: string }).name).toBe("shop-");
     // A composed resource is named by the reconciler before it is created (v2.3+: its generateName and a hash).
-    const rendered = await check(tempRepo({ "policies/vap.yaml": named.replace("{5}$", "{12}$"), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    const rendered = await check(
+      tempRepo({ "policies/vap.yaml": named.replace("{5}$", "{12}$"), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }),
+    );
     expect(rendered.policy.map((f) => f.message.split(" (")[0])).toEqual(["never a shop name"]);
   });
 
   it("--explain-policies lists every policy with its counts, so none is silently skipped", async () => {
-    const { stderr } = await runCli(["check", ".", "--explain-policies"], tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }));
+    const { stderr } = await runCli(
+      ["check", ".", "--explain-policies"],
+      tempRepo({ "policies/vap.yaml": VAP(), "xrd.yaml": XRD, "composition.yaml": COMPOSITION, "xr.yaml": XR("a") }),
+    );
     expect(stderr).toContain("ValidatingAdmissionPolicy require-team-label (policies/vap.yaml:1): matched 1: 1 passed, 0 failed, 0 not evaluated");
   });
 
   it("a Kyverno policy kind needs no schema: the policy room reads it", async () => {
-    const kyverno = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n    - name: r\n      match: {any: [{resources: {kinds: [ConfigMap]}}]}\n      validate: {message: m, pattern: {metadata: {name: '?*'}}}\n";
+    const kyverno =
+      "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n    - name: r\n      match: {any: [{resources: {kinds: [ConfigMap]}}]}\n      validate: {message: m, pattern: {metadata: {name: '?*'}}}\n";
     const { report } = await check(tempRepo({ "kyverno.yaml": kyverno }));
     expect(report.findings.filter((f) => f.rule === "schema/missing")).toEqual([]);
   });
@@ -227,7 +243,10 @@ describe("policies in the report", () => {
     expect(stdout.slice(policyAt)).toMatch(/policy\/require-team-label/);
     const sarif = JSON.parse((await runCli(["check", ".", "--format", "sarif"], dir)).stdout);
     const rule = sarif.runs[0].tool.driver.rules.find((r: { id: string }) => r.id === "policy/require-team-label");
-    expect(rule).toMatchObject({ shortDescription: { text: "the repository's admission policy require-team-label" }, helpUri: expect.stringMatching(/docs\/policies\.md$/) });
+    expect(rule).toMatchObject({
+      shortDescription: { text: "the repository's admission policy require-team-label" },
+      helpUri: expect.stringMatching(/docs\/policies\.md$/),
+    });
   });
 });
 
@@ -258,6 +277,8 @@ spec:
 `;
     const pool = (n: number) => `apiVersion: example.org/v1\nkind: Pool\nmetadata: {name: p${n}, namespace: default}\nspec: {replicas: ${n}}\n`;
     const { report } = await check(tempRepo({ "crd.yaml": crd, "a.yaml": pool(3), "b.yaml": pool(8) }));
-    expect(report.findings.filter((f) => f.rule === "schema/cel").map((f) => `${f.severity} ${f.file} ${f.message}`)).toEqual(["error b.yaml at most five replicas"]);
+    expect(report.findings.filter((f) => f.rule === "schema/cel").map((f) => `${f.severity} ${f.file} ${f.message}`)).toEqual([
+      "error b.yaml at most five replicas",
+    ]);
   });
 });

@@ -19,9 +19,24 @@ describe("toDnsLabel, as crossplane-runtime's xpkg.ToDNSLabel", () => {
 });
 
 describe("projects and their embedded functions", () => {
-  const upbound = manifest({ apiVersion: "meta.dev.upbound.io/v1alpha1", kind: "Project", metadata: { name: "p" }, spec: { repository: "xpkg.upbound.io/upbound/configuration-app" } }, "upbound.yaml");
+  const upbound = manifest(
+    { apiVersion: "meta.dev.upbound.io/v1alpha1", kind: "Project", metadata: { name: "p" }, spec: { repository: "xpkg.upbound.io/upbound/configuration-app" } },
+    "upbound.yaml",
+  );
   const crossplane = manifest(
-    { apiVersion: "dev.crossplane.io/v1alpha1", kind: "Project", metadata: { name: "p" }, spec: { repository: "ghcr.io/acme/platform", paths: { functions: "fns/" }, functions: [{ source: "Directory", directory: { name: "net_work" } }, { source: "Tarball", tarball: { name: "prebuilt", pathPrefix: "build/prebuilt" } }] } },
+    {
+      apiVersion: "dev.crossplane.io/v1alpha1",
+      kind: "Project",
+      metadata: { name: "p" },
+      spec: {
+        repository: "ghcr.io/acme/platform",
+        paths: { functions: "fns/" },
+        functions: [
+          { source: "Directory", directory: { name: "net_work" } },
+          { source: "Tarball", tarball: { name: "prebuilt", pathPrefix: "build/prebuilt" } },
+        ],
+      },
+    },
     "platform/crossplane-project.yaml",
   );
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 import { REVIEWED_E2E_ERRORS, REVIEWED_ERRORS, type ReviewedError } from "./reviewed-errors.js";
 import { verdictOf } from "./warning-verdicts.js";
@@ -38,8 +38,16 @@ describeShared("real repositories", () => {
   }
 
   for (const repo of repos) {
-    it(`${repo}: no internal error, and only errors reviewed as true positives`, () => checkReviewed(path.join(REAL, repo), REVIEWED_ERRORS[repo] ?? []), 30_000);
+    it(
+      `${repo}: no internal error, and only errors reviewed as true positives`,
+      () => checkReviewed(path.join(REAL, repo), REVIEWED_ERRORS[repo] ?? []),
+      30_000,
+    );
   }
 
-  it("the Crossplane e2e manifests: no internal error, and only errors reviewed as true positives", () => checkReviewed(path.join(SHARED, "corpus/crossplane-e2e"), REVIEWED_E2E_ERRORS), 30_000);
+  it(
+    "the Crossplane e2e manifests: no internal error, and only errors reviewed as true positives",
+    () => checkReviewed(path.join(SHARED, "corpus/crossplane-e2e"), REVIEWED_E2E_ERRORS),
+    30_000,
+  );
 });

@@ -27,7 +27,10 @@ const inline = (template: string) =>
 function run(template: string): { fatal: string; ms: number } {
   const started = performance.now();
   const rsp = runGoTemplating(inline(template));
-  const fatal = (rsp.results ?? []).filter((r) => r.severity === Severity.SEVERITY_FATAL).map((r) => r.message).join("\n");
+  const fatal = (rsp.results ?? [])
+    .filter((r) => r.severity === Severity.SEVERITY_FATAL)
+    .map((r) => r.message)
+    .join("\n");
   return { fatal, ms: performance.now() - started };
 }
 
@@ -52,7 +55,13 @@ describe("go-templating: every execution has a budget", () => {
 
   it("expensive sprig functions count: RSA keys, bcrypt and scrypt are charged before they run", () => {
     withExecLimits({ steps: 1_000_000 }, () => {
-      for (const template of [`{{ range until 100 }}{{ genPrivateKey "rsa" }}{{ end }}`, `{{ range until 1000 }}{{ bcrypt "x" }}{{ end }}`, `{{ range until 100 }}{{ htpasswd "u" "p" }}{{ end }}`, `{{ range until 100 }}{{ derivePassword 1 "long" "p" "u" "s" }}{{ end }}`, `{{ range until 100 }}{{ (genCA "x" 3).Cert }}{{ end }}`]) {
+      for (const template of [
+        `{{ range until 100 }}{{ genPrivateKey "rsa" }}{{ end }}`,
+        `{{ range until 1000 }}{{ bcrypt "x" }}{{ end }}`,
+        `{{ range until 100 }}{{ htpasswd "u" "p" }}{{ end }}`,
+        `{{ range until 100 }}{{ derivePassword 1 "long" "p" "u" "s" }}{{ end }}`,
+        `{{ range until 100 }}{{ (genCA "x" 3).Cert }}{{ end }}`,
+      ]) {
         const { fatal, ms } = run(template);
         expect(fatal, template).toMatch(/over the execution budget of 1000000 steps/);
         expect(ms, template).toBeLessThan(5000);
@@ -122,14 +131,25 @@ spec:
 
 /** XLoop's Composition composes `fanOut` XLoops (and a ConfigMap): an XR of its own type, nested without end. */
 function selfNesting(fanOut: number): Record<string, string> {
-  const loops = Array.from({ length: fanOut }, (_, i) => `          - name: loop-${i}\n            base: {apiVersion: example.org/v1, kind: XLoop, spec: {}}\n`).join("");
+  const loops = Array.from(
+    { length: fanOut },
+    (_, i) => `          - name: loop-${i}\n            base: {apiVersion: example.org/v1, kind: XLoop, spec: {}}\n`,
+  ).join("");
   return {
     "loop/xrd.yaml": xrd("XLoop", "xloops"),
-    "loop/composition.yaml": ptComposition("xloops", "XLoop", `${loops}          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}\n`),
+    "loop/composition.yaml": ptComposition(
+      "xloops",
+      "XLoop",
+      `${loops}          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}\n`,
+    ),
     "loop/xr.yaml": "apiVersion: example.org/v1\nkind: XLoop\nmetadata: {name: loop}\nspec: {}\n",
     // Another source, which renders as it always does.
     "plain/xrd.yaml": xrd("XPlain", "xplains"),
-    "plain/composition.yaml": ptComposition("xplains", "XPlain", "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {plain: yes}}\n"),
+    "plain/composition.yaml": ptComposition(
+      "xplains",
+      "XPlain",
+      "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {plain: yes}}\n",
+    ),
     "plain/xr.yaml": "apiVersion: example.org/v1\nkind: XPlain\nmetadata: {name: plain}\nspec: {}\n",
   };
 }
@@ -162,7 +182,7 @@ describe("nested XRs: each level walked once, within a budget", () => {
     expect(budget[0]).toMatchObject({ severity: "warning", file: "loop/xr.yaml" });
     expect(budget[0]!.message).toMatch(/were not rendered: the source already composes \d+ objects, its budget is 10000/);
     const rendered = await runCli(["render", "--all", "plain"], dir);
-    expect(rendered.stdout).toContain("plain: \"yes\"");
+    expect(rendered.stdout).toContain('plain: "yes"');
   }, 60_000);
 
   it("depth one (an XR composing one of its own type) stops at --max-nested-depth, at once", async () => {
@@ -177,7 +197,10 @@ describe("nested XRs: each level walked once, within a budget", () => {
   it("diff: a pull request that makes a Composition compose its own XR type ends within the budget, on both sides", async () => {
     const files = selfNesting(20);
     const plain = files["loop/composition.yaml"]!;
-    const repo = gitRepo({ ...files, "loop/composition.yaml": ptComposition("xloops", "XLoop", "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}\n") });
+    const repo = gitRepo({
+      ...files,
+      "loop/composition.yaml": ptComposition("xloops", "XLoop", "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}\n"),
+    });
     fs.writeFileSync(path.join(repo.dir, "loop/composition.yaml"), plain);
     const started = performance.now();
     const { report } = await runDiff({ root: repo.dir, paths: ["."], base: "HEAD" });

@@ -62,7 +62,8 @@ async function rendered(repo: Record<string, string>): Promise<{ configMap?: Rec
 
 describe("built-in functions read what the repository holds", () => {
   it("FileSystem templates relative to the Composition, and the repository's EnvironmentConfigs", async () => {
-    const input = "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: templates}\n";
+    const input =
+      "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: templates}\n";
     const { configMap, stderr, code } = await rendered(files(input));
     expect(stderr).toContain("rendered 1 of 1 sources");
     expect(code).toBe(0);
@@ -70,13 +71,15 @@ describe("built-in functions read what the repository holds", () => {
   });
 
   it("an absolute dirPath is read through the config's templateMounts", async () => {
-    const input = "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: /templates}\n";
+    const input =
+      "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: /templates}\n";
     const { configMap } = await rendered(files(input, { ".composition-ci.yaml": "templateMounts: {/templates: apis/templates}\n" }));
     expect(configMap).toMatchObject({ data: { size: "large" } });
   });
 
   it("a dirPath that leads outside the repository is refused", async () => {
-    const input = "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: ../../../../etc}\n";
+    const input =
+      "        apiVersion: gotemplating.fn.crossplane.io/v1beta1\n        kind: GoTemplate\n        source: FileSystem\n        fileSystem: {dirPath: ../../../../etc}\n";
     const { configMap, stderr } = await rendered(files(input));
     expect(configMap).toBeUndefined();
     expect(stderr).toContain("render/function-fatal");

@@ -23,10 +23,14 @@ describe("function-cel-filter errors", () => {
     RunFunctionRequest.fromJSON({ input: { filters }, observed: { composite: { resource: { spec: { n: 1 } } } }, desired: { resources: { a: {} } } });
   it("a non-boolean expression is fatal", () => {
     const rsp = runCelFilter(request([{ name: "a", expression: "observed.composite.resource.spec.n" }]));
-    expect(rsp.results[0].message).toBe('cannot evaluate CEL expression "observed.composite.resource.spec.n" for filter 0: expression "observed.composite.resource.spec.n" must return a boolean, but will return double instead');
+    expect(rsp.results[0].message).toBe(
+      'cannot evaluate CEL expression "observed.composite.resource.spec.n" for filter 0: expression "observed.composite.resource.spec.n" must return a boolean, but will return double instead',
+    );
   });
   it("a missing field is fatal, a bad pattern too", () => {
-    expect(runCelFilter(request([{ name: "a", expression: "observed.composite.resource.spec.x == 1" }])).results[0].message).toMatch(/cannot evaluate CEL program/);
+    expect(runCelFilter(request([{ name: "a", expression: "observed.composite.resource.spec.x == 1" }])).results[0].message).toMatch(
+      /cannot evaluate CEL program/,
+    );
     expect(runCelFilter(request([{ name: "(", expression: "true" }])).results[0].message).toBe(
       'cannot compile regular expression "^($" for filter 0: error parsing regexp: missing closing ): `^($`',
     );

@@ -47,7 +47,10 @@ let n = 0;
  */
 function script(how: "group" | "setsid", then: string): { file: string; pidFile: string } {
   const pidFile = path.join(dir, `pid-${++n}`);
-  const start = how === "setsid" ? `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 1000' </dev/null >/dev/null 2>&1 &` : `sh -c 'echo $$ > "${pidFile}"; exec sleep 1000' </dev/null >/dev/null 2>&1 &`;
+  const start =
+    how === "setsid"
+      ? `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 1000' </dev/null >/dev/null 2>&1 &`
+      : `sh -c 'echo $$ > "${pidFile}"; exec sleep 1000' </dev/null >/dev/null 2>&1 &`;
   const file = path.join(dir, `fn-${n}.sh`);
   fs.writeFileSync(file, `${start}\nwhile [ ! -s "${pidFile}" ]; do sleep 0.02; done\n${then}\n`);
   return { file, pidFile };

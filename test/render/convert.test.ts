@@ -12,7 +12,12 @@ const bucket = { apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket", spec: 
 const fromEnv = { type: "FromEnvironmentFieldPath", fromFieldPath: "someFieldInTheEnvironment", toFieldPath: "spec.forProvider.someFieldFromTheEnvironment" };
 const toEnv = { type: "ToEnvironmentFieldPath", fromFieldPath: "status.someOtherFieldInTheResource", toFieldPath: "someOtherFieldInTheEnvironment" };
 const p1 = { type: "FromCompositeFieldPath", fromFieldPath: "envVal", toFieldPath: "spec.val" };
-const p2 = { type: "ToCompositeFieldPath", fromFieldPath: "envVal", toFieldPath: "spec.val", policy: { fromFieldPath: "optional", mergeOptions: { keepMapValues: true } } };
+const p2 = {
+  type: "ToCompositeFieldPath",
+  fromFieldPath: "envVal",
+  toFieldPath: "spec.val",
+  policy: { fromFieldPath: "optional", mergeOptions: { keepMapValues: true } },
+};
 const p2Converted = { ...p2, policy: { fromFieldPath: "optional", toFieldPath: "MergeObjects" } };
 
 const legacy = (extra: Record<string, unknown> = {}) => ({
@@ -32,11 +37,19 @@ const legacy = (extra: Record<string, unknown> = {}) => ({
 
 const convertedResources = [
   { name: "bucket", base: bucket, patches: [fromEnv, toEnv] },
-  { name: "resource-1", base: bucket, patches: [fromEnv, { type: "FromCompositeFieldPath", fromFieldPath: toEnv.fromFieldPath, toFieldPath: toEnv.toFieldPath }] },
+  {
+    name: "resource-1",
+    base: bucket,
+    patches: [fromEnv, { type: "FromCompositeFieldPath", fromFieldPath: toEnv.fromFieldPath, toFieldPath: toEnv.toFieldPath }],
+  },
 ];
 
 const pipeline = (input: Record<string, unknown>) => [
-  { step: "patch-and-transform", functionRef: { name: "function-patch-and-transform" }, input: { apiVersion: "pt.fn.crossplane.io/v1beta1", kind: "Resources", ...input } },
+  {
+    step: "patch-and-transform",
+    functionRef: { name: "function-patch-and-transform" },
+    input: { apiVersion: "pt.fn.crossplane.io/v1beta1", kind: "Resources", ...input },
+  },
 ];
 
 describe("convert pipeline-composition (upstream TestConvertPnTToPipeline)", () => {
@@ -63,7 +76,11 @@ describe("convert pipeline-composition (upstream TestConvertPnTToPipeline)", () 
     expect(envStep).toEqual({
       step: "environment-configs",
       functionRef: { name: "function-environment-configs" },
-      input: { apiVersion: "environmentconfigs.fn.crossplane.io/v1beta1", kind: "Input", spec: { defaultData: environment.defaultData, environmentConfigs: environment.environmentConfigs } },
+      input: {
+        apiVersion: "environmentconfigs.fn.crossplane.io/v1beta1",
+        kind: "Input",
+        spec: { defaultData: environment.defaultData, environmentConfigs: environment.environmentConfigs },
+      },
     });
     expect(ptStep).toEqual(
       pipeline({
@@ -88,9 +105,17 @@ describe("convert pipeline-composition (upstream TestConvertPnTToPipeline)", () 
 
 describe("connection details (upstream TestSetMissingConnectionDetailFields)", () => {
   const cases: [string, object, object][] = [
-    ["ConnectionDetailMissingKeyAndName", { fromConnectionSecretKey: "kubeconfig" }, { name: "kubeconfig", fromConnectionSecretKey: "kubeconfig", type: "FromConnectionSecretKey" }],
+    [
+      "ConnectionDetailMissingKeyAndName",
+      { fromConnectionSecretKey: "kubeconfig" },
+      { name: "kubeconfig", fromConnectionSecretKey: "kubeconfig", type: "FromConnectionSecretKey" },
+    ],
     ["FromValueMissingType", { name: "kubeconfig", value: "kubeconfig" }, { name: "kubeconfig", value: "kubeconfig", type: "FromValue" }],
-    ["FromFieldPathMissingType", { name: "kubeconfig", fromFieldPath: "kubeconfig" }, { name: "kubeconfig", fromFieldPath: "kubeconfig", type: "FromFieldPath" }],
+    [
+      "FromFieldPathMissingType",
+      { name: "kubeconfig", fromFieldPath: "kubeconfig" },
+      { name: "kubeconfig", fromFieldPath: "kubeconfig", type: "FromFieldPath" },
+    ],
     ["a given type is inferred again", { name: "k", type: "FromValue", fromFieldPath: "a" }, { name: "k", fromFieldPath: "a", type: "FromFieldPath" }],
   ];
   for (const [name, input, want] of cases) it(name, () => expect(migrateConnectionDetail(input)).toEqual(want));
@@ -102,7 +127,11 @@ describe("transforms (upstream TestSetTransformTypeRequiredFields)", () => {
     ["MathClampMinMissingType", { math: { clampMin: 1024 } }, { type: "math", math: { type: "ClampMin", clampMin: 1024 } }],
     ["MathClampMaxMissingType", { math: { clampMax: 1024 } }, { type: "math", math: { type: "ClampMax", clampMax: 1024 } }],
     ["StringConvertMissingType", { string: { convert: "ToBase64" } }, { type: "string", string: { type: "Convert", convert: "ToBase64" } }],
-    ["StringRegexMissingType", { string: { regexp: { match: "'^eu-(.*)-'", group: 1 } } }, { type: "string", string: { type: "Regexp", regexp: { match: "'^eu-(.*)-'", group: 1 } } }],
+    [
+      "StringRegexMissingType",
+      { string: { regexp: { match: "'^eu-(.*)-'", group: 1 } } },
+      { type: "string", string: { type: "Regexp", regexp: { match: "'^eu-(.*)-'", group: 1 } } },
+    ],
     ["a map transform is not inferred", { map: { a: "b" } }, { map: { a: "b" } }],
   ];
   for (const [name, input, want] of cases) it(name, () => expect(migrateTransform(input)).toEqual(want));
@@ -110,7 +139,12 @@ describe("transforms (upstream TestSetTransformTypeRequiredFields)", () => {
 
 describe("patches (upstream TestMigratePatch and TestMigrateMergeOptions)", () => {
   it("TransformArrayMissingFields", () => {
-    const patch = { type: "FromCompositeFieldPath", fromFieldPath: "spec.id", toFieldPath: "spec.id", transforms: [{ string: { fmt: "test3-%s" } }, { math: { multiply: 1 } }] };
+    const patch = {
+      type: "FromCompositeFieldPath",
+      fromFieldPath: "spec.id",
+      toFieldPath: "spec.id",
+      transforms: [{ string: { fmt: "test3-%s" } }, { math: { multiply: 1 } }],
+    };
     expect(migratePatch(patch)).toEqual({
       ...patch,
       transforms: [
@@ -119,7 +153,12 @@ describe("patches (upstream TestMigratePatch and TestMigrateMergeOptions)", () =
       ],
     });
   });
-  it("PatchWithoutType", () => expect(migratePatch({ fromFieldPath: "spec.id", toFieldPath: "spec.id" })).toEqual({ type: "FromCompositeFieldPath", fromFieldPath: "spec.id", toFieldPath: "spec.id" }));
+  it("PatchWithoutType", () =>
+    expect(migratePatch({ fromFieldPath: "spec.id", toFieldPath: "spec.id" })).toEqual({
+      type: "FromCompositeFieldPath",
+      fromFieldPath: "spec.id",
+      toFieldPath: "spec.id",
+    }));
   it("PatchWithoutTransforms", () => {
     const patch = { type: "FromCompositeFieldPath", fromFieldPath: "spec.id", toFieldPath: "spec.id" };
     expect(migratePatch(patch)).toEqual(patch);

@@ -32,7 +32,9 @@ async function check(files: Record<string, string>, ...flags: string[]) {
   const dir = tempRepo(files);
   const started = performance.now();
   const { stdout } = await runCli(["check", ".", "--format", "json", "--no-cache", "--allow-exec", ...flags], dir);
-  const findings = (JSON.parse(stdout) as { findings: { rule: string; severity: string; message: string }[] }).findings.filter((f) => f.rule.startsWith("render/"));
+  const findings = (JSON.parse(stdout) as { findings: { rule: string; severity: string; message: string }[] }).findings.filter((f) =>
+    f.rule.startsWith("render/"),
+  );
   return { findings, ms: performance.now() - started, dir };
 }
 
@@ -45,7 +47,9 @@ describe("function faults", () => {
   }, 20_000);
 
   it("a response of the wrong shape is render/function-failed, not an internal error", async () => {
-    const { findings } = await check(repo("{ module: nope.mjs }", { "nope.mjs": "export default function (req, rsp) { return { ...rsp, results: 'nope' }; }\n" }));
+    const { findings } = await check(
+      repo("{ module: nope.mjs }", { "nope.mjs": "export default function (req, rsp) { return { ...rsp, results: 'nope' }; }\n" }),
+    );
     expect(findings.map((f) => f.rule)).toEqual(["render/function-failed"]);
     expect(findings[0]!.message).toContain("malformed RunFunctionResponse: results is not a list of results");
   });
@@ -66,7 +70,6 @@ describe("function faults", () => {
     expect((await run()).stdout).toBe((await run()).stdout);
   }, 20_000);
 });
-
 
 describe("a module function that does not load", () => {
   it("a syntax error is render/function-failed naming the module's file and line, with no stack (not a crash, not an internal error)", async () => {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HAS_SHARED, REPO, SHARED, runCli, describeShared } from "../helpers.js";
 import { withoutMessages } from "../gotemplate/protojson.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { RunFunctionRequest } from "@crossplane-org/function-sdk-typescript";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { memoryFileSystem } from "../../src/render/functions/go-templating/filesystem.js";
 import { runGoTemplating } from "../../src/render/functions/go-templating/function.js";
 import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";

@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { loadPath } from "../../src/manifest/load.js";
 import { renderComposite, type Rendered } from "../../src/render/crossplane/render.js";
 import type { JsonObject } from "../../src/core/json.js";
 import { BuiltinRuntime, builtinFor } from "../../src/render/runner/builtin.js";
-import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
+import { SHARED, describeShared } from "../helpers.js";
 
 /**
  * function-go-templating's examples (../shared/corpus/go-templating-examples), rendered with the
@@ -21,8 +21,7 @@ function objects(dir: string, file: string): JsonObject[] {
 }
 
 /** EnvironmentConfigs written as v1alpha1 are served as v1beta1 by the API server the function asks. */
-const asServed = (o: JsonObject): JsonObject =>
-  o.kind === "EnvironmentConfig" ? { ...o, apiVersion: "apiextensions.crossplane.io/v1beta1" } : o;
+const asServed = (o: JsonObject): JsonObject => (o.kind === "EnvironmentConfig" ? { ...o, apiVersion: "apiextensions.crossplane.io/v1beta1" } : o);
 
 async function render(example: string, compositionName?: string): Promise<Rendered> {
   const dir = path.join(EXAMPLES, example);
@@ -53,7 +52,8 @@ async function render(example: string, compositionName?: string): Promise<Render
 const contextOf = (r: Rendered) => r.documents.find((d) => d.kind === "Context")?.fields as JsonObject;
 const composed = (r: Rendered, name: string) =>
   r.composed.find((o) => ((o.metadata as JsonObject).annotations as Record<string, string>)["crossplane.io/composition-resource-name"] === name) as any;
-const namesOf = (r: Rendered) => r.composed.map((o) => ((o.metadata as JsonObject).annotations as Record<string, string>)["crossplane.io/composition-resource-name"]).sort();
+const namesOf = (r: Rendered) =>
+  r.composed.map((o) => ((o.metadata as JsonObject).annotations as Record<string, string>)["crossplane.io/composition-resource-name"]).sort();
 
 function expectOk(r: Rendered): void {
   expect(r.problems.filter((p) => p.severity === "error")).toEqual([]);

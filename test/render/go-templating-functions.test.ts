@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { GoError, GoStruct, Template, callContext, isNilCollection, toPlain, type Value } from "../../src/gotemplate/index.js";
 import { templateFuncs } from "../../src/render/functions/go-templating/funcs.js";
 import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";

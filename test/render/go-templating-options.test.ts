@@ -77,7 +77,9 @@ describe("FileSystem source", () => {
   });
 
   it("says what is missing when the renderer gave no file system", () => {
-    expect(fatalOf(runGoTemplating(fromDir("templates"), {}))).toMatch(/^invalid function input: cannot read tmpl from the folder \{templates\}: no template files are available/);
+    expect(fatalOf(runGoTemplating(fromDir("templates"), {}))).toMatch(
+      /^invalid function input: cannot read tmpl from the folder \{templates\}: no template files are available/,
+    );
   });
 
   it("uses the default source when the input names none", () => {
@@ -142,7 +144,8 @@ data:
   });
 
   it("fail on a missing key with missingkey=error, from the input or the default options", () => {
-    const want = /^cannot execute template: template: manifests:7:18: executing "manifests" at <.observed.composite.resource.spec.missing>: map has no entry for key "missing"$/;
+    const want =
+      /^cannot execute template: template: manifests:7:18: executing "manifests" at <.observed.composite.resource.spec.missing>: map has no entry for key "missing"$/;
     expect(fatalOf(runGoTemplating(inline(text, { options: ["missingkey=error"] })))).toMatch(want);
     expect(fatalOf(runGoTemplating(inline(text), { defaultOptions: "missingkey=error" }))).toMatch(want);
   });

@@ -34,7 +34,9 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
     const files = nestedXrFiles();
     files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace("- name: network", "- name: compositeNetwork_EKS");
     const { stdout } = await runCli(["render", "--all", ".", "--crossplane-version", "v2.2"], tempRepo(files));
-    const subnet = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.data?.kind === "subnet");
+    const subnet = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d.data?.kind === "subnet");
     expect(subnet.metadata.ownerReferences[0]).toMatchObject({ kind: "XNetwork", name: "prod-compositenetwork-eks" });
   });
 
@@ -56,7 +58,10 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
 
   it("a nested XR whose named Composition is missing while others of its type are here is an error naming it", async () => {
     const files = nestedXrFiles();
-    files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace("kind: XNetwork, spec: {}", "kind: XNetwork, spec: {crossplane: {compositionRef: {name: gone}}}");
+    files["platform/composition.yaml"] = files["platform/composition.yaml"]!.replace(
+      "kind: XNetwork, spec: {}",
+      "kind: XNetwork, spec: {crossplane: {compositionRef: {name: gone}}}",
+    );
     const { stdout } = await runCli(["check", ".", "--format", "json", "--no-cache"], tempRepo(files));
     const findings = JSON.parse(stdout).findings as { rule: string; severity: string; message: string }[];
     const nested = findings.find((f) => f.message.startsWith("nested XNetwork network (composed by XPlatform prod)"));
@@ -95,7 +100,10 @@ describe("nested XRs: a composed XR of the repository is rendered with its own C
       const dir = repo();
       const run = await runCli(["drift", "--snapshot", "snap", "--update-snapshot", ...flags], dir);
       expect(run.code).toBe(0);
-      return fs.readdirSync(path.join(dir, "snap")).map((f) => fs.readFileSync(path.join(dir, "snap", f), "utf8")).join("\n");
+      return fs
+        .readdirSync(path.join(dir, "snap"))
+        .map((f) => fs.readFileSync(path.join(dir, "snap", f), "utf8"))
+        .join("\n");
     };
     expect(await snapshot()).toContain("kind: subnet");
     expect(await snapshot("--max-nested-depth", "0")).not.toContain("kind: subnet");

@@ -53,9 +53,12 @@ describe("functions named like a built-in, with no Function object", () => {
 
 describe("sources composition-ci cannot render are not the repository's fault", () => {
   const upbound = {
-    "upbound.yaml": "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/configuration-app\n",
+    "upbound.yaml":
+      "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/configuration-app\n",
     "apis/xrd.yaml": xrd,
-    "apis/composition.yaml": composition(`    - step: app\n      functionRef: {name: acme-configuration-appmain}\n    - step: ready\n      functionRef: {name: crossplane-contrib-function-auto-ready}\n`),
+    "apis/composition.yaml": composition(
+      `    - step: app\n      functionRef: {name: acme-configuration-appmain}\n    - step: ready\n      functionRef: {name: crossplane-contrib-function-auto-ready}\n`,
+    ),
     "examples/one.yaml": xr("one"),
     "examples/two.yaml": xr("two"),
     "functions/main/go.mod": "module example.org/main\n",
@@ -73,25 +76,32 @@ describe("sources composition-ci cannot render are not the repository's fault", 
       "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions. " +
         "To render them: give it a command or module under functions: acme-configuration-appmain in .composition-ci.yaml, or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target",
     );
-    expect(stderr).toContain("rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)");
+    expect(stderr).toContain(
+      "rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)",
+    );
   });
 
   it("render of one XR says the same of the project's function as check does", async () => {
     const { stderr, code } = await runCli(["render", "examples/one.yaml", "apis/composition.yaml"], tempRepo(upbound));
     expect(code).toBe(1);
-    expect(stderr).toContain('step "app": function acme-configuration-appmain is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions');
+    expect(stderr).toContain(
+      'step "app": function acme-configuration-appmain is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions',
+    );
   });
 
   it("a project function whose folder is not in the repository says so", async () => {
     const withoutFolder = Object.fromEntries(Object.entries(upbound).filter(([file]) => !file.startsWith("functions/")));
     const { findings } = await check(withoutFolder);
-    expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toContain("is a function of the project upbound.yaml, built from functions/main/, which is not in the repository. To render them: add the function's source folder functions/main/");
+    expect(findings.find((f) => f.rule === "render/not-rendered")?.message).toContain(
+      "is a function of the project upbound.yaml, built from functions/main/, which is not in the repository. To render them: add the function's source folder functions/main/",
+    );
   });
 
   it("a trusted package that is not in the cache, offline, is one warning on its Function object", async () => {
     const { findings, code } = await check({
       "xrd.yaml": xrd,
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-status-transformer:v0.4.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\nspec: {package: xpkg.upbound.io/crossplane-contrib/function-status-transformer:v0.4.0}\n",
       "composition.yaml": composition("    - step: kcl\n      functionRef: {name: function-kcl}\n"),
       "a.yaml": xr("a"),
       "b.yaml": xr("b"),
@@ -100,7 +110,9 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
     expect(notRendered.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["warning functions.yaml:4"]);
-    expect(notRendered[0]!.message).toMatch(/^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl \(step [a-z-]+\) is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/);
+    expect(notRendered[0]!.message).toMatch(
+      /^3 sources \(XApp a, XApp b, XApp c\) were not rendered: function function-kcl \(step [a-z-]+\) is not in the package cache: xpkg.upbound.io\/crossplane-contrib\/function-status-transformer:v0.4.0 is not in the cache \(--offline\)/,
+    );
     expect(notRendered[0]!.message).toContain("To render them: run `composition-ci functions pull`");
     expect(notRendered[0]!.message.split("functions pull")).toHaveLength(2);
   });
@@ -130,13 +142,20 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     });
     expect(code).toBe(0);
     const notRendered = findings.filter((f) => f.rule === "render/not-rendered");
-    expect(notRendered[0]!.message).toContain("function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package. To render it: add its repository to functions.trusted");
+    expect(notRendered[0]!.message).toContain(
+      "function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package. To render it: add its repository to functions.trusted",
+    );
   });
 
   it("a function that runs and fails stays an error", async () => {
     const { findings } = await check({
       "xrd.yaml": xrd,
-      "composition.yaml": composition(ptStep("function-patch-and-transform").replace("kind: Resources", "kind: Resources\n        patchSets: [{name: x, patches: [{type: PatchSet, patchSetName: x}]}]")),
+      "composition.yaml": composition(
+        ptStep("function-patch-and-transform").replace(
+          "kind: Resources",
+          "kind: Resources\n        patchSets: [{name: x, patches: [{type: PatchSet, patchSetName: x}]}]",
+        ),
+      ),
       "a.yaml": xr("a"),
     });
     expect(findings.filter((f) => f.rule.startsWith("render/")).map((f) => `${f.severity} ${f.rule}`)).toContain("error render/function-fatal");
@@ -163,7 +182,11 @@ describe("the not-rendered warning names its sources", () => {
   it("two sources of one name are told apart by their files", async () => {
     const { notRenderedFindings } = await import("../../src/render/not-rendered.js");
     const { Manifest, SourceFile } = await import("../../src/manifest/manifest.js");
-    const fn = new Manifest({ apiVersion: "pkg.crossplane.io/v1", kind: "Function", metadata: { name: "function-kcl" } }, new SourceFile("functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\n"), 0);
+    const fn = new Manifest(
+      { apiVersion: "pkg.crossplane.io/v1", kind: "Function", metadata: { name: "function-kcl" } },
+      new SourceFile("functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kcl}\n"),
+      0,
+    );
     const source = (file: string, name: string) => ({
       source: new Manifest({ apiVersion: "example.org/v1", kind: "SQL", metadata: { name } }, new SourceFile(file, ""), 0),
       via: "Composition sql",
@@ -172,9 +195,17 @@ describe("the not-rendered warning names its sources", () => {
       keys: [],
       ok: false,
       findings: [],
-      notRendered: [{ what: "function-kcl", step: "main", reason: "is not trusted", fix: "trust it", severity: "warning" as const, at: { manifest: fn, pointer: "" } }],
+      notRendered: [
+        { what: "function-kcl", step: "main", reason: "is not trusted", fix: "trust it", severity: "warning" as const, at: { manifest: fn, pointer: "" } },
+      ],
     });
-    const [finding] = notRenderedFindings([source("examples/aws.yaml", "my-db"), source("examples/aws-error.yaml", "my-db"), source("examples/gcp.yaml", "other")]);
-    expect(finding!.message).toBe("3 sources (SQL my-db (examples/aws.yaml), SQL my-db (examples/aws-error.yaml), SQL other) were not rendered: function function-kcl (step main) is not trusted. To render them: trust it");
+    const [finding] = notRenderedFindings([
+      source("examples/aws.yaml", "my-db"),
+      source("examples/aws-error.yaml", "my-db"),
+      source("examples/gcp.yaml", "other"),
+    ]);
+    expect(finding!.message).toBe(
+      "3 sources (SQL my-db (examples/aws.yaml), SQL my-db (examples/aws-error.yaml), SQL other) were not rendered: function function-kcl (step main) is not trusted. To render them: trust it",
+    );
   });
 });

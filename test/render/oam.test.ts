@@ -29,7 +29,8 @@ function renderYaml(files: Record<string, string>, clusterDefinitions: string[] 
   return render(tempRepo(files), undefined, clusterDefinitions);
 }
 
-const meta = (o: JsonObject) => o.metadata as { name: string; namespace?: string; labels: Record<string, string>; annotations?: Record<string, string>; ownerReferences: JsonObject[] };
+const meta = (o: JsonObject) =>
+  o.metadata as { name: string; namespace?: string; labels: Record<string, string>; annotations?: Record<string, string>; ownerReferences: JsonObject[] };
 const find = (s: RenderedSource, kind: string, name?: string) => s.objects.find((o) => o.kind === kind && (name === undefined || meta(o).name === name));
 const messages = (s: RenderedSource) => s.findings.map((f) => `${f.rule}: ${f.message}`);
 
@@ -155,7 +156,10 @@ describeShared("OAM rendering of ../shared/corpus/oam-runtime-examples", () => {
   it("dependency: the sink waits on live status, the source is rendered", () => {
     for (const file of ["demo.yaml", "demo-with-conditions.yaml", "demo-with-valuefrom.yaml"]) {
       const s = render(path.join(EXAMPLES, "dependency"), file);
-      expect(s.objects.map((o) => meta(o).name), file).toEqual(["source"]);
+      expect(
+        s.objects.map((o) => meta(o).name),
+        file,
+      ).toEqual(["source"]);
       const waiting = s.findings.filter((f) => f.rule === "render/oam-waiting");
       expect(waiting, file).toHaveLength(1);
       expect(waiting[0]!.severity).toBe("info");
@@ -198,14 +202,19 @@ describe("OAM rendering semantics", () => {
     const s = renderYaml({
       "crd.yaml": FOO_CRD,
       "app.yaml":
-        component("web", "{image: nginx, replicas: 1}", `  parameters:
+        component(
+          "web",
+          "{image: nginx, replicas: 1}",
+          `  parameters:
     - name: image
       fieldPaths:
         - spec.image
         - spec.containers[0].image
     - {name: replicas, fieldPaths: [spec.replicas]}
     - {name: unused, fieldPaths: [spec.unused]}
-`) + appConfig(`    - componentName: web
+`,
+        ) +
+        appConfig(`    - componentName: web
       parameterValues:
         - {name: image, value: "nginx:1.27"}
         - {name: replicas, value: 3}
@@ -218,19 +227,31 @@ describe("OAM rendering semantics", () => {
   });
 
   it("an undeclared or a missing required parameter, or a value of another type, renders nothing", () => {
-    const comp = component("web", "{}", `  parameters:
+    const comp = component(
+      "web",
+      "{}",
+      `  parameters:
     - {name: image, required: true, fieldPaths: [spec.image]}
-`);
-    const undeclared = renderYaml({ "crd.yaml": FOO_CRD, "a.yaml": comp + appConfig(`    - componentName: web\n      parameterValues: [{name: image, value: x}, {name: tag, value: y}]\n`) });
+`,
+    );
+    const undeclared = renderYaml({
+      "crd.yaml": FOO_CRD,
+      "a.yaml": comp + appConfig(`    - componentName: web\n      parameterValues: [{name: image, value: x}, {name: tag, value: y}]\n`),
+    });
     expect(undeclared.ok).toBe(false);
     expect(undeclared.objects).toEqual([]);
     expect(messages(undeclared)).toContain('oam/parameter-undeclared: unsupported parameter "tag"');
     const missing = renderYaml({ "crd.yaml": FOO_CRD, "a.yaml": comp + appConfig(`    - componentName: web\n`) });
     expect(missing.ok).toBe(false);
     expect(messages(missing)).toContain('oam/parameter-required: required parameter "image" not specified');
-    const typed = renderYaml({ "crd.yaml": FOO_CRD, "a.yaml": comp + appConfig(`    - componentName: web\n      parameterValues: [{name: image, value: true}]\n`) });
+    const typed = renderYaml({
+      "crd.yaml": FOO_CRD,
+      "a.yaml": comp + appConfig(`    - componentName: web\n      parameterValues: [{name: image, value: true}]\n`),
+    });
     expect(typed.ok).toBe(false);
-    expect(messages(typed)).toContain('render/oam-failed: cannot render workload for component "web": cannot set parameter "image": the value must be a string or an integer');
+    expect(messages(typed)).toContain(
+      'render/oam-failed: cannot render workload for component "web": cannot set parameter "image": the value must be a string or an integer',
+    );
   });
 
   it("labels, annotations (the ApplicationConfiguration's win) and explicit names", () => {
@@ -273,7 +294,9 @@ metadata: {name: scalers.example.com}
 spec: {definitionRef: {name: scalers.example.com}}
 `;
     const app = (replicas: number) =>
-      component("web", "{}") + definition + appConfig(`    - componentName: web\n      traits:\n        - trait: {apiVersion: example.com/v1, kind: Scaler, spec: {replicas: ${replicas}}}\n`);
+      component("web", "{}") +
+      definition +
+      appConfig(`    - componentName: web\n      traits:\n        - trait: {apiVersion: example.com/v1, kind: Scaler, spec: {replicas: ${replicas}}}\n`);
     const name = (replicas: number) => meta(find(renderYaml({ "crd.yaml": FOO_CRD, "a.yaml": app(replicas) }), "Scaler")!).name;
     expect(name(2)).toMatch(/^web-scalers-[bcdfghjklmnpqrstvwxz2456789]+$/);
     expect(name(2)).toBe(name(2));
@@ -316,7 +339,8 @@ spec: {definitionRef: {name: foos.example.com}}
 
   it("a typed workload without its WorkloadDefinition is a finding, not an object", () => {
     const s = renderYaml({
-      "a.yaml": `apiVersion: core.oam.dev/v1alpha2
+      "a.yaml":
+        `apiVersion: core.oam.dev/v1alpha2
 kind: Component
 metadata: {name: web}
 spec: {workload: {type: webservice, spec: {}}}
@@ -388,7 +412,9 @@ spec: {workload: {type: webservice, spec: {}}}
       dataInputs: [{valueFrom: {dataOutputName: ep}, toFieldPaths: [spec.ep]}]
 `),
     });
-    expect(messages(unmet)).toEqual(['render/oam-waiting: Foo "sink" of component "sink" is not rendered: waiting on dataOutput "ep": got(draft) expected to be ready']);
+    expect(messages(unmet)).toEqual([
+      'render/oam-waiting: Foo "sink" of component "sink" is not rendered: waiting on dataOutput "ep": got(draft) expected to be ready',
+    ]);
     const cycle = renderYaml({
       "crd.yaml": FOO_CRD,
       "a.yaml":
@@ -410,7 +436,8 @@ spec: {workload: {type: webservice, spec: {}}}
   it("an input naming no dataOutput renders nothing", () => {
     const s = renderYaml({
       "crd.yaml": FOO_CRD,
-      "a.yaml": component("sink", "{}") + appConfig(`    - componentName: sink\n      dataInputs: [{valueFrom: {dataOutputName: nowhere}, toFieldPaths: [spec.x]}]\n`),
+      "a.yaml":
+        component("sink", "{}") + appConfig(`    - componentName: sink\n      dataInputs: [{valueFrom: {dataOutputName: nowhere}, toFieldPaths: [spec.x]}]\n`),
     });
     expect(s.ok).toBe(false);
     expect(messages(s)).toContain('oam/data-dependency: dataOutputName "nowhere" names no dataOutputs in this ApplicationConfiguration');
@@ -449,7 +476,10 @@ spec: {workloadRefs: []}
   it("render --all includes ApplicationConfigurations and names KubeVela Applications as not rendered; check validates OAM output", async () => {
     const dir = tempRepo({
       "a.yaml":
-        component("web", "{containers: [{name: web, image: nginx}]}").replace("apiVersion: example.com/v1\n    kind: Foo", "apiVersion: core.oam.dev/v1alpha2\n    kind: ContainerizedWorkload") +
+        component("web", "{containers: [{name: web, image: nginx}]}").replace(
+          "apiVersion: example.com/v1\n    kind: Foo",
+          "apiVersion: core.oam.dev/v1alpha2\n    kind: ContainerizedWorkload",
+        ) +
         appConfig(`    - componentName: web
       traits: [{trait: {apiVersion: core.oam.dev/v1alpha2, kind: ManualScalerTrait, metadata: {name: scale}, spec: {replicaCount: three}}}]
 `),
@@ -467,7 +497,10 @@ spec:
     const { code, stdout } = await runCli(["check", ".", "--format", "json"], dir);
     const report = JSON.parse(stdout) as { findings: { rule: string; message: string; kind: string }[] };
     const schema = report.findings.filter((f) => f.rule === "render/schema");
-    expect(schema.map((f) => f.message), stdout).toEqual([expect.stringContaining('rendered ManualScalerTrait "scale" (the OAM runtime) at spec.replicaCount')]);
+    expect(
+      schema.map((f) => f.message),
+      stdout,
+    ).toEqual([expect.stringContaining('rendered ManualScalerTrait "scale" (the OAM runtime) at spec.replicaCount')]);
     expect(schema[0]!.kind).toBe("ApplicationConfiguration");
     expect(code).toBe(1);
   });

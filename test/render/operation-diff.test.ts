@@ -38,7 +38,8 @@ spec:
               size: ${size}
 `;
 
-const FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n";
+const FUNCTIONS =
+  "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.0}\n";
 
 describe("diff: an Operation whose pipeline changed", () => {
   it("is a changed source, with the difference of the object it applies", async () => {
@@ -54,7 +55,11 @@ describe("diff: an Operation whose pipeline changed", () => {
   }, 30_000);
 
   it("through the CLI, as JSON; an unchanged Operation is not rendered again", async () => {
-    const { dir } = gitRepo({ "operation.yaml": operation("small"), "functions.yaml": FUNCTIONS, "other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n" });
+    const { dir } = gitRepo({
+      "operation.yaml": operation("small"),
+      "functions.yaml": FUNCTIONS,
+      "other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n",
+    });
     const untouched = await runCli(["diff", "--base", "main", "--format", "json"], dir);
     expect(untouched.code).toBe(0);
     expect((JSON.parse(untouched.stdout) as DiffReport).changes).toEqual([]);

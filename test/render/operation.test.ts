@@ -5,7 +5,8 @@ import * as YAML from "yaml";
 import { REPO, runCli, tempRepo } from "../helpers.js";
 
 const DUMMY = fs.readFileSync(path.join(REPO, "test/fixtures/functions/dummy-function.mjs"), "utf8");
-const FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-dummy}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-dummy:v0.4.1}\n";
+const FUNCTIONS =
+  "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-dummy}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-dummy:v0.4.1}\n";
 const CONFIG = "functions:\n  function-dummy: {module: ./dummy.mjs}\n";
 
 const step = (name: string, resources: string, extra = "") => `  - step: ${name}
@@ -18,7 +19,8 @@ const step = (name: string, resources: string, extra = "") => `  - step: ${name}
           resources:
 ${resources}${extra}`;
 
-const cm = (key: string, name: string) => `            ${key}:\n              resource: {apiVersion: v1, kind: ConfigMap, metadata: {namespace: default, name: ${name}}, data: {by: ${key}}}\n`;
+const cm = (key: string, name: string) =>
+  `            ${key}:\n              resource: {apiVersion: v1, kind: ConfigMap, metadata: {namespace: default, name: ${name}}, data: {by: ${key}}}\n`;
 
 const OPERATION = `apiVersion: ops.crossplane.io/v1alpha1
 kind: Operation
@@ -52,7 +54,10 @@ describe("render op: Operations as crossplane operation render prints them", () 
           { type: "ValidPipeline", status: "True", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "ValidPipeline" },
           { type: "Synced", status: "True", lastTransitionTime: "2024-01-01T00:00:00Z", reason: "ReconcileSuccess" },
         ],
-        pipeline: [{ step: "first", output: { created: 1 } }, { step: "second", output: { created: 2 } }],
+        pipeline: [
+          { step: "first", output: { created: 1 } },
+          { step: "second", output: { created: 2 } },
+        ],
         appliedResourceRefs: [
           { apiVersion: "v1", kind: "ConfigMap", name: "map-a", namespace: "default" },
           { apiVersion: "v1", kind: "ConfigMap", name: "map-b", namespace: "default" },
@@ -60,7 +65,11 @@ describe("render op: Operations as crossplane operation render prints them", () 
       },
     });
     // The controller's events (v2.3+): the step named in the message, reason RunPipelineStep.
-    expect(rest.map((d) => `${d.kind}/${d.metadata?.name ?? `${d.severity} ${d.reason}: ${d.message}`}`)).toEqual(["ConfigMap/map-a", "ConfigMap/map-b", 'Result/Normal RunPipelineStep: Pipeline step "first": step one ran']);
+    expect(rest.map((d) => `${d.kind}/${d.metadata?.name ?? `${d.severity} ${d.reason}: ${d.message}`}`)).toEqual([
+      "ConfigMap/map-a",
+      "ConfigMap/map-b",
+      'Result/Normal RunPipelineStep: Pipeline step "first": step one ran',
+    ]);
   });
 
   it("v2.2 (crossplane alpha render op): no conditions, refs and outputs always, the spec only with -o, Results with their step", async () => {
@@ -77,13 +86,25 @@ describe("render op: Operations as crossplane operation render prints them", () 
           { apiVersion: "v1", kind: "ConfigMap", name: "map-a", namespace: "default" },
           { apiVersion: "v1", kind: "ConfigMap", name: "map-b", namespace: "default" },
         ],
-        pipeline: [{ step: "first", output: { created: 1 } }, { step: "second", output: { created: 2 } }],
+        pipeline: [
+          { step: "first", output: { created: 1 } },
+          { step: "second", output: { created: 2 } },
+        ],
       },
     });
-    expect(rest.at(-1)).toEqual({ apiVersion: "render.crossplane.io/v1beta1", kind: "Result", message: "step one ran", severity: "SEVERITY_NORMAL", step: "first" });
+    expect(rest.at(-1)).toEqual({
+      apiVersion: "render.crossplane.io/v1beta1",
+      kind: "Result",
+      message: "step one ran",
+      severity: "SEVERITY_NORMAL",
+      step: "first",
+    });
     const full = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "-o", "--crossplane-version", "v2.2"], dir);
     expect(docs(full.stdout)[0].spec.pipeline).toHaveLength(2);
-    const none = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "--crossplane-version", "v2.2"], repo({ "operation.yaml": OPERATION.replace(/ {6}response:[\s\S]*/, "      response: {}\n").replace(/  - step: second[\s\S]*/, "") }));
+    const none = await runCli(
+      ["render", "op", "operation.yaml", "functions.yaml", "--allow-exec", "--crossplane-version", "v2.2"],
+      repo({ "operation.yaml": OPERATION.replace(/ {6}response:[\s\S]*/, "      response: {}\n").replace(/  - step: second[\s\S]*/, "") }),
+    );
     expect(docs(none.stdout)[0].status).toEqual({ appliedResourceRefs: [], pipeline: [] });
   });
 
@@ -127,7 +148,10 @@ ${step("only", cm("x", "noted")).replace(/^/gm, "    ")}`;
   });
 
   it("a fatal result fails the render with the step's words", async () => {
-    const fatal = OPERATION.replace("results: [{severity: SEVERITY_NORMAL, message: step one ran}]", "results: [{severity: SEVERITY_FATAL, message: cannot operate}]");
+    const fatal = OPERATION.replace(
+      "results: [{severity: SEVERITY_NORMAL, message: step one ran}]",
+      "results: [{severity: SEVERITY_FATAL, message: cannot operate}]",
+    );
     const dir = repo({ "operation.yaml": fatal });
     const { code, stderr } = await runCli(["render", "op", "operation.yaml", "functions.yaml", "--allow-exec"], dir);
     expect(code).toBe(1);
@@ -148,7 +172,8 @@ ${step("only", cm("x", "noted")).replace(/^/gm, "    ")}`;
     const dir = repo({
       "operation.yaml": OPERATION,
       "watch.yaml": watch,
-      "cms.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: default}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: marked, namespace: default, labels: {watched: \"yes\"}}\n",
+      "cms.yaml":
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: default}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: marked, namespace: default, labels: {watched: "yes"}}\n',
     });
     const { code, stderr } = await runCli(["check", ".", "--allow-exec", "--no-cache", "--output-dir", "out"], dir);
     expect(code).toBe(0);

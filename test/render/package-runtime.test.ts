@@ -29,13 +29,17 @@ spec:
       schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {greeting: {type: string}}}}}}
 `;
 
-const COMPOSITION = ptComposition("xgreetings", "XGreeting", `          - name: bucket
+const COMPOSITION = ptComposition(
+  "xgreetings",
+  "XGreeting",
+  `          - name: bucket
             base: {apiVersion: v1, kind: ConfigMap, data: {from: pt}}
     - step: greet
       functionRef: {name: function-greet}
     - step: ready
       functionRef: {name: function-auto-ready}
-`);
+`,
+);
 
 const functions = (greet: string) => `apiVersion: pkg.crossplane.io/v1
 kind: Function
@@ -106,7 +110,11 @@ describe("the package runtime: function images pulled from a registry and run as
     expect(first.findings.filter((f) => f.severity !== "info")).toEqual([]);
     expect(first.stderr).toContain("rendered 1 of 1 sources");
     const docs = YAML.parseAllDocuments(fs.readFileSync(path.join(dir, "out/rendered/xgreeting-default-hello.yaml"), "utf8")).map((d) => d.toJS());
-    expect(docs.map((d) => `${d.kind}/${d.metadata?.annotations?.["crossplane.io/composition-resource-name"] ?? ""}`)).toEqual(["XGreeting/", "ConfigMap/bucket", "ConfigMap/from-package"]);
+    expect(docs.map((d) => `${d.kind}/${d.metadata?.annotations?.["crossplane.io/composition-resource-name"] ?? ""}`)).toEqual([
+      "XGreeting/",
+      "ConfigMap/bucket",
+      "ConfigMap/from-package",
+    ]);
     expect(docs[2].data).toEqual({ greeting: "hej", home: "private" });
     expect(fs.readdirSync(path.join(cache, "oci", "rootfs"))).toHaveLength(1);
 
@@ -121,7 +129,9 @@ describe("the package runtime: function images pulled from a registry and run as
     const pull = await runCli(["functions", "pull", "."], dir);
     expect(pull.code).toBe(0);
     expect(pull.stderr).toContain(`function-greet: ${reference} linux/`);
-    expect(pull.stderr).toMatch(/1 function package and 1 package schema in .*; not pulled: function-patch-and-transform \(built in\), function-auto-ready \(built in\)/);
+    expect(pull.stderr).toMatch(
+      /1 function package and 1 package schema in .*; not pulled: function-patch-and-transform \(built in\), function-auto-ready \(built in\)/,
+    );
     const before = registry.requests.length;
     const offline = await check(dir, "--offline");
     expect(offline.findings.filter((f) => f.severity !== "info")).toEqual([]);
@@ -157,7 +167,10 @@ describe("the package runtime: function images pulled from a registry and run as
       registry.failures.push({ pattern: /function-greet\/manifests/, status });
       const { findings, code } = await check(repo(true));
       expect(code, `HTTP ${status}`).toBe(0);
-      expect(findings.filter((f) => f.severity === "error"), `HTTP ${status}`).toEqual([]);
+      expect(
+        findings.filter((f) => f.severity === "error"),
+        `HTTP ${status}`,
+      ).toEqual([]);
       const warning = findings.find((f) => f.rule === "render/not-rendered");
       expect(warning?.severity).toBe("warning");
       expect(warning?.message).toMatch(new RegExp(`function-greet \\(step [a-z-]+\\) could not be pulled: .*${status}`));
@@ -175,7 +188,10 @@ describe("the package runtime: function images pulled from a registry and run as
     elf.writeUInt16LE(2, 16); // an executable
     elf.writeUInt16LE(foreign, 18);
     elf.writeUInt32LE(1, 20);
-    const image = { layers: [{ bytes: await layer([{ name: "function", content: elf, mode: 0o755 }]), compression: "gzip" as const }], entrypoint: ["/function"] };
+    const image = {
+      layers: [{ bytes: await layer([{ name: "function", content: elf, mode: 0o755 }]), compression: "gzip" as const }],
+      entrypoint: ["/function"],
+    };
     registry.push("crossplane-contrib/function-foreign", "v1.0.0", { [`linux/${process.arch === "arm64" ? "arm64" : "amd64"}`]: image });
     const dir = repo(true, { "functions.yaml": functions(`${registry.host}/crossplane-contrib/function-foreign:v1.0.0`) });
     const noDocker = fs.mkdtempSync(path.join(os.tmpdir(), "cci-no-docker-"));
@@ -188,7 +204,9 @@ describe("the package runtime: function images pulled from a registry and run as
         expect(code, flags.join(" ")).toBe(0);
         expect(findings.filter((f) => f.severity === "error")).toEqual([]);
         const warning = findings.find((f) => f.rule === "render/not-rendered");
-        expect(warning?.message).toMatch(/cannot run .*function-foreign:v1\.0\.0 here: it is a (linux\/(arm64|amd64) binary and this runner is linux\/|Linux binary and this runner is darwin)/);
+        expect(warning?.message).toMatch(
+          /cannot run .*function-foreign:v1\.0\.0 here: it is a (linux\/(arm64|amd64) binary and this runner is linux\/|Linux binary and this runner is darwin)/,
+        );
         expect(warning?.message).toContain("run where Docker is there with --allow-exec, or on a linux runner of the image's architecture");
       }
     } finally {
@@ -217,16 +235,31 @@ describe("the package runtime: function images pulled from a registry and run as
     // The registry serves "function-auto-ready" (a function with a built-in) at two versions: the test's own function image.
     await pushGreetFunction(registry, "crossplane-contrib/function-auto-ready", "v0.5.0");
     await pushGreetFunction(registry, "crossplane-contrib/function-auto-ready", "v0.6.0");
-    const readyAt = (tag: string) => functions(reference).replace("xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0", `${registry.host}/crossplane-contrib/function-auto-ready:${tag}`);
+    const readyAt = (tag: string) =>
+      functions(reference).replace(
+        "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0",
+        `${registry.host}/crossplane-contrib/function-auto-ready:${tag}`,
+      );
     const packages = packageSettings({ cacheDir: cache, offline: false });
     for (const trusted of [true, false]) {
-      const { dir } = gitRepo({ ...(trusted ? { ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/crossplane-contrib/*"]\n` } : {}), "xrd.yaml": XRD, "composition.yaml": COMPOSITION.replace(/    - step: greet\n      functionRef: \{name: function-greet\}\n/, ""), "functions.yaml": readyAt("v0.5.0"), "xr.yaml": XR });
+      const { dir } = gitRepo({
+        ...(trusted ? { ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/crossplane-contrib/*"]\n` } : {}),
+        "xrd.yaml": XRD,
+        "composition.yaml": COMPOSITION.replace(/    - step: greet\n      functionRef: \{name: function-greet\}\n/, ""),
+        "functions.yaml": readyAt("v0.5.0"),
+        "xr.yaml": XR,
+      });
       fs.writeFileSync(path.join(dir, "functions.yaml"), readyAt("v0.6.0"));
       const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD", packages });
       const said = [...report.findings.new, ...report.findings.unchanged].filter((f) => f.rule === "render/builtin-version");
       expect(said).toHaveLength(1);
       if (trusted) {
-        expect(said[0]).toMatchObject({ severity: "info", message: expect.stringContaining("moves from v0.5.0 to v0.6.0: the rendered diff for the source that uses it (XGreeting hello) comes from the real packages of both versions") });
+        expect(said[0]).toMatchObject({
+          severity: "info",
+          message: expect.stringContaining(
+            "moves from v0.5.0 to v0.6.0: the rendered diff for the source that uses it (XGreeting hello) comes from the real packages of both versions",
+          ),
+        });
         // The package ran, not the built-in: its own object is there, on both sides (so unchanged).
         expect(report.changes.find((c) => c.kind === "XGreeting")!.objects.map((o) => `${o.key}:${o.status}`)).toContain("ConfigMap/from-package:unchanged");
       } else {

@@ -24,19 +24,37 @@ data:
 
 describe("a project's go-templating function", () => {
   it("renders from its folder's templates, with no build and no network", async () => {
-    const dir = tempRepo({ "upbound.yaml": PROJECT, "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": COMPOSITION, "functions/compose/main.yaml.gotmpl": TEMPLATE, "examples/xr.yaml": XAPP_EXAMPLE });
+    const dir = tempRepo({
+      "upbound.yaml": PROJECT,
+      "apis/xrd.yaml": XAPP_XRD,
+      "apis/composition.yaml": COMPOSITION,
+      "functions/compose/main.yaml.gotmpl": TEMPLATE,
+      "examples/xr.yaml": XAPP_EXAMPLE,
+    });
     const { code, stdout, stderr } = await runCli(["render", "--all", "."], dir);
     expect(stderr).not.toContain("not rendered");
     expect(code).toBe(0);
     const docs = YAML.parseAllDocuments(stdout).map((d) => d.toJS());
-    expect(docs.find((d) => d?.kind === "ConfigMap")).toMatchObject({ data: { size: "large" }, metadata: { annotations: { "crossplane.io/composition-resource-name": "settings" } } });
+    expect(docs.find((d) => d?.kind === "ConfigMap")).toMatchObject({
+      data: { size: "large" },
+      metadata: { annotations: { "crossplane.io/composition-resource-name": "settings" } },
+    });
   });
 
   it("an untrusted KCL project function is not rendered, naming its base package and the line that trusts it", async () => {
-    const dir = tempRepo({ "upbound.yaml": PROJECT, "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": COMPOSITION, "functions/compose/kcl.mod": "[package]\nname = \"compose\"\n", "functions/compose/main.k": "items = []\n", "examples/xr.yaml": XAPP_EXAMPLE });
+    const dir = tempRepo({
+      "upbound.yaml": PROJECT,
+      "apis/xrd.yaml": XAPP_XRD,
+      "apis/composition.yaml": COMPOSITION,
+      "functions/compose/kcl.mod": '[package]\nname = "compose"\n',
+      "functions/compose/main.k": "items = []\n",
+      "examples/xr.yaml": XAPP_EXAMPLE,
+    });
     const { stdout } = await runCli(["check", ".", "--format", "json"], dir);
     const finding = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/not-rendered");
-    expect(finding?.message).toContain("is a KCL function of the project upbound.yaml, built from functions/compose/: it runs on xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.1 (the CLI's base image for KCL), which is not a trusted package");
+    expect(finding?.message).toContain(
+      "is a KCL function of the project upbound.yaml, built from functions/compose/: it runs on xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.12.1 (the CLI's base image for KCL), which is not a trusted package",
+    );
     expect(finding?.message).toContain('functions: {trusted: ["xpkg.crossplane.io/crossplane-contrib/function-kcl"]}');
   });
 });

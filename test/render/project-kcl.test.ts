@@ -116,7 +116,9 @@ spec:
     const { stdout, stderr, code } = await runCli(["render", "--all", "."], dir);
     expect(stderr).not.toContain("not rendered");
     expect(code).toBe(0);
-    const made = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d?.kind === "ConfigMap");
+    const made = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d?.kind === "ConfigMap");
     expect(made?.data).toEqual({ main: MAIN_K, pkgPathIsSource: "true", writable: "no", token: "absent", size: "large" });
     expect(fs.readdirSync(path.join(dir, "functions/compose")).sort()).toEqual(["kcl.mod", "main.k"]);
   });
@@ -136,7 +138,9 @@ spec:
     const { stdout } = await runCli(["check", ".", "--format", "json"], project(false));
     const finding = (JSON.parse(stdout) as { findings: Finding[] }).findings.find((f) => f.rule === "render/not-rendered");
     expect(finding?.severity).toBe("warning");
-    expect(finding?.message).toContain(`is a KCL function of the project crossplane-project.yaml, built from functions/compose/: it runs on ${registry.host}/crossplane-contrib/function-kcl:v0.12.1`);
+    expect(finding?.message).toContain(
+      `is a KCL function of the project crossplane-project.yaml, built from functions/compose/: it runs on ${registry.host}/crossplane-contrib/function-kcl:v0.12.1`,
+    );
     expect(finding?.message).toContain(`functions: {trusted: ["${registry.host}/crossplane-contrib/function-kcl"]}`);
     expect(registry.requests.length).toBe(before);
   });

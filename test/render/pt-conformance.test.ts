@@ -2,16 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GoNumber, GoOpaque, float64, numberType, toPlainJson } from "../../src/render/functions/gotypes.js";
-import {
-  extractConnectionDetails,
-  getConnectionSecretRef,
-  supportsConnectionDetails,
-} from "../../src/render/functions/patch-and-transform/connection.js";
-import {
-  applyCombineFromVariablesPatch,
-  applyFromFieldPathPatch,
-  composedTemplates,
-} from "../../src/render/functions/patch-and-transform/patches.js";
+import { extractConnectionDetails, getConnectionSecretRef, supportsConnectionDetails } from "../../src/render/functions/patch-and-transform/connection.js";
+import { applyCombineFromVariablesPatch, applyFromFieldPathPatch, composedTemplates } from "../../src/render/functions/patch-and-transform/patches.js";
 import { isReady } from "../../src/render/functions/patch-and-transform/ready.js";
 import {
   getConversionFunc,
@@ -138,16 +130,12 @@ describeShared("patch-and-transform conformance (../shared/conformance)", () => 
     for (const c of load("connection.json")) {
       run(c, () => {
         if (c.function === "ExtractConnectionDetails") {
-          const secret = Object.fromEntries(
-            Object.entries((c.observedConnectionDetails ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v)]),
-          );
+          const secret = Object.fromEntries(Object.entries((c.observedConnectionDetails ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v)]));
           expectOutcome(
             c,
             () => extractConnectionDetails(c.observed ?? {}, secret, c.connectionDetails),
             (result) => {
-              const asStrings = Object.fromEntries(
-                Object.entries(result as Record<string, Buffer>).map(([k, v]) => [k, v.toString("utf8")]),
-              );
+              const asStrings = Object.fromEntries(Object.entries(result as Record<string, Buffer>).map(([k, v]) => [k, v.toString("utf8")]));
               expect(asStrings).toEqual(c.want);
             },
           );

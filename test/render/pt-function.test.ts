@@ -8,7 +8,12 @@ import { runPatchAndTransform } from "../../src/render/functions/patch-and-trans
  * as proto3 JSON: request in, the parts of the response the case is about out.
  */
 
-const input = (resources: unknown[], extra: Record<string, unknown> = {}) => ({ apiVersion: "pt.fn.crossplane.io/v1beta1", kind: "Resources", resources, ...extra });
+const input = (resources: unknown[], extra: Record<string, unknown> = {}) => ({
+  apiVersion: "pt.fn.crossplane.io/v1beta1",
+  kind: "Resources",
+  resources,
+  ...extra,
+});
 const run = (req: unknown) => RunFunctionResponse.toJSON(runPatchAndTransform(RunFunctionRequest.fromJSON(req))) as Record<string, any>;
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
@@ -19,7 +24,9 @@ describe("function-patch-and-transform RunFunction (upstream fn_test.go)", () =>
         {
           name: "new-resource",
           base: { apiVersion: "example.org/v1", kind: "CD", spec: {} },
-          patches: [{ type: "FromCompositeFieldPath", fromFieldPath: "spec.doesNotExist", toFieldPath: "spec.explicit", policy: { fromFieldPath: "Required" } }],
+          patches: [
+            { type: "FromCompositeFieldPath", fromFieldPath: "spec.doesNotExist", toFieldPath: "spec.explicit", policy: { fromFieldPath: "Required" } },
+          ],
         },
         {
           name: "existing-resource",
@@ -42,8 +49,14 @@ describe("function-patch-and-transform RunFunction (upstream fn_test.go)", () =>
       "existing-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", spec: { watchers: "10", targetObject: { me: "too", keep: "me" } } } },
     });
     expect(rsp.results.map((r: { severity: string; message: string }) => [r.severity, r.message])).toEqual([
-      ["SEVERITY_WARNING", `not adding new composed resource "new-resource" to desired state because "FromCompositeFieldPath" patch at index 0 has 'policy.fromFieldPath: Required': spec.doesNotExist: no such field`],
-      ["SEVERITY_WARNING", `cannot render composed resource "existing-resource" "FromCompositeFieldPath" patch at index 2: ignoring 'policy.fromFieldPath: Required' because 'to' resource already exists: spec.doesNotExist: no such field`],
+      [
+        "SEVERITY_WARNING",
+        `not adding new composed resource "new-resource" to desired state because "FromCompositeFieldPath" patch at index 0 has 'policy.fromFieldPath: Required': spec.doesNotExist: no such field`,
+      ],
+      [
+        "SEVERITY_WARNING",
+        `cannot render composed resource "existing-resource" "FromCompositeFieldPath" patch at index 2: ignoring 'policy.fromFieldPath: Required' because 'to' resource already exists: spec.doesNotExist: no such field`,
+      ],
     ]);
     expect(rsp.context).toEqual({ "apiextensions.crossplane.io/environment": { apiVersion: "internal.crossplane.io/v1alpha1", kind: "Environment" } });
   });
@@ -65,15 +78,35 @@ describe("function-patch-and-transform RunFunction (upstream fn_test.go)", () =>
         resources: { "cool-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } } } },
       },
     });
-    expect(rsp.desired.resources).toEqual({ "cool-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } } } });
+    expect(rsp.desired.resources).toEqual({
+      "cool-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } } },
+    });
   });
 
   it("ExtractCompositeConnectionDetails: a v1 XR gets the extracted details beside the earlier steps'", () => {
     const rsp = run({
-      input: input([{ name: "cool-resource", base: { apiVersion: "example.org/v1", kind: "CD" }, connectionDetails: [{ name: "very", type: "FromConnectionSecretKey", fromConnectionSecretKey: "very" }] }]),
+      input: input([
+        {
+          name: "cool-resource",
+          base: { apiVersion: "example.org/v1", kind: "CD" },
+          connectionDetails: [{ name: "very", type: "FromConnectionSecretKey", fromConnectionSecretKey: "very" }],
+        },
+      ]),
       observed: {
-        composite: { resource: { apiVersion: "example.org/v1", kind: "XR", metadata: { name: "cool-xr" }, spec: { writeConnectionSecretToRef: { name: "s", namespace: "ns" } } } },
-        resources: { "cool-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } }, connectionDetails: { very: b64("secret") } } },
+        composite: {
+          resource: {
+            apiVersion: "example.org/v1",
+            kind: "XR",
+            metadata: { name: "cool-xr" },
+            spec: { writeConnectionSecretToRef: { name: "s", namespace: "ns" } },
+          },
+        },
+        resources: {
+          "cool-resource": {
+            resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } },
+            connectionDetails: { very: b64("secret") },
+          },
+        },
       },
       desired: { composite: { resource: { apiVersion: "example.org/v1", kind: "XR" }, connectionDetails: { existing: b64("supersecretvalue") } } },
     });
@@ -83,18 +116,40 @@ describe("function-patch-and-transform RunFunction (upstream fn_test.go)", () =>
 
   it("ExtractCompositeConnectionDetailsV2XR: the details, the earlier steps' too, go into <xr>-connection-secret", () => {
     const rsp = run({
-      input: input([{ name: "cool-resource", base: { apiVersion: "example.org/v1", kind: "CD" }, connectionDetails: [{ name: "very", type: "FromConnectionSecretKey", fromConnectionSecretKey: "very" }] }], {
-        writeConnectionSecretToRef: { name: "cool-conn-secret" },
-      }),
+      input: input(
+        [
+          {
+            name: "cool-resource",
+            base: { apiVersion: "example.org/v1", kind: "CD" },
+            connectionDetails: [{ name: "very", type: "FromConnectionSecretKey", fromConnectionSecretKey: "very" }],
+          },
+        ],
+        {
+          writeConnectionSecretToRef: { name: "cool-conn-secret" },
+        },
+      ),
       observed: {
-        composite: { resource: { apiVersion: "example.org/v1", kind: "XR", metadata: { namespace: "default", name: "cool-xr-42" }, spec: { foo: "bar", crossplane: {} } } },
-        resources: { "cool-resource": { resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } }, connectionDetails: { very: b64("secret") } } },
+        composite: {
+          resource: { apiVersion: "example.org/v1", kind: "XR", metadata: { namespace: "default", name: "cool-xr-42" }, spec: { foo: "bar", crossplane: {} } },
+        },
+        resources: {
+          "cool-resource": {
+            resource: { apiVersion: "example.org/v1", kind: "CD", metadata: { namespace: "default", name: "cool-42" } },
+            connectionDetails: { very: b64("secret") },
+          },
+        },
       },
       desired: { composite: { resource: { apiVersion: "example.org/v1", kind: "XR" }, connectionDetails: { existing: b64("supersecretvalue") } } },
     });
     expect(rsp.desired.composite.connectionDetails).toEqual({ existing: b64("supersecretvalue"), very: b64("secret") });
     expect(rsp.desired.resources["cool-xr-42-connection-secret"]).toEqual({
-      resource: { apiVersion: "v1", kind: "Secret", metadata: { name: "cool-conn-secret" }, data: { existing: b64("supersecretvalue"), very: b64("secret") }, type: "connection.crossplane.io/v1alpha1" },
+      resource: {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "cool-conn-secret" },
+        data: { existing: b64("supersecretvalue"), very: b64("secret") },
+        type: "connection.crossplane.io/v1alpha1",
+      },
       ready: "READY_TRUE",
     });
   });
@@ -113,7 +168,13 @@ describe("function-patch-and-transform RunFunction (upstream fn_test.go)", () =>
       ]),
       observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XR", spec: { widgets: "10" } } } },
     });
-    expect(rsp.results).toEqual([{ severity: "SEVERITY_FATAL", message: `cannot render composed resource "cool-resource" "FromCompositeFieldPath" patch at index 1: spec.widgets: not an array`, target: "TARGET_COMPOSITE" }]);
+    expect(rsp.results).toEqual([
+      {
+        severity: "SEVERITY_FATAL",
+        message: `cannot render composed resource "cool-resource" "FromCompositeFieldPath" patch at index 1: spec.widgets: not an array`,
+        target: "TARGET_COMPOSITE",
+      },
+    ]);
     expect(rsp.context).toBeUndefined();
   });
 });

@@ -55,7 +55,8 @@ describe("names and UIDs as the engine derives them", () => {
 
 const BUCKET_XR = "apiVersion: example.org/v1alpha1\nkind: XBucket\nmetadata:\n  name: my-bucket\nspec:\n  region: us-east-2\n";
 
-const composition = (resources: string, name = "bucket-composition", api = "example.org/v1alpha1", kind = "XBucket") => ptComposition(name, kind, resources, api);
+const composition = (resources: string, name = "bucket-composition", api = "example.org/v1alpha1", kind = "XBucket") =>
+  ptComposition(name, kind, resources, api);
 
 const BUCKET = `          - name: bucket
             base: {apiVersion: s3.aws.upbound.io/v1beta1, kind: Bucket, spec: {forProvider: {region: x}}}
@@ -63,7 +64,8 @@ const BUCKET = `          - name: bucket
               - {fromFieldPath: spec.region, toFieldPath: spec.forProvider.region}
 `;
 
-const FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
+const FUNCTIONS =
+  "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
 
 async function render(files: Record<string, string>, ...args: string[]) {
   const dir = tempRepo({ "functions.yaml": FUNCTIONS, ...files });
@@ -139,13 +141,18 @@ severity: Normal
   });
 
   it("an empty pipeline (upstream's TestRender EmptyPipeline): refs [], Responsive, Synced and Ready all True, the selection event", async () => {
-    const empty = "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: bucket-composition}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XBucket}\n  mode: Pipeline\n  pipeline: []\n";
+    const empty =
+      "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: bucket-composition}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XBucket}\n  mode: Pipeline\n  pipeline: []\n";
     const { code, stdout } = await render({ "xr.yaml": BUCKET_XR, "composition.yaml": empty }, "-r");
     expect(code).toBe(0);
     const [out, ...events] = docs(stdout);
     expect(out!.spec).toEqual({ crossplane: { resourceRefs: [] } });
     expect(stdout).toContain("spec:\n  crossplane:\n    resourceRefs: []\n");
-    expect(out!.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual(["Responsive=True WatchCircuitClosed", "Synced=True ReconcileSuccess", "Ready=True Available"]);
+    expect(out!.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual([
+      "Responsive=True WatchCircuitClosed",
+      "Synced=True ReconcileSuccess",
+      "Ready=True Available",
+    ]);
     expect(events.map((e) => e.reason)).toEqual(["SelectComposition"]);
   });
 
@@ -182,12 +189,27 @@ spec:
     expect(modern.spec).toEqual({ resourceRefs: [{ apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket", name: "my-bucket-8cc10c10d494" }] });
     const older = docs((await render(files, "--xrd", "xrd.yaml", "--crossplane-version", "v2.3.3")).stdout)[0]!;
     expect(older.spec).toEqual({ crossplane: { resourceRefs: [{ apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket", name: "my-bucket-8cc10c10d494" }] } });
-    const v2 = docs((await render({ ...files, "xrd.yaml": xrd.replace("apiextensions.crossplane.io/v1", "apiextensions.crossplane.io/v2").replace("spec:\n  group", "spec:\n  scope: Cluster\n  group") }, "--xrd", "xrd.yaml")).stdout)[0]!;
+    const v2 = docs(
+      (
+        await render(
+          {
+            ...files,
+            "xrd.yaml": xrd
+              .replace("apiextensions.crossplane.io/v1", "apiextensions.crossplane.io/v2")
+              .replace("spec:\n  group", "spec:\n  scope: Cluster\n  group"),
+          },
+          "--xrd",
+          "xrd.yaml",
+        )
+      ).stdout,
+    )[0]!;
     expect(Object.keys(v2.spec)).toEqual(["crossplane"]);
   });
 
   it("refs sort by apiVersion, kind, name and namespace (v2.3.2 and later); before, without the namespace", async () => {
-    const resources = ["c", "b", "a"].map((n, i) => `          - name: r${i}\n            base: {apiVersion: v1, kind: ConfigMap, metadata: {name: same, namespace: ${n}}}\n`).join("");
+    const resources = ["c", "b", "a"]
+      .map((n, i) => `          - name: r${i}\n            base: {apiVersion: v1, kind: ConfigMap, metadata: {name: same, namespace: ${n}}}\n`)
+      .join("");
     const files = { "xr.yaml": BUCKET_XR, "composition.yaml": composition(resources) };
     const now = docs((await render(files)).stdout)[0]!;
     expect(now.spec.crossplane.resourceRefs.map((r: { namespace: string }) => r.namespace)).toEqual(["a", "b", "c"]);
@@ -205,7 +227,8 @@ spec:
   });
 
   it("observed resources: one another controller owns fails the render from v2.3.4 and is passed over before", async () => {
-    const observed = "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: taken\n  annotations: {crossplane.io/composition-resource-name: bucket}\n  ownerReferences: [{apiVersion: x/v1, kind: X, name: other, uid: other-uid, controller: true}]\n";
+    const observed =
+      "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: taken\n  annotations: {crossplane.io/composition-resource-name: bucket}\n  ownerReferences: [{apiVersion: x/v1, kind: X, name: other, uid: other-uid, controller: true}]\n";
     const files = { "xr.yaml": BUCKET_XR, "composition.yaml": composition(BUCKET), "observed.yaml": observed };
     const strict = await render(files, "-o", "observed.yaml");
     expect(strict.code).toBe(1);
@@ -216,16 +239,22 @@ spec:
   });
 
   it("an observed resource keeps its name; its conditions are kept with the fixed time; a status without conditions gets conditions: null", async () => {
-    const observed = "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: my-bucket-x7k2p\n  annotations: {crossplane.io/composition-resource-name: bucket}\n";
+    const observed =
+      "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: my-bucket-x7k2p\n  annotations: {crossplane.io/composition-resource-name: bucket}\n";
     const resources = "          - name: bucket\n            base: {apiVersion: s3.aws.upbound.io/v1beta1, kind: Bucket, status: {atProvider: {}}}\n";
-    const { code, stdout } = await render({ "xr.yaml": BUCKET_XR, "composition.yaml": composition(resources), "observed.yaml": observed }, "-o", "observed.yaml");
+    const { code, stdout } = await render(
+      { "xr.yaml": BUCKET_XR, "composition.yaml": composition(resources), "observed.yaml": observed },
+      "-o",
+      "observed.yaml",
+    );
     expect(code).toBe(0);
     expect(stdout).toContain("  name: my-bucket-x7k2p\n");
     expect(stdout).toContain("status:\n  atProvider: {}\n  conditions: null\n");
   });
 
   it("-x merges the input XR under the engine's: its spec and labels stay, with the refs and the engine's conditions", async () => {
-    const xr = "apiVersion: example.org/v1alpha1\nkind: XBucket\nmetadata:\n  name: my-bucket\n  labels: {team: a}\nspec:\n  region: us-east-2\nstatus:\n  previous: kept\n  conditions: [{type: Custom, status: 'True', reason: Mine, lastTransitionTime: '2020-01-01T00:00:00Z'}]\n";
+    const xr =
+      "apiVersion: example.org/v1alpha1\nkind: XBucket\nmetadata:\n  name: my-bucket\n  labels: {team: a}\nspec:\n  region: us-east-2\nstatus:\n  previous: kept\n  conditions: [{type: Custom, status: 'True', reason: Mine, lastTransitionTime: '2020-01-01T00:00:00Z'}]\n";
     const out = docs((await render({ "xr.yaml": xr, "composition.yaml": composition(BUCKET) }, "-x")).stdout)[0]!;
     expect(out.metadata).toEqual({ name: "my-bucket", labels: { team: "a" } });
     expect(out.spec.region).toBe("us-east-2");
@@ -247,7 +276,10 @@ spec:
     const [out, ...rest] = docs(stdout);
     expect(out!.metadata).toMatchObject({ uid: "f70ef0ce-2b73-5b7b-a497-0ba62f7c6f04", resourceVersion: "999" });
     expect(out!.spec.region).toBe("us-east-2");
-    expect(out!.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual(["Responsive=True WatchCircuitClosed", "Synced=False ReconcilePaused"]);
+    expect(out!.status.conditions.map((c: { type: string; status: string; reason: string }) => `${c.type}=${c.status} ${c.reason}`)).toEqual([
+      "Responsive=True WatchCircuitClosed",
+      "Synced=False ReconcilePaused",
+    ]);
     expect(rest.map((d) => `${d.kind} ${d.reason}`)).toEqual(["Result ReconciliationPaused"]);
   });
 });
@@ -271,11 +303,20 @@ describe("crossplane v2.5's command names", () => {
 describe("the release a run renders as", () => {
   it("the config's crossplaneVersion takes a release; --crossplane-version wins; a bad one is a usage error at its line", async () => {
     const files = { "functions.yaml": FUNCTIONS, "xr.yaml": BUCKET_XR, "composition.yaml": composition(BUCKET) };
-    const v22 = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: v2.2\n" }));
+    const v22 = await runCli(
+      ["render", "xr.yaml", "composition.yaml", "functions.yaml"],
+      tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: v2.2\n" }),
+    );
     expect(v22.stdout).not.toContain("resourceRefs");
-    const flag = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--crossplane-version", "2.4"], tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: v2.2\n" }));
+    const flag = await runCli(
+      ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--crossplane-version", "2.4"],
+      tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: v2.2\n" }),
+    );
     expect(flag.stdout).toContain("resourceRefs");
-    const bad = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: latest\n" }));
+    const bad = await runCli(
+      ["render", "xr.yaml", "composition.yaml", "functions.yaml"],
+      tempRepo({ ...files, ".composition-ci.yaml": "crossplaneVersion: latest\n" }),
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(".composition-ci.yaml:1: crossplaneVersion: must be 1, 2 or a release (v2.3.4, v2.5)");
     const badFlag = await runCli(["check", ".", "--crossplane-version", "v3"], tempRepo(files));
@@ -292,11 +333,16 @@ describe("the release a run renders as", () => {
     const found = await runCli(["test", "--format", "json", "--no-cache"], repo);
     const tests = JSON.parse(found.stdout).tests as { name: string; status: string; note: string }[];
     // The engine's refs in spec do not make -x guessed: the file has the input's spec too, so it was -x.
-    expect(tests.map((t) => [t.name, t.status])).toEqual([["old/xr.golden.yaml", "passed"], ["xr.golden.yaml", "passed"]]);
+    expect(tests.map((t) => [t.name, t.status])).toEqual([
+      ["old/xr.golden.yaml", "passed"],
+      ["xr.golden.yaml", "passed"],
+    ]);
     const stated = await runCli(["test", "--no-cache", "--crossplane-version", "v2.5"], repo);
     expect(stated.code).toBe(1);
     expect(stated.stdout).toContain("FAIL  golden old/xr.golden.yaml");
-    expect(stated.stdout).toContain("rendered as Crossplane v2.5.0's crossplane render prints it (the release --crossplane-version or the config's crossplaneVersion names); if the change is meant, `composition-ci test --update` rewrites the file");
+    expect(stated.stdout).toContain(
+      "rendered as Crossplane v2.5.0's crossplane render prints it (the release --crossplane-version or the config's crossplaneVersion names); if the change is meant, `composition-ci test --update` rewrites the file",
+    );
   });
 });
 

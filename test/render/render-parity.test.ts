@@ -18,7 +18,8 @@ ${extra}`;
 
 const composition = (resources: string, extraSteps = "") => ptComposition("xapps", "XApp", resources + extraSteps);
 
-const functions = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
+const functions =
+  "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
 const cm = (name: string, extra = "") => `          - name: ${name}\n            base: {apiVersion: v1, kind: ConfigMap${extra}}\n`;
 
 async function render(files: Record<string, string>, args: string[] = []) {
@@ -30,7 +31,14 @@ async function render(files: Record<string, string>, args: string[] = []) {
 describe("crossplane render parity", () => {
   it("1. generateName only when a resource has neither name nor generateName; an observed resource keeps its identity", async () => {
     const { docs } = await render(
-      { "xr.yaml": xr(), "composition.yaml": composition(cm("plain") + cm("named", ", metadata: {name: fixed}") + cm("generated", ", metadata: {generateName: own-}") + cm("seen")), "functions.yaml": functions, "observed.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seen-abc12, annotations: {crossplane.io/composition-resource-name: seen}}\n" },
+      {
+        "xr.yaml": xr(),
+        "composition.yaml": composition(
+          cm("plain") + cm("named", ", metadata: {name: fixed}") + cm("generated", ", metadata: {generateName: own-}") + cm("seen"),
+        ),
+        "functions.yaml": functions,
+        "observed.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seen-abc12, annotations: {crossplane.io/composition-resource-name: seen}}\n",
+      },
       ["-o", "observed.yaml"],
     );
     const byName = Object.fromEntries(docs.slice(1).map((d) => [d.metadata.annotations["crossplane.io/composition-resource-name"], d.metadata]));
@@ -43,12 +51,20 @@ describe("crossplane render parity", () => {
   });
 
   it("2. the XR printed is the whole desired XR (a ToCompositeFieldPath label shows); -x takes the input's spec and metadata, not its status", async () => {
-    const resources = cm("c") + "            patches:\n              - type: ToCompositeFieldPath\n                fromFieldPath: kind\n                toFieldPath: metadata.labels[composed-kind]\n";
+    const resources =
+      cm("c") +
+      "            patches:\n              - type: ToCompositeFieldPath\n                fromFieldPath: kind\n                toFieldPath: metadata.labels[composed-kind]\n";
     const observed = { "observed.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1, annotations: {crossplane.io/composition-resource-name: c}}\n" };
-    const plain = await render({ "xr.yaml": xr("status: {previous: kept}\n"), "composition.yaml": composition(resources), "functions.yaml": functions, ...observed }, ["-o", "observed.yaml"]);
+    const plain = await render(
+      { "xr.yaml": xr("status: {previous: kept}\n"), "composition.yaml": composition(resources), "functions.yaml": functions, ...observed },
+      ["-o", "observed.yaml"],
+    );
     expect(plain.docs[0]!.metadata).toEqual({ name: "shop", namespace: "default", labels: { "composed-kind": "ConfigMap" } });
     expect(plain.docs[0]!.spec).toBeUndefined();
-    const full = await render({ "xr.yaml": xr("status: {previous: kept}\n"), "composition.yaml": composition(resources), "functions.yaml": functions, ...observed }, ["-o", "observed.yaml", "-x"]);
+    const full = await render(
+      { "xr.yaml": xr("status: {previous: kept}\n"), "composition.yaml": composition(resources), "functions.yaml": functions, ...observed },
+      ["-o", "observed.yaml", "-x"],
+    );
     expect(full.docs[0]!.metadata.labels).toEqual({ team: "a" });
     expect(full.docs[0]!.spec).toEqual({ size: "large" });
     expect(full.docs[0]!.status.previous).toBeUndefined();
@@ -63,7 +79,9 @@ describe("crossplane render parity", () => {
 
   it("3. two unready resources: `Unready resources: a, b`", async () => {
     const { docs } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("b-cool") + cm("a-cool")), "functions.yaml": functions });
-    expect(docs[0]!.status.conditions).toEqual([{ type: "Ready", status: "False", reason: "Creating", message: "Unready resources: a-cool, b-cool", lastTransitionTime: "2024-01-01T00:00:00Z" }]);
+    expect(docs[0]!.status.conditions).toEqual([
+      { type: "Ready", status: "False", reason: "Creating", message: "Unready resources: a-cool, b-cool", lastTransitionTime: "2024-01-01T00:00:00Z" },
+    ]);
   });
 
   it("6. Results have no reason field; the Context starts empty", async () => {
@@ -81,7 +99,10 @@ describe("crossplane render parity", () => {
   });
 
   it("8. -a sets an annotation on every Function (here: Development, which then needs a target)", async () => {
-    const { code, stderr } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions }, ["-a", "render.crossplane.io/runtime=Development"]);
+    const { code, stderr } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions }, [
+      "-a",
+      "render.crossplane.io/runtime=Development",
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain("function function-patch-and-transform is a Development function");
     const bad = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions }, ["-a", "nonsense"]);
@@ -90,14 +111,20 @@ describe("crossplane render parity", () => {
   });
 
   it("8. --context-values and --context-files take YAML as well as JSON", async () => {
-    const { docs } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions, "ctx.yaml": "region: eu\nzones: [a, b]\n" }, ["-c", "--context-values", "example.org/v=answer: 42", "--context-files", "example.org/f=ctx.yaml"]);
+    const { docs } = await render(
+      { "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions, "ctx.yaml": "region: eu\nzones: [a, b]\n" },
+      ["-c", "--context-values", "example.org/v=answer: 42", "--context-files", "example.org/f=ctx.yaml"],
+    );
     const fields = docs.find((d) => d.kind === "Context")!.fields;
     expect(fields["example.org/v"]).toEqual({ answer: 42 });
     expect(fields["example.org/f"]).toEqual({ region: "eu", zones: ["a", "b"] });
   });
 
   it("8. engine flags are said to be ignored, not refused; --crossplane-version is not one of them", async () => {
-    const { code, stderr } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions }, ["--crossplane-image", "xpkg.crossplane.io/crossplane/crossplane:v2.3.0"]);
+    const { code, stderr } = await render({ "xr.yaml": xr(), "composition.yaml": composition(cm("c")), "functions.yaml": functions }, [
+      "--crossplane-image",
+      "xpkg.crossplane.io/crossplane/crossplane:v2.3.0",
+    ]);
     expect(code).toBe(0);
     expect(stderr).toContain("note: --crossplane-image is ignored: composition-ci renders in-process");
     expect(stderr).not.toContain("--crossplane-version");

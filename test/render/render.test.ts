@@ -18,7 +18,7 @@ import { GrpcFunctionClient } from "../../src/runtimes/grpc.js";
 import { serveBuiltin } from "../../src/render/runner/serve.js";
 import { loadPath } from "../../src/manifest/load.js";
 import type { Manifest } from "../../src/manifest/manifest.js";
-import { HAS_SHARED, REPO, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
+import { REPO, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/functions");
 
@@ -37,7 +37,6 @@ function manifestsIn(dir: string): Manifest[] {
 
 const cli = (argv: string[], cwd = REPO) => runCli(argv, cwd);
 
-const byName = (sources: RenderedXr[], name: string) => sources.find((s) => s.source.name === name)!;
 const composedOf = (s: RenderedXr, resourceName: string) =>
   s.rendered!.composed.find((o) => (o.metadata as any).annotations["crossplane.io/composition-resource-name"] === resourceName) as any;
 
@@ -113,9 +112,7 @@ spec: { size: 3${extra} }
 
 describe("package references", () => {
   it("ignores registry, tag and digest", () => {
-    expect(packagePath("xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0")).toBe(
-      "crossplane-contrib/function-patch-and-transform",
-    );
+    expect(packagePath("xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.9.0")).toBe("crossplane-contrib/function-patch-and-transform");
     expect(packagePath("localhost:5000/crossplane-contrib/function-auto-ready@sha256:abcd")).toBe("crossplane-contrib/function-auto-ready");
     expect(packagePath("crossplane-contrib/function-auto-ready")).toBe("crossplane-contrib/function-auto-ready");
   });
@@ -125,9 +122,7 @@ describe("render with built-in functions", () => {
   it("renders a P&T + auto-ready pipeline with XRD defaults, names, labels, owner and readiness", async () => {
     const dir = tempRepo({
       "xrd.yaml": XRD,
-      "composition.yaml": composition(
-        `${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`,
-      ),
+      "composition.yaml": composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`),
       "functions.yaml": FUNCTIONS,
       "xr.yaml": xr("photos"),
     });
@@ -140,7 +135,14 @@ describe("render with built-in functions", () => {
     expect(bucket.metadata.name).toMatch(/^photos-[0-9a-f]{12}$/); // the reconciler's ChildName (render-engine.test.ts)
     expect(bucket.metadata.namespace).toBe("team-a");
     expect(bucket.metadata.ownerReferences).toEqual([
-      { apiVersion: "example.org/v1", blockOwnerDeletion: true, controller: true, kind: "XBucket", name: "photos", uid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) },
+      {
+        apiVersion: "example.org/v1",
+        blockOwnerDeletion: true,
+        controller: true,
+        kind: "XBucket",
+        name: "photos",
+        uid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      },
     ]);
     const conditions = (s!.rendered!.xr!.status as any).conditions;
     expect(conditions.map((c: any) => c.type)).toEqual(["Responsive", "Synced", "Ready"]);
@@ -183,7 +185,13 @@ describe("render with built-in functions", () => {
       metadata: { name: "legacy" },
       spec: {
         compositeTypeRef: { apiVersion: "example.org/v1", kind: "XBucket" },
-        resources: [{ name: "bucket", base: { apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket" }, patches: [{ fromFieldPath: "spec.location", toFieldPath: "spec.forProvider.region" }] }],
+        resources: [
+          {
+            name: "bucket",
+            base: { apiVersion: "s3.aws.upbound.io/v1beta1", kind: "Bucket" },
+            patches: [{ fromFieldPath: "spec.location", toFieldPath: "spec.forProvider.region" }],
+          },
+        ],
       },
     };
     const converted = await renderComposite({ xr: YAML.parse(xr("a", ", location: EU")), composition: legacy, runtime, timeoutMs: 1000 });
@@ -268,7 +276,10 @@ describeShared("render the shared corpus examples", () => {
     expect(basic.code).toBe(0);
     // This example develops function-auto-ready itself: its Function says runtime Development,
     // with the default target (localhost:9443), where nothing listens here.
-    const dev = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-e", "extra-resources.yaml", "-o", "observed.yaml"], path.join(corpus, "auto-ready-examples/cel-healthcheck"));
+    const dev = await cli(
+      ["render", "xr.yaml", "composition.yaml", "functions.yaml", "-e", "extra-resources.yaml", "-o", "observed.yaml"],
+      path.join(corpus, "auto-ready-examples/cel-healthcheck"),
+    );
     expect(dev.stderr).not.toContain("render/not-rendered");
     expect(dev.code).toBe(0);
     expect(YAML.parseAllDocuments(dev.stdout).length).toBeGreaterThan(1);
@@ -301,7 +312,18 @@ describe("function runtimes", () => {
 
   it("falls back to v1beta1 when the server does not implement v1", async () => {
     const client = new GrpcFunctionClient(`127.0.0.1:${betaPort}`);
-    const rsp = await client.runFunction({ meta: { tag: "", capabilities: [] }, observed: undefined, desired: undefined, extraResources: {}, credentials: {}, requiredResources: {}, requiredSchemas: {} }, 2000);
+    const rsp = await client.runFunction(
+      {
+        meta: { tag: "", capabilities: [] },
+        observed: undefined,
+        desired: undefined,
+        extraResources: {},
+        credentials: {},
+        requiredResources: {},
+        requiredSchemas: {},
+      },
+      2000,
+    );
     client.close();
     expect(rsp.results[0]!.message).toBe("served by v1beta1");
   });
@@ -326,18 +348,34 @@ spec: { package: example.org/add-label:v1.0.0 }
   const labelStep = "  - step: label\n    functionRef: { name: add-label }\n";
 
   it("runs an SDK function as a process, in one pipeline with the built-in P&T", async () => {
-    const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`), xr("one") + "---\n" + xr("two"));
+    const dir = repoWith(
+      labelFn,
+      ptStep(BUCKET_RESOURCE) + labelStep,
+      config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`),
+      xr("one") + "---\n" + xr("two"),
+    );
     const { code, stdout, stderr } = await cli(["render", "--all", ".", "--allow-exec"], dir);
     expect(stderr).toContain("rendered 2 of 2 sources");
     expect(code).toBe(0);
-    const buckets = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).filter((d) => d.kind === "Bucket");
+    const buckets = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .filter((d) => d.kind === "Bucket");
     expect(buckets).toHaveLength(2);
     for (const b of buckets) expect(b.metadata.labels).toMatchObject({ "rendered-by": "sdk-function", "example.org/id": expect.stringMatching(/-EU$/) });
   });
 
   it("refuses repository code without --allow-exec, with a finding that says so", async () => {
-    const dir = repoWith(labelFn, ptStep(BUCKET_RESOURCE) + labelStep, config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`));
-    const sources = await renderRepo(manifestsIn(dir), { functions: { "add-label": { command: ["node", "x.mjs"] } }, root: dir, allowExec: false, timeoutMs: 2000 });
+    const dir = repoWith(
+      labelFn,
+      ptStep(BUCKET_RESOURCE) + labelStep,
+      config(`  add-label: { command: [node, ${path.join(FIXTURES, "label-function.mjs")}] }\n`),
+    );
+    const sources = await renderRepo(manifestsIn(dir), {
+      functions: { "add-label": { command: ["node", "x.mjs"] } },
+      root: dir,
+      allowExec: false,
+      timeoutMs: 2000,
+    });
     expect(sources[0]!.ok).toBe(false);
     expect(sources[0]!.findings).toEqual([]);
     const [finding] = notRenderedFindings(sources);
@@ -414,14 +452,29 @@ status: { conditions: [{ type: Ready, status: "True" }] }
     expect(builtin.stderr).toBe("");
     expect(builtin.code).toBe(0);
     // ... and one that is not is never connected to.
-    fs.writeFileSync(path.join(dir, "functions.yaml"), dev.replace(/package: [^ }]*function-auto-ready[^ }]*/, "package: example.com/acme/function-ready-check:v1"));
-    fs.writeFileSync(path.join(dir, "composition.yaml"), composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`).replace(/function-auto-ready/g, "function-ready-check"));
-    fs.writeFileSync(path.join(dir, "functions.yaml"), fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace(/name: function-auto-ready/, "name: function-ready-check"));
+    fs.writeFileSync(
+      path.join(dir, "functions.yaml"),
+      dev.replace(/package: [^ }]*function-auto-ready[^ }]*/, "package: example.com/acme/function-ready-check:v1"),
+    );
+    fs.writeFileSync(
+      path.join(dir, "composition.yaml"),
+      composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`).replace(
+        /function-auto-ready/g,
+        "function-ready-check",
+      ),
+    );
+    fs.writeFileSync(
+      path.join(dir, "functions.yaml"),
+      fs.readFileSync(path.join(dir, "functions.yaml"), "utf8").replace(/name: function-auto-ready/, "name: function-ready-check"),
+    );
     const refused = await cli(args, dir);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is a Development function; composition-ci connects only to targets its caller names, not to one the repository names");
     fs.writeFileSync(path.join(dir, "functions.yaml"), dev);
-    fs.writeFileSync(path.join(dir, "composition.yaml"), composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`));
+    fs.writeFileSync(
+      path.join(dir, "composition.yaml"),
+      composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`),
+    );
     for (const flags of [["--allow-exec"], ["--development-target", `function-auto-ready=127.0.0.1:${devPort}`]]) {
       const { code, stdout, stderr } = await cli([...args, ...flags], dir);
       expect(stderr).toBe("");
@@ -434,10 +487,14 @@ status: { conditions: [{ type: Ready, status: "True" }] }
   it("a Development target that does not answer as a function gets one message, whatever listens there", async () => {
     const dir = tempRepo({
       "composition.yaml": composition(`${ptStep(BUCKET_RESOURCE)}  - step: ready\n    functionRef: { name: function-auto-ready }\n`),
-      "functions.yaml": FUNCTIONS.replace("metadata: { name: function-auto-ready }", "metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development"),
+      "functions.yaml": FUNCTIONS.replace(
+        "metadata: { name: function-auto-ready }",
+        "metadata:\n  name: function-auto-ready\n  annotations:\n    render.crossplane.io/runtime: Development",
+      ),
       "xr.yaml": xr("photos", ", location: US"),
     });
-    const listen = (server: import("node:net").Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as import("node:net").AddressInfo).port)));
+    const listen = (server: import("node:net").Server) =>
+      new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as import("node:net").AddressInfo).port)));
     const web = http.createServer((_req, res) => res.writeHead(404).end("not found"));
     const closer = net.createServer((socket) => socket.destroy());
     const gone = net.createServer();
@@ -447,7 +504,10 @@ status: { conditions: [{ type: Ready, status: "True" }] }
     try {
       const messages: string[] = [];
       for (const port of [webPort, closerPort, refusedPort]) {
-        const { stderr, code } = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--timeout", "5s", "--development-target", `function-auto-ready=127.0.0.1:${port}`], dir);
+        const { stderr, code } = await cli(
+          ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--timeout", "5s", "--development-target", `function-auto-ready=127.0.0.1:${port}`],
+          dir,
+        );
         expect(code).toBe(1);
         messages.push(stderr.replaceAll(String(port), "PORT"));
       }
@@ -460,10 +520,16 @@ status: { conditions: [{ type: Ready, status: "True" }] }
   });
 
   it("runs a module function in-process with --allow-exec", async () => {
-    const dir = repoWith(labelFn.replace("add-label", "configmap"), "  - step: cm\n    functionRef: { name: configmap }\n", config(`  configmap: { module: ${path.join(FIXTURES, "module-function.mjs")} }\n`));
+    const dir = repoWith(
+      labelFn.replace("add-label", "configmap"),
+      "  - step: cm\n    functionRef: { name: configmap }\n",
+      config(`  configmap: { module: ${path.join(FIXTURES, "module-function.mjs")} }\n`),
+    );
     const { code, stdout } = await cli(["render", "--all", ".", "--allow-exec"], dir);
     expect(code).toBe(0);
-    const cm = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    const cm = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d.kind === "ConfigMap");
     expect(cm.data).toEqual({ owner: "one" });
   });
 
@@ -483,15 +549,23 @@ spec:
     - { name: db, source: Secret, secretRef: { namespace: crossplane-system, name: db-creds } }
 `,
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: { name: echo }\nspec: { package: example.org/echo:v1 }\n",
-      "creds.yaml": "apiVersion: v1\nkind: Secret\nmetadata: { name: db-creds, namespace: crossplane-system }\ndata: { password: " + Buffer.from("s3cret").toString("base64") + " }\nstringData: { user: admin }\n",
+      "creds.yaml":
+        "apiVersion: v1\nkind: Secret\nmetadata: { name: db-creds, namespace: crossplane-system }\ndata: { password: " +
+        Buffer.from("s3cret").toString("base64") +
+        " }\nstringData: { user: admin }\n",
       "env.json": JSON.stringify({ region: "eu-north-1" }),
       ".composition-ci.yaml": `functions:\n  echo: { module: ${path.join(FIXTURES, "echo-function.mjs")} }\n`,
     });
     const args = ["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "--function-credentials", "creds.yaml"];
-    const { code, stdout, stderr } = await cli([...args, "--context-files", "apiextensions.crossplane.io/environment=env.json", "--context-values", 'team={"name":"platform"}'], dir);
+    const { code, stdout, stderr } = await cli(
+      [...args, "--context-files", "apiextensions.crossplane.io/environment=env.json", "--context-values", 'team={"name":"platform"}'],
+      dir,
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    const cm = YAML.parseAllDocuments(stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    const cm = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d.kind === "ConfigMap");
     expect(JSON.parse(cm.data.context)).toEqual({ "apiextensions.crossplane.io/environment": { region: "eu-north-1" }, team: { name: "platform" } });
     expect(JSON.parse(cm.data.credentials)).toEqual({ db: { password: "s3cret", user: "admin" } });
     const badValue = await cli([...args, "--context-values", "team={not json"], dir);
@@ -504,22 +578,47 @@ spec:
   });
 
   it("answers required schemas from the repository's schemas (render --all) and from --required-schemas", async () => {
-    const dir = repoWith(labelFn.replace("add-label", "schema"), "  - step: schema\n    functionRef: { name: schema }\n", config(`  schema: { module: ${path.join(FIXTURES, "schema-function.mjs")} }\n`));
+    const dir = repoWith(
+      labelFn.replace("add-label", "schema"),
+      "  - step: schema\n    functionRef: { name: schema }\n",
+      config(`  schema: { module: ${path.join(FIXTURES, "schema-function.mjs")} }\n`),
+    );
     const all = await cli(["render", "--all", ".", "--allow-exec"], dir);
     expect(all.code).toBe(0);
-    const cm = YAML.parseAllDocuments(all.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
+    const cm = YAML.parseAllDocuments(all.stdout)
+      .map((d) => d.toJS())
+      .find((d) => d.kind === "ConfigMap");
     expect(cm.data.fields).toBe("crossplane,location,size");
     fs.writeFileSync(path.join(dir, "xr.yaml"), xr("solo"));
     const one = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "--required-schemas", "xrd.yaml"], dir);
     expect(one.stderr).toBe("");
-    expect(YAML.parseAllDocuments(one.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap").data.fields).toBe("crossplane,location,size");
+    expect(
+      YAML.parseAllDocuments(one.stdout)
+        .map((d) => d.toJS())
+        .find((d) => d.kind === "ConfigMap").data.fields,
+    ).toBe("crossplane,location,size");
     // -s with a directory of OpenAPI v3 documents, as kubectl get --raw /openapi/v3/apis/<group>/<version> writes them.
-    const openapi = { openapi: "3.0.0", components: { schemas: { "org.example.v1.XBucket": { type: "object", properties: { spec: { type: "object", properties: { alpha: { type: "string" }, beta: { type: "integer" } } } }, "x-kubernetes-group-version-kind": [{ group: "example.org", version: "v1", kind: "XBucket" }] } } } };
+    const openapi = {
+      openapi: "3.0.0",
+      components: {
+        schemas: {
+          "org.example.v1.XBucket": {
+            type: "object",
+            properties: { spec: { type: "object", properties: { alpha: { type: "string" }, beta: { type: "integer" } } } },
+            "x-kubernetes-group-version-kind": [{ group: "example.org", version: "v1", kind: "XBucket" }],
+          },
+        },
+      },
+    };
     fs.mkdirSync(path.join(dir, "openapi"));
     fs.writeFileSync(path.join(dir, "openapi/example.org_v1.json"), JSON.stringify(openapi));
     const fromDir = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "--allow-exec", "-s", "openapi"], dir);
     expect(fromDir.stderr).toBe("");
-    expect(YAML.parseAllDocuments(fromDir.stdout).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap").data.fields).toBe("alpha,beta");
+    expect(
+      YAML.parseAllDocuments(fromDir.stdout)
+        .map((d) => d.toJS())
+        .find((d) => d.kind === "ConfigMap").data.fields,
+    ).toBe("alpha,beta");
   });
 
   it("-e, --required-resources and --extra-resources give function-environment-configs its EnvironmentConfigs", async () => {
@@ -537,14 +636,17 @@ spec:
 `,
         "c",
       ),
-      "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.2.0}\n",
+      "functions.yaml":
+        "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-environment-configs}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.2.0}\n",
       "req/env.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: cfg}\ndata: {region: eu}\n",
     });
     for (const flag of ["-e", "--required-resources", "--extra-resources"]) {
       for (const where of ["req", "req/env.yaml"]) {
         const run = await cli(["render", "xr.yaml", "composition.yaml", "functions.yaml", "-c", flag, where], dir);
         expect(run.code, `${flag} ${where}: ${run.stderr}`).toBe(0);
-        const context = YAML.parseAllDocuments(run.stdout).map((d) => d.toJS()).find((d) => d.kind === "Context");
+        const context = YAML.parseAllDocuments(run.stdout)
+          .map((d) => d.toJS())
+          .find((d) => d.kind === "Context");
         expect(context.fields["apiextensions.crossplane.io/environment"]).toMatchObject({ region: "eu" });
       }
     }
@@ -560,7 +662,11 @@ spec:
   it("`function run` answers a RunFunctionRequest in protobuf JSON", async () => {
     const request = {
       observed: { composite: { resource: { apiVersion: "example.org/v1", kind: "XBucket", metadata: { name: "x" }, spec: { location: "EU" } } } },
-      input: YAML.parse(BUCKET_RESOURCE.replace(/^ {6}/gm, "").replace(/^/, "resources:\n").replace(/\n(?=.)/g, "\n  ")),
+      input: YAML.parse(
+        BUCKET_RESOURCE.replace(/^ {6}/gm, "")
+          .replace(/^/, "resources:\n")
+          .replace(/\n(?=.)/g, "\n  "),
+      ),
     };
     const { code, stdout } = await runCli(["function", "run", "function-patch-and-transform"], REPO, JSON.stringify(request));
     expect(code).toBe(0);
@@ -627,8 +733,18 @@ describe("check --output-dir", () => {
   });
 
   it("a later run removes the streams it wrote for sources that are gone, and nothing it did not write", async () => {
-    const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(ptStep(BUCKET_RESOURCE)), "functions.yaml": FUNCTIONS, "a.yaml": xr("a"), "b.yaml": xr("b") });
-    const streams = () => fs.readdirSync(path.join(dir, "out")).filter((f) => !f.startsWith(".")).sort();
+    const dir = tempRepo({
+      "xrd.yaml": XRD,
+      "composition.yaml": composition(ptStep(BUCKET_RESOURCE)),
+      "functions.yaml": FUNCTIONS,
+      "a.yaml": xr("a"),
+      "b.yaml": xr("b"),
+    });
+    const streams = () =>
+      fs
+        .readdirSync(path.join(dir, "out"))
+        .filter((f) => !f.startsWith("."))
+        .sort();
     await cli(["render", "--all", ".", "--output-dir", "out"], dir);
     expect(streams()).toHaveLength(2);
     fs.writeFileSync(path.join(dir, "out", "notes.yaml"), "mine\n");
@@ -652,4 +768,3 @@ describe("check --output-dir", () => {
     expect(fs.readFileSync(path.join(dir, "out", "notes.yaml"), "utf8")).toBe("mine\n");
   });
 });
-

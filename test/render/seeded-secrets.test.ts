@@ -30,11 +30,12 @@ ${template}
 `;
 
 const FILES = {
-  "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.10.0}\n",
+  "functions.yaml":
+    "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-go-templating}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.10.0}\n",
   "xr.yaml": "apiVersion: example.org/v1\nkind: XKeys\nmetadata: {name: k, namespace: default}\nspec: {}\n",
 };
 
-const KEY = "              tls: {{ genPrivateKey \"ecdsa\" | toJson }}\n";
+const KEY = '              tls: {{ genPrivateKey "ecdsa" | toJson }}\n';
 
 describe("seeded secrets", () => {
   it("render warns on stderr when it prints a private key made from the fixed seed; a plain random value is only noted", async () => {
@@ -42,7 +43,9 @@ describe("seeded secrets", () => {
     const keyed = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
     expect(keyed.code).toBe(0);
     expect(keyed.stdout).toContain("-----BEGIN EC PRIVATE KEY-----");
-    expect(keyed.stderr).toContain("warning: render/function-result: step \"templates\": the template generated private keys from a fixed seed: the same on every machine and every run, so never use them");
+    expect(keyed.stderr).toContain(
+      'warning: render/function-result: step "templates": the template generated private keys from a fixed seed: the same on every machine and every run, so never use them',
+    );
     fs.writeFileSync(path.join(dir, "composition.yaml"), composition("              id: {{ randAlphaNum 8 | quote }}\n"));
     const random = await runCli(["render", "xr.yaml", "composition.yaml", "functions.yaml"], dir);
     expect(random.stderr).not.toContain("warning");

@@ -15,11 +15,27 @@ import { FakeGitHub, quietOctokit, NAME, OWNER, PR } from "../fake-github.js";
 describe("secret masking", () => {
   it("masks Secret data and stringData, and fields whose name says they hold a secret; key names stay visible", () => {
     const masker = new SecretMasker();
-    const secret = masker.maskObject({ apiVersion: "v1", kind: "Secret", metadata: { name: "db" }, data: { password: "aHVudGVyMi1zZWNyZXQ=" }, stringData: { user: "admin-user" } });
+    const secret = masker.maskObject({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "db" },
+      data: { password: "aHVudGVyMi1zZWNyZXQ=" },
+      stringData: { user: "admin-user" },
+    });
     expect(secret.data).toEqual({ password: maskValue("aHVudGVyMi1zZWNyZXQ=") });
     expect(secret.stringData).toEqual({ user: maskValue("admin-user") });
     expect(secret.metadata).toEqual({ name: "db" });
-    const app = masker.maskObject({ kind: "App", spec: { dbPassword: "pa55word!", apiToken: "tok-123456", clientSecret: "shh-123456", apiKey: "AKIA123456", fromSecret: { name: "db", key: "username" }, replicas: 3 } });
+    const app = masker.maskObject({
+      kind: "App",
+      spec: {
+        dbPassword: "pa55word!",
+        apiToken: "tok-123456",
+        clientSecret: "shh-123456",
+        apiKey: "AKIA123456",
+        fromSecret: { name: "db", key: "username" },
+        replicas: 3,
+      },
+    });
     expect(app.spec).toEqual({
       dbPassword: maskValue("pa55word!"),
       apiToken: maskValue("tok-123456"),
@@ -77,17 +93,28 @@ const composed = (resource: string, name: string, spec: JsonObject): JsonObject 
 
 describe("rendered changes", () => {
   it("added, removed, changed and unchanged objects and sources; generated names matched by composition resource name", () => {
-    const base = [source("a", [composed("one", "a-x1", { k: "1" }), composed("gone", "a-x2", {}), composed("same", "a-x3", { s: "s" })]), source("removed", [composed("r", "r", {})])];
-    const head = [source("a", [composed("one", "a-y9", { k: "2" }), composed("same", "a-x3", { s: "s" }), composed("new", "a-x4", {})]), source("added", [composed("n", "n", {})])];
+    const base = [
+      source("a", [composed("one", "a-x1", { k: "1" }), composed("gone", "a-x2", {}), composed("same", "a-x3", { s: "s" })]),
+      source("removed", [composed("r", "r", {})]),
+    ];
+    const head = [
+      source("a", [composed("one", "a-y9", { k: "2" }), composed("same", "a-x3", { s: "s" }), composed("new", "a-x4", {})]),
+      source("added", [composed("n", "n", {})]),
+    ];
     const changes = diffSources(base, head, new SecretMasker());
     const byName = Object.fromEntries(changes.map((c) => [c.name, c]));
     expect(byName.a!.status).toBe("changed");
     expect(byName.added!.status).toBe("added");
     expect(byName.removed!.status).toBe("removed");
-    expect(byName.a!.objects.map((o) => `${o.key}:${o.status}`)).toEqual(["ConfigMap/gone:removed", "ConfigMap/new:added", "ConfigMap/one:changed", "ConfigMap/same:unchanged"]);
+    expect(byName.a!.objects.map((o) => `${o.key}:${o.status}`)).toEqual([
+      "ConfigMap/gone:removed",
+      "ConfigMap/new:added",
+      "ConfigMap/one:changed",
+      "ConfigMap/same:unchanged",
+    ]);
     const diff = byName.a!.objects.find((o) => o.key === "ConfigMap/one")!.diff!;
     expect(diff).toContain("-  name: a-x1\n+  name: a-y9");
-    expect(diff).toContain("-  k: \"1\"\n+  k: \"2\"");
+    expect(diff).toContain('-  k: "1"\n+  k: "2"');
     expect(objectCounts(changes)).toEqual({ added: 2, changed: 1, removed: 2 });
   });
 
@@ -98,7 +125,12 @@ describe("rendered changes", () => {
   });
 
   it("masks secrets in diffs", () => {
-    const secret = (v: string): JsonObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "s", annotations: { "crossplane.io/composition-resource-name": "s" } }, stringData: { password: v } });
+    const secret = (v: string): JsonObject => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s", annotations: { "crossplane.io/composition-resource-name": "s" } },
+      stringData: { password: v },
+    });
     const [c] = diffSources([source("a", [secret("old-value-1")])], [source("a", [secret("new-value-2")])], new SecretMasker());
     const diff = c!.objects[0]!.diff!;
     expect(diff).not.toContain("old-value-1");
@@ -110,8 +142,18 @@ describe("rendered changes", () => {
 
 function bigReport(objects: number, lines: number): DiffReport {
   const data = (v: string) => Object.fromEntries(Array.from({ length: lines }, (_, i) => [`key-${i}`, `${v}-${i}`]));
-  const base = [source("big", Array.from({ length: objects }, (_, i) => composed(`r${i}`, `n${i}`, data("old"))))];
-  const head = [source("big", Array.from({ length: objects }, (_, i) => composed(`r${i}`, `n${i}`, data("new"))))];
+  const base = [
+    source(
+      "big",
+      Array.from({ length: objects }, (_, i) => composed(`r${i}`, `n${i}`, data("old"))),
+    ),
+  ];
+  const head = [
+    source(
+      "big",
+      Array.from({ length: objects }, (_, i) => composed(`r${i}`, `n${i}`, data("new"))),
+    ),
+  ];
   const changes = diffSources(base, head, new SecretMasker());
   return {
     version: 1,
@@ -121,7 +163,11 @@ function bigReport(objects: number, lines: number): DiffReport {
     sources: { total: 10, considered: 1, rendered: 1, notRendered: 0, failed: 0, all: false },
     changes,
     objects: objectCounts(changes),
-    findings: { new: [finding("schema/type", 2, { message: "a | b <c>" })], fixed: [finding("pt/transform", 1)], unchanged: [finding("schema/limit", 7, { severity: "warning" })] },
+    findings: {
+      new: [finding("schema/type", 2, { message: "a | b <c>" })],
+      fixed: [finding("pt/transform", 1)],
+      unchanged: [finding("schema/limit", 7, { severity: "warning" })],
+    },
     verdict: { failed: true, failOn: "error", failOnNew: false, failing: { error: 1, warning: 0, info: 0 } },
   };
 }

@@ -21,6 +21,8 @@ describe("the PR report shows the repository's failing tests first", () => {
     expect(markdown.indexOf("**Failing tests**")).toBeLessThan(markdown.indexOf("**Changes**"));
     // Each failing test with its differences, one per line under it.
     const section = markdown.slice(markdown.indexOf("**Failing tests**"), markdown.indexOf("**Changes**"));
-    expect(section).toMatch(/- ❌ 🆕 `crossplane\/webapp-test\.yaml:\d+` CompositionTest storefront-deployment-and-service fails [^\n]*\n {2}- apps\/v1 Deployment [^\n]*\n {2}- spec\.replicas: want 3, got 4/);
+    expect(section).toMatch(
+      /- ❌ 🆕 `crossplane\/webapp-test\.yaml:\d+` CompositionTest storefront-deployment-and-service fails [^\n]*\n {2}- apps\/v1 Deployment [^\n]*\n {2}- spec\.replicas: want 3, got 4/,
+    );
   }, 60_000);
 });

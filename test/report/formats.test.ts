@@ -3,8 +3,7 @@ import path from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/main.js";
-import { findingsFromKubeconform } from "../../src/validate/kubeconform.js";
-import { findOnPath } from "../../src/validate/kubeconform.js";
+import { findingsFromKubeconform, findOnPath } from "../../src/validate/kubeconform.js";
 import { loadFile } from "../../src/manifest/load.js";
 import { REPO, tempRepo } from "../helpers.js";
 
@@ -15,7 +14,10 @@ async function cli(args: string[], cwd: string) {
   return { code, stdout, stderr };
 }
 
-const BAD = { "bad.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: f\nspec:\n  pakage: x\n", "warn.yaml": "apiVersion: a.example.org/v1\nkind: Thing\n" };
+const BAD = {
+  "bad.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: f\nspec:\n  pakage: x\n",
+  "warn.yaml": "apiVersion: a.example.org/v1\nkind: Thing\n",
+};
 
 describe("the validate command", () => {
   it("prints a clean report for examples/ and exits 0", async () => {
@@ -53,7 +55,18 @@ describe("the validate command", () => {
     const json = JSON.parse(r.stdout);
     expect(json.version).toBe(1);
     expect(json.summary).toEqual({ files: 2, documents: 2, errors: 2, warnings: 1, infos: 0, suppressed: 0 });
-    expect(json.findings[0]).toEqual({ rule: "schema/required", severity: "error", message: "missing required field `spec.package`", file: "bad.yaml", line: 5, column: 1, apiVersion: "pkg.crossplane.io/v1", kind: "Function", name: "f", path: "spec" });
+    expect(json.findings[0]).toEqual({
+      rule: "schema/required",
+      severity: "error",
+      message: "missing required field `spec.package`",
+      file: "bad.yaml",
+      line: 5,
+      column: 1,
+      apiVersion: "pkg.crossplane.io/v1",
+      kind: "Function",
+      name: "f",
+      path: "spec",
+    });
   });
 
   it("writes SARIF 2.1.0 that satisfies the SARIF schema's requirements for what it emits", async () => {
@@ -75,7 +88,8 @@ describe("the validate command", () => {
     expect(r.stdout).toContain('<testcase classname="composition-ci" name="bad.yaml">');
     expect(r.stdout).toContain('<testsuite name="validate" tests="2" failures="1" errors="0">');
     expect(r.stdout).toContain("<system-out>warning: warn.yaml:2:1 no schema for a.example.org/v1 Thing");
-    const failuresAt = async (failOn: string) => (await cli(["validate", "--format", "junit", "--fail-on", failOn], dir)).stdout.match(/<testsuite name="validate" tests="2" failures="(\d+)"/)![1];
+    const failuresAt = async (failOn: string) =>
+      (await cli(["validate", "--format", "junit", "--fail-on", failOn], dir)).stdout.match(/<testsuite name="validate" tests="2" failures="(\d+)"/)![1];
     expect(await failuresAt("warning")).toBe("2");
     expect(await failuresAt("never")).toBe("0");
   });
@@ -92,12 +106,24 @@ describe("kubeconform engine", () => {
   // Output shape as documented in kubeconform's README (-output json).
   const recorded = {
     resources: [
-      { filename: "stdin", kind: "Deployment", name: "web", version: "apps/v1", status: "statusInvalid", msg: "problem validating schema", validationErrors: [{ path: "/spec/replicas", msg: "expected integer or null, but got string" }, { path: "/spec/foo", msg: "additionalProperties 'foo' not allowed" }] },
+      {
+        filename: "stdin",
+        kind: "Deployment",
+        name: "web",
+        version: "apps/v1",
+        status: "statusInvalid",
+        msg: "problem validating schema",
+        validationErrors: [
+          { path: "/spec/replicas", msg: "expected integer or null, but got string" },
+          { path: "/spec/foo", msg: "additionalProperties 'foo' not allowed" },
+        ],
+      },
       { filename: "stdin", kind: "Service", name: "svc", version: "v1", status: "statusValid" },
       { filename: "stdin", kind: "ConfigMap", name: "cm", version: "v1", status: "statusError", msg: "could not find schema for ConfigMap" },
     ],
   };
-  const text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: two\n  foo: 1\n---\napiVersion: v1\nkind: Service\nmetadata: {name: svc}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n";
+  const text =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: two\n  foo: 1\n---\napiVersion: v1\nkind: Service\nmetadata: {name: svc}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n";
 
   it("turns kubeconform's JSON into findings with our own lines", () => {
     const manifests = loadFile("k.yaml", Buffer.from(text)).manifests;

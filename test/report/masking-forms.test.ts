@@ -78,17 +78,21 @@ describe("a secret encoded, escaped or cut", () => {
   it("percent-encoded (encodeURIComponent, form encoding, lower-case hex)", () => {
     const secret = "p@ss/w0rd&más=1 ok";
     const masker = knowing({ password: secret });
-    const forms = [encodeURIComponent(secret), new URLSearchParams({ p: secret }).toString().slice(2), encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())];
+    const forms = [
+      encodeURIComponent(secret),
+      new URLSearchParams({ p: secret }).toString().slice(2),
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    ];
     for (const form of forms) expectHidden(masker, secret, `https://db.example.org/?password=${form}&sslmode=require`, [form, "w0rd"]);
   });
 
   it("JSON- and YAML-escaped: quotes, backslashes, line breaks, control characters", () => {
-    const secret = 'pa"ss\\w0rd\'s\nsecond-line';
+    const secret = "pa\"ss\\w0rd's\nsecond-line";
     const masker = knowing({ password: secret });
     const json = JSON.stringify({ password: secret });
     expectHidden(masker, secret, `the object ${json} is invalid`, [JSON.stringify(secret).slice(1, -1), "w0rd"]);
     expectHidden(masker, secret, `sarif: ${JSON.stringify(json)}`, ["w0rd"]);
-    const oneLine = 'pa"ss\\w0rd\'s-S3cr3t\t\u0001';
+    const oneLine = "pa\"ss\\w0rd's-S3cr3t\t\u0001";
     const yamlMasker = knowing({ password: oneLine });
     for (const type of ["QUOTE_DOUBLE", "QUOTE_SINGLE", "PLAIN"] as const) {
       const yaml = YAML.stringify({ password: oneLine }, { defaultStringType: type, lineWidth: 0 });
@@ -104,7 +108,10 @@ describe("a secret encoded, escaped or cut", () => {
       expect(out, String(shown)).toBe(`value "${maskValue(key)}…" is too long`);
     }
     // JSON of a long value, cut at 200 characters as a test's differences show it.
-    const pem = `-----BEGIN PRIVATE KEY-----\n${crypto.randomBytes(300).toString("base64").replace(/(.{64})/g, "$1\n")}\n-----END PRIVATE KEY-----\n`;
+    const pem = `-----BEGIN PRIVATE KEY-----\n${crypto
+      .randomBytes(300)
+      .toString("base64")
+      .replace(/(.{64})/g, "$1\n")}\n-----END PRIVATE KEY-----\n`;
     const withPem = knowing({ "tls.key": pem });
     const shown = JSON.stringify(pem).slice(0, 199);
     const out = withPem.redact(`data.tls\\.key: want ${shown}…, got "x"`);
@@ -115,7 +122,8 @@ describe("a secret encoded, escaped or cut", () => {
     // 15 characters are not enough to tell a secret from a coincidence.
     expect(masker.redact(`prefix ${key.slice(0, 15)}…`)).toBe(`prefix ${key.slice(0, 15)}…`);
     // Nor is a prefix that is not cut there: a Secret holding a kubeconfig does not hide every kubeconfig's first lines.
-    const kubeconfig = "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: https://k8s.internal}\nusers:\n- name: ci\n  user: {token: eyJhbGciOiJSUzI1NiIsImtpZCI6Ij}\n";
+    const kubeconfig =
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: https://k8s.internal}\nusers:\n- name: ci\n  user: {token: eyJhbGciOiJSUzI1NiIsImtpZCI6Ij}\n";
     const withKubeconfig = knowing({ kubeconfig });
     const yaml = "apiVersion: v1\nkind: Config\nclusters: []\n";
     expect(withKubeconfig.redact(yaml)).toBe(yaml);
@@ -132,7 +140,10 @@ describe("a secret encoded, escaped or cut", () => {
   });
 
   it("the lines of a multi-line secret (a key's body) are masked where a message shows one", () => {
-    const body = crypto.randomBytes(96).toString("base64").match(/.{1,64}/g)!;
+    const body = crypto
+      .randomBytes(96)
+      .toString("base64")
+      .match(/.{1,64}/g)!;
     const pem = `-----BEGIN PRIVATE KEY-----\n${body.join("\n")}\n-----END PRIVATE KEY-----\n`;
     const masker = knowing({ "tls.key": pem });
     const out = expectHidden(masker, pem, `line 2: ${body[1]}`, [body[1]!]);
@@ -159,17 +170,22 @@ describe("a secret encoded, escaped or cut", () => {
 describe("what is masked, against a naive reference", () => {
   it("random secrets and texts: every occurrence the rules name is masked, and nothing else", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const alphabet = "xy1-Q"; // no escapes, no case changes that show, no base64 by chance
     const pick = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
     const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
-    const unambiguous = (s: string) => s.length >= 16 || (s.length >= 8 && !/^(?:[A-Za-z]+|[0-9]+)$/.test(s)) || (s.length >= 6 && s.split(/[._-]/).some((w) => /[0-9]/.test(w) && /[a-z]/.test(w) && /[A-Z]/.test(w)));
+    const unambiguous = (s: string) =>
+      s.length >= 16 ||
+      (s.length >= 8 && !/^(?:[A-Za-z]+|[0-9]+)$/.test(s)) ||
+      (s.length >= 6 && s.split(/[._-]/).some((w) => /[0-9]/.test(w) && /[a-z]/.test(w) && /[A-Z]/.test(w)));
     for (let round = 0; round < 2000; round++) {
       const secrets = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(4 + Math.floor(random() * 20)));
       const masker = new SecretMasker();
       for (const s of secrets) masker.learnValue(s);
       let text = "";
-      while (text.length < 150) text += random() < 0.3 ? secrets[Math.floor(random() * secrets.length)]! : random() < 0.2 ? " " : random() < 0.05 ? "…" : pick(1 + Math.floor(random() * 4));
+      while (text.length < 150)
+        text +=
+          random() < 0.3 ? secrets[Math.floor(random() * secrets.length)]! : random() < 0.2 ? " " : random() < 0.05 ? "…" : pick(1 + Math.floor(random() * 4));
       // The reference: each occurrence of a secret (as a whole token, or anywhere when it is unambiguous), and each cut prefix of 16 characters or more.
       const covered = new Uint8Array(text.length);
       const cover = (at: number, length: number) => covered.fill(1, at, at + length);
@@ -179,7 +195,8 @@ describe("what is masked, against a naive reference", () => {
           const whole = (!isWord(s[0]) || !isWord(text[i - 1])) && (!isWord(s[s.length - 1]) || !isWord(text[i + s.length]));
           if (inside || whole) cover(i, s.length);
         }
-        if (inside) for (let n = 16; n < s.length; n++) for (let i = text.indexOf(`${s.slice(0, n)}…`); i >= 0; i = text.indexOf(`${s.slice(0, n)}…`, i + 1)) cover(i, n);
+        if (inside)
+          for (let n = 16; n < s.length; n++) for (let i = text.indexOf(`${s.slice(0, n)}…`); i >= 0; i = text.indexOf(`${s.slice(0, n)}…`, i + 1)) cover(i, n);
       }
       let expected = "";
       for (let i = 0; i < text.length; i++) expected += covered[i] ? (covered[i - 1] ? "" : "<masked>") : text[i];
@@ -206,7 +223,13 @@ describe("redaction stays linear", () => {
     for (let k = 0; text.length < 1_000_000; k++) {
       text += `${words[k % words.length]}${k % 50 === 0 ? ` ${secrets[k % 1000]} Basic ${b64(`u:${secrets[(k + 1) % 1000]}`)}` : ""}${k % 7 === 0 ? "\n" : " "}`;
     }
-    const hostile = [text, "a".repeat(1_000_000), "ab".repeat(500_000), crypto.randomBytes(750_000).toString("base64"), secrets[0]!.slice(0, 17).repeat(60_000)];
+    const hostile = [
+      text,
+      "a".repeat(1_000_000),
+      "ab".repeat(500_000),
+      crypto.randomBytes(750_000).toString("base64"),
+      secrets[0]!.slice(0, 17).repeat(60_000),
+    ];
     masker.redact("warm up");
     for (const t of hostile) {
       const started = performance.now();
@@ -244,13 +267,36 @@ spec:
 `;
 
   it("a Secret holding a file name, a kind, a name, an apiVersion, a rule, a severity and a path masks none of those fields", async () => {
-    const structural = { file: "orders-database.yaml", kind: "PostgreSQLInstance", name: "orders-primary-db", apiVersion: "example.org/v1", rule: "schema/cel", severity: "error", path: "spec" };
-    const secret = `apiVersion: v1\nkind: Secret\nmetadata: {name: look-alikes, namespace: default}\nstringData:\n${Object.entries(structural).map(([k, v]) => `  ${k}: ${v}\n`).join("")}`;
-    const dir = tempRepo({ "crd.yaml": CRD, "secret.yaml": secret, "orders-database.yaml": "apiVersion: example.org/v1\nkind: PostgreSQLInstance\nmetadata: {name: orders-primary-db, namespace: default}\nspec: {password: correct-horse-battery-staple}\n" });
+    const structural = {
+      file: "orders-database.yaml",
+      kind: "PostgreSQLInstance",
+      name: "orders-primary-db",
+      apiVersion: "example.org/v1",
+      rule: "schema/cel",
+      severity: "error",
+      path: "spec",
+    };
+    const secret = `apiVersion: v1\nkind: Secret\nmetadata: {name: look-alikes, namespace: default}\nstringData:\n${Object.entries(structural)
+      .map(([k, v]) => `  ${k}: ${v}\n`)
+      .join("")}`;
+    const dir = tempRepo({
+      "crd.yaml": CRD,
+      "secret.yaml": secret,
+      "orders-database.yaml":
+        "apiVersion: example.org/v1\nkind: PostgreSQLInstance\nmetadata: {name: orders-primary-db, namespace: default}\nspec: {password: correct-horse-battery-staple}\n",
+    });
     const { stdout } = await runCli(["validate", ".", "--no-cache", "--format", "json"], dir);
     const report = JSON.parse(stdout) as { findings: Record<string, unknown>[] };
     const cel = report.findings.find((f) => f.file === "orders-database.yaml" && f.kind === "PostgreSQLInstance");
-    expect(cel, stdout).toMatchObject({ severity: "error", rule: "schema/cel", file: "orders-database.yaml", kind: "PostgreSQLInstance", name: "orders-primary-db", apiVersion: "example.org/v1", path: "spec" });
+    expect(cel, stdout).toMatchObject({
+      severity: "error",
+      rule: "schema/cel",
+      file: "orders-database.yaml",
+      kind: "PostgreSQLInstance",
+      name: "orders-primary-db",
+      apiVersion: "example.org/v1",
+      path: "spec",
+    });
     expect(cel!.message).toContain("is too short");
     expect(stdout).not.toContain("correct-horse-battery-staple");
     const sarif = (await runCli(["validate", ".", "--no-cache", "--format", "sarif"], dir)).stdout;

@@ -15,7 +15,13 @@ const b64 = (s: string) => Buffer.from(s).toString("base64");
 const b64url = (s: string) => Buffer.from(s).toString("base64url");
 
 const corpus = [
-  { apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "crossplane-system" }, data: { password: b64("s3cret-from-data") }, stringData: { token: "ghp_tokenvalue123" } },
+  {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "db", namespace: "crossplane-system" },
+    data: { password: b64("s3cret-from-data") },
+    stringData: { token: "ghp_tokenvalue123" },
+  },
   {
     apiVersion: "example.org/v1",
     kind: "XDatabase",
@@ -27,7 +33,10 @@ const corpus = [
       privateKey: "-----BEGIN KEY-----abc",
       passwordSecretRef: { name: "db-pass", namespace: "crossplane-system", key: "password" },
       writeConnectionSecretToRef: { name: "orders-conn", namespace: "crossplane-system" },
-      tags: [{ key: "Name", value: "orders" }, { key: "region", value: "eu-west-1" }],
+      tags: [
+        { key: "Name", value: "orders" },
+        { key: "region", value: "eu-west-1" },
+      ],
       secretName: "tls-cert",
       tokenSecretRef: { name: "api-token", key: "token" },
       // Which key of a Secret holds the value: names, not values.
@@ -39,11 +48,33 @@ const corpus = [
     apiVersion: "apiextensions.crossplane.io/v1",
     kind: "Composition",
     metadata: { name: "xdatabases" },
-    spec: { resources: [{ name: "db", connectionDetails: [{ fromConnectionSecretKey: "region" }, { name: "password", fromConnectionSecretKey: "password" }], patches: [{ fromFieldPath: "spec.region", toFieldPath: "status.region" }] }] },
+    spec: {
+      resources: [
+        {
+          name: "db",
+          connectionDetails: [{ fromConnectionSecretKey: "region" }, { name: "password", fromConnectionSecretKey: "password" }],
+          patches: [{ fromFieldPath: "spec.region", toFieldPath: "status.region" }],
+        },
+      ],
+    },
   },
 ];
 
-const ORDINARY = ["eu-west-1", "crossplane-system", "db-pass", "orders-conn", "Name", "region", "password", "tls-cert", "api-token", "token", "status.region", "orders", "db"];
+const ORDINARY = [
+  "eu-west-1",
+  "crossplane-system",
+  "db-pass",
+  "orders-conn",
+  "Name",
+  "region",
+  "password",
+  "tls-cert",
+  "api-token",
+  "token",
+  "status.region",
+  "orders",
+  "db",
+];
 
 function learned(): SecretMasker {
   const masker = new SecretMasker();
@@ -58,8 +89,16 @@ describe("masking: by what a value is, not by what a word looks like", () => {
   it("no secret value, raw or base64 or base64url, survives in masked objects or redacted text", () => {
     const masker = learned();
     const masked = JSON.stringify(corpus.map((o) => masker.maskObject(o)));
-    const derived = { apiVersion: "v1", kind: "ConfigMap", data: { copied: b64("hunter2-db-password"), url: b64url("client-secret-456"), detail: "conn-detail-value" } };
-    const text = [masked, JSON.stringify(masker.maskObject(derived)), masker.redact(`password=hunter2-db-password token ${b64("ghp_tokenvalue123")} ${b64url("s3cret-from-data")}`)].join("\n");
+    const derived = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      data: { copied: b64("hunter2-db-password"), url: b64url("client-secret-456"), detail: "conn-detail-value" },
+    };
+    const text = [
+      masked,
+      JSON.stringify(masker.maskObject(derived)),
+      masker.redact(`password=hunter2-db-password token ${b64("ghp_tokenvalue123")} ${b64url("s3cret-from-data")}`),
+    ].join("\n");
     for (const s of SECRETS) for (const f of forms(s)) expect(text, f).not.toContain(f);
   });
 
@@ -72,13 +111,31 @@ describe("masking: by what a value is, not by what a word looks like", () => {
   });
 
   it("field names: what holds a value, and what names or points at one", () => {
-    for (const name of ["password", "secretKey", "secretAccessKey", "clientSecret", "apiToken", "privateKey", "db_password", "awsSecretKey", "passwordSecretKey"]) expect(isSecretFieldName(name), name).toBe(true);
-    for (const name of ["fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"]) expect(isSecretFieldName(name), name).toBe(false);
+    for (const name of [
+      "password",
+      "secretKey",
+      "secretAccessKey",
+      "clientSecret",
+      "apiToken",
+      "privateKey",
+      "db_password",
+      "awsSecretKey",
+      "passwordSecretKey",
+    ])
+      expect(isSecretFieldName(name), name).toBe(true);
+    for (const name of ["fromConnectionSecretKey", "toFieldPath", "passwordSecretRef", "secretName", "key", "tokenSecretRef"])
+      expect(isSecretFieldName(name), name).toBe(false);
   });
 
   it("a *SecretKey value that looks like a key name is that name, not masked; any other is masked at its field, in free text and the log", () => {
     const masker = new SecretMasker();
-    const spec = { passwordSecretKey: "password", clientSecretKey: "client_secret", mirageSecretKey: "mirage_secret_key", awsSecretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", s3SecretKey: "aB3xY9qZk2Lm" };
+    const spec = {
+      passwordSecretKey: "password",
+      clientSecretKey: "client_secret",
+      mirageSecretKey: "mirage_secret_key",
+      awsSecretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      s3SecretKey: "aB3xY9qZk2Lm",
+    };
     masker.learn({ apiVersion: "example.org/v1", kind: "XStore", metadata: { name: "s" }, spec });
     const masked = masker.maskObject({ spec }) as { spec: Record<string, string> };
     for (const key of ["awsSecretKey", "s3SecretKey"]) expect(masked.spec[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
@@ -88,7 +145,9 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     expect(masks).toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
     expect(masks).toContain("aB3xY9qZk2Lm");
     for (const word of ["password", "client_secret", "mirage_secret_key"]) expect(masks, word).not.toContain(word);
-    expect(masker.redact("key client_secret of secret oncall; aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toMatch(/^key client_secret of secret oncall; aws <masked sha256:[0-9a-f]{8}>$/);
+    expect(masker.redact("key client_secret of secret oncall; aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toMatch(
+      /^key client_secret of secret oncall; aws <masked sha256:[0-9a-f]{8}>$/,
+    );
   });
 
   it("Helm's names of Secrets, booleans and templates are not secrets; a client secret is one, whatever it looks like", () => {
@@ -104,7 +163,8 @@ describe("masking: by what a value is, not by what a word looks like", () => {
     };
     masker.learn({ apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", metadata: { name: "oncall" }, spec: { values } });
     expect(masker.values()).toEqual(expect.arrayContaining(["3f8a9c2b7e1d4a6f9b0c", "client-secret-456"]));
-    for (const word of ["grafana-oncall", "harbor-admin-password", "gha-runner-scale-set", "false", "{{ .openwebui_apikey }}"]) expect(masker.values(), word).not.toContain(word);
+    for (const word of ["grafana-oncall", "harbor-admin-password", "gha-runner-scale-set", "false", "{{ .openwebui_apikey }}"])
+      expect(masker.values(), word).not.toContain(word);
     const masked = masker.maskObject({ values }) as { values: Record<string, unknown> };
     expect(masked.values.existingSecret).toBe("grafana-oncall");
     expect(masked.values.automountServiceAccountToken).toBe(false);
@@ -115,14 +175,21 @@ describe("masking: by what a value is, not by what a word looks like", () => {
 
   it("a Secret's connection entries (username, database, port) are masked at their field only; a password in upper or lower case everywhere", () => {
     const masker = new SecretMasker();
-    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "db-conn", namespace: "default" }, stringData: { username: "postgres", database: "default", port: "5432", password: "Hunter2CorrectHorse" } };
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "db-conn", namespace: "default" },
+      stringData: { username: "postgres", database: "default", port: "5432", password: "Hunter2CorrectHorse" },
+    };
     masker.learn(secret);
     const masked = masker.maskObject(secret) as { stringData: Record<string, string> };
     for (const key of Object.keys(secret.stringData)) expect(masked.stringData[key], key).toMatch(/^<masked sha256:[0-9a-f]{8}>$/);
     const masks = masker.values();
     for (const word of ["postgres", "default", "5432"]) expect(masks, word).not.toContain(word);
     expect(masks).toEqual(expect.arrayContaining(["Hunter2CorrectHorse", "HUNTER2CORRECTHORSE", "hunter2correcthorse"]));
-    expect(masker.redact("examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)")).toBe("examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)");
+    expect(masker.redact("examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)")).toBe(
+      "examples/postgres.yaml: `data.postgres` must be a string, not an integer (5432)",
+    );
     expect(masker.redact("upper: HUNTER2CORRECTHORSE")).toBe(`upper: ${masker.redact("Hunter2CorrectHorse")}`);
   });
 
@@ -150,14 +217,25 @@ describe("masking: by what a value is, not by what a word looks like", () => {
 
   it("External Secrets objects hold references only: their key names are not secrets", () => {
     const masker = new SecretMasker();
-    const es = { apiVersion: "external-secrets.io/v1beta1", kind: "ExternalSecret", metadata: { name: "hook" }, spec: { data: [{ secretKey: "token", remoteRef: { key: "runlore/webhook", property: "token" } }] } };
+    const es = {
+      apiVersion: "external-secrets.io/v1beta1",
+      kind: "ExternalSecret",
+      metadata: { name: "hook" },
+      spec: { data: [{ secretKey: "token", remoteRef: { key: "runlore/webhook", property: "token" } }] },
+    };
     masker.learn(es);
     expect(masker.values()).toEqual([]);
     expect(masker.maskObject(es)).toEqual(es);
   });
 
   it("a Secret inside another object (a provider-kubernetes Object's manifest, a List's items) is a Secret too", () => {
-    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "app" }, stringData: { answer: "wrapped-secret-value" }, data: { other: b64("listed-secret-value") } };
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "app" },
+      stringData: { answer: "wrapped-secret-value" },
+      data: { other: b64("listed-secret-value") },
+    };
     const object = { apiVersion: "kubernetes.crossplane.io/v1alpha2", kind: "Object", metadata: { name: "o" }, spec: { forProvider: { manifest: secret } } };
     const list = { apiVersion: "v1", kind: "List", items: [secret] };
     for (const o of [object, list]) {
@@ -221,7 +299,10 @@ spec:
 
 describe("the CLI masks what it prints, as the Action does", () => {
   it("a CEL messageExpression that prints a password does not print it", async () => {
-    const dir = tempRepo({ "crd.yaml": PASSWORD_RULE_CRD, "db.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d}\nspec: {password: correct-horse-battery}\n" });
+    const dir = tempRepo({
+      "crd.yaml": PASSWORD_RULE_CRD,
+      "db.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: d}\nspec: {password: correct-horse-battery}\n",
+    });
     for (const format of ["text", "json", "sarif"]) {
       const { stdout } = await runCli(["validate", ".", "--no-cache", "--format", format], dir);
       expect(stdout).toContain("is too short");
@@ -257,7 +338,11 @@ describe("the CLI masks what it prints, as the Action does", () => {
       "          - name: service\n",
       "          - name: settings\n            base: {apiVersion: v1, kind: ConfigMap, data: {}}\n            patches:\n              - type: FromCompositeFieldPath\n                fromFieldPath: spec.password\n                toFieldPath: data.encoded\n                transforms: [{type: string, string: {type: Convert, convert: ToBase64}}]\n          - name: service\n",
     );
-    edit("webapp-test.yaml", "    - apiVersion: v1\n      kind: Service\n", "    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        annotations:\n          crossplane.io/composition-resource-name: settings\n      data:\n        encoded: wrong\n    - apiVersion: v1\n      kind: Service\n");
+    edit(
+      "webapp-test.yaml",
+      "    - apiVersion: v1\n      kind: Service\n",
+      "    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        annotations:\n          crossplane.io/composition-resource-name: settings\n      data:\n        encoded: wrong\n    - apiVersion: v1\n      kind: Service\n",
+    );
     for (const format of ["text", "json", "junit"]) {
       const { stdout, code } = await runCli(["test", ".", "--no-cache", "--format", format], dir);
       expect(code, format).toBe(1);
@@ -271,12 +356,19 @@ describe("the CLI masks what it prints, as the Action does", () => {
 describe("ordinary words are never hunted for as secrets", () => {
   it("a Secret holding true, error or default masks them at their field only: not in free text, not in the runner's log masks", () => {
     const masker = new SecretMasker();
-    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, stringData: { enabled: "true", level: "error", profile: "default", password: "hunter2-Xq9" } };
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s" },
+      stringData: { enabled: "true", level: "error", profile: "default", password: "hunter2-Xq9" },
+    };
     masker.learn(secret);
     expect(masker.values()).not.toEqual(expect.arrayContaining(["true"]));
     expect(masker.values().some((v) => ["true", "error", "default", "TRUE", "ERROR"].includes(v))).toBe(false);
     expect(masker.values()).toContain("hunter2-Xq9");
-    expect(masker.redact("severity error: enabled is true in the default profile; hunter2-Xq9")).toBe(`severity error: enabled is true in the default profile; ${maskValue("hunter2-Xq9")}`);
+    expect(masker.redact("severity error: enabled is true in the default profile; hunter2-Xq9")).toBe(
+      `severity error: enabled is true in the default profile; ${maskValue("hunter2-Xq9")}`,
+    );
     const masked = masker.maskObject(secret);
     expect(masked.stringData.enabled).toBe(maskValue("true"));
     expect(masked.stringData.level).toBe(maskValue("error"));
@@ -284,7 +376,12 @@ describe("ordinary words are never hunted for as secrets", () => {
 
   it("a boolean in a field named like a secret is not a secret (manageMasterUserPassword: true)", () => {
     const masker = new SecretMasker();
-    const rds = { apiVersion: "rds.aws.upbound.io/v1beta1", kind: "Instance", metadata: { name: "db" }, spec: { forProvider: { manageMasterUserPassword: true, autoGeneratePassword: "true" } } };
+    const rds = {
+      apiVersion: "rds.aws.upbound.io/v1beta1",
+      kind: "Instance",
+      metadata: { name: "db" },
+      spec: { forProvider: { manageMasterUserPassword: true, autoGeneratePassword: "true" } },
+    };
     masker.learn(rds);
     expect(masker.values()).toEqual([]);
     expect(masker.redact("manageMasterUserPassword is true")).toBe("manageMasterUserPassword is true");

@@ -24,9 +24,26 @@ describe("rate limits are waited out for a bounded time, then given up on", () =
 
   const post = async (maxRateLimitWaitMs?: number) => {
     const said: string[] = [];
-    const octokit = gitHubClient({ token: "t", baseUrl: base, retryBaseMs: 5, timeoutMs: 2000, log: (m) => said.push(m), ...(maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs } : {}) });
+    const octokit = gitHubClient({
+      token: "t",
+      baseUrl: base,
+      retryBaseMs: 5,
+      timeoutMs: 2000,
+      log: (m) => said.push(m),
+      ...(maxRateLimitWaitMs !== undefined ? { maxRateLimitWaitMs } : {}),
+    });
     const started = Date.now();
-    const outcome = await upsertStickyComment({ octokit, owner: OWNER, repo: NAME, issueNumber: PR, key: "k", body: "report", cleanBody: "clean", mode: "always", hasChanges: true }).then(
+    const outcome = await upsertStickyComment({
+      octokit,
+      owner: OWNER,
+      repo: NAME,
+      issueNumber: PR,
+      key: "k",
+      body: "report",
+      cleanBody: "clean",
+      mode: "always",
+      hasChanges: true,
+    }).then(
       (res) => ({ res, err: undefined }),
       (err: unknown) => ({ res: undefined, err }),
     );
@@ -35,7 +52,14 @@ describe("rate limits are waited out for a bounded time, then given up on", () =
 
   it("a primary limit whose reset is an hour away: given up at once (with the default 60 s bound), as a rate limit", async () => {
     const reset = String(Math.floor(Date.now() / 1000) + 3600);
-    github.faults.push({ method: "GET", path: list, status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }, message: "API rate limit exceeded for installation", times: 10 });
+    github.faults.push({
+      method: "GET",
+      path: list,
+      status: 403,
+      headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset },
+      message: "API rate limit exceeded for installation",
+      times: 10,
+    });
     const r = await post();
     expect(r.res).toBeUndefined();
     expect(isRateLimited(r.err)).toBe(true);
@@ -45,7 +69,14 @@ describe("rate limits are waited out for a bounded time, then given up on", () =
   });
 
   it("a secondary limit with retry-after: 600: given up at once", async () => {
-    github.faults.push({ method: "GET", path: list, status: 403, headers: { "retry-after": "600" }, message: "You have exceeded a secondary rate limit", times: 10 });
+    github.faults.push({
+      method: "GET",
+      path: list,
+      status: 403,
+      headers: { "retry-after": "600" },
+      message: "You have exceeded a secondary rate limit",
+      times: 10,
+    });
     const r = await post();
     expect(isRateLimited(r.err)).toBe(true);
     expect(r.ms).toBeLessThan(5000);
@@ -60,7 +91,14 @@ describe("rate limits are waited out for a bounded time, then given up on", () =
   });
 
   it("short waits are taken while they fit the bound, all waits together; the next one is not", async () => {
-    github.faults.push({ method: "GET", path: list, status: 403, headers: { "retry-after": "1" }, message: "You have exceeded a secondary rate limit", times: 10 });
+    github.faults.push({
+      method: "GET",
+      path: list,
+      status: 403,
+      headers: { "retry-after": "1" },
+      message: "You have exceeded a secondary rate limit",
+      times: 10,
+    });
     const before = github.requests.filter((q) => list.test(q.url.split("?")[0]!)).length;
     const r = await post(1500);
     const attempts = github.requests.filter((q) => list.test(q.url.split("?")[0]!)).length - before;
@@ -72,7 +110,14 @@ describe("rate limits are waited out for a bounded time, then given up on", () =
   });
 
   it("a limit that lifts within the bound is waited out and the comment is posted", async () => {
-    github.faults.push({ method: "GET", path: list, status: 403, headers: { "retry-after": "1" }, message: "You have exceeded a secondary rate limit", times: 1 });
+    github.faults.push({
+      method: "GET",
+      path: list,
+      status: 403,
+      headers: { "retry-after": "1" },
+      message: "You have exceeded a secondary rate limit",
+      times: 1,
+    });
     const r = await post();
     expect(r.err).toBeUndefined();
     expect(r.res?.action).toBe("created");

@@ -8,21 +8,46 @@ import { objectCounts, type DiffReport } from "../../src/report/diff.js";
 import { diffFindings, diffSources } from "../../src/rendered/diff.js";
 import type { FailOn, Finding } from "../../src/core/finding.js";
 import { formatDiffMarkdown, formatDriftMarkdown } from "../../src/report/formats/markdown.js";
-import { failingText } from "../../src/report/verdict.js";
+import { failingText, decideVerdict } from "../../src/report/verdict.js";
 import type { DriftReport } from "../../src/drift/report.js";
 import { gitRepo, runCli } from "../helpers.js";
 import { code, escapeHtmlText, escapeMarkdown, escapeMarkdownKeepingCode } from "../../src/core/markdown.js";
 import { SecretMasker } from "../../src/secrets/mask.js";
-import { decideVerdict } from "../../src/report/verdict.js";
 
 /** The PR report a reviewer reads: honest states, the verdict of the step, the change first. */
 
-const finding = (rule: string, line: number, extra: Partial<Finding> = {}): Finding => ({ rule, severity: "error", message: `${rule} message`, file: "a.yaml", line, kind: "Thing", name: "x", ...extra });
+const finding = (rule: string, line: number, extra: Partial<Finding> = {}): Finding => ({
+  rule,
+  severity: "error",
+  message: `${rule} message`,
+  file: "a.yaml",
+  line,
+  kind: "Thing",
+  name: "x",
+  ...extra,
+});
 
 function source(name: string, objects: JsonObject[], options: { ok?: boolean; via?: string; notRendered?: boolean; file?: string } = {}): RenderedSource {
   const m = new Manifest({ apiVersion: "example.org/v1", kind: "XNet", metadata: { name } }, new SourceFile(options.file ?? `${name}.yaml`, ""), 0);
-  const s: RenderedSource = { source: m, via: options.via ?? "Composition xnets", documents: objects, objects, keys: objects.map(renderedObjectKey), ok: options.ok ?? !options.notRendered, findings: [] };
-  if (options.notRendered) s.notRendered = [{ what: "function-kcl", reason: "would run an image, which needs Docker and --allow-exec", fix: "run with --allow-exec", severity: "warning", at: { manifest: m, pointer: "" } }];
+  const s: RenderedSource = {
+    source: m,
+    via: options.via ?? "Composition xnets",
+    documents: objects,
+    objects,
+    keys: objects.map(renderedObjectKey),
+    ok: options.ok ?? !options.notRendered,
+    findings: [],
+  };
+  if (options.notRendered)
+    s.notRendered = [
+      {
+        what: "function-kcl",
+        reason: "would run an image, which needs Docker and --allow-exec",
+        fix: "run with --allow-exec",
+        severity: "warning",
+        at: { manifest: m, pointer: "" },
+      },
+    ];
   return s;
 }
 
@@ -33,7 +58,13 @@ const cm = (resource: string, data: JsonObject, name?: string): JsonObject => ({
   data,
 });
 
-function report(base: RenderedSource[], head: RenderedSource[], findings: { base?: Finding[]; head?: Finding[] } = {}, failOn: FailOn = "error", failOnNew = false): DiffReport {
+function report(
+  base: RenderedSource[],
+  head: RenderedSource[],
+  findings: { base?: Finding[]; head?: Finding[] } = {},
+  failOn: FailOn = "error",
+  failOnNew = false,
+): DiffReport {
   const changes = diffSources(base, head, new SecretMasker());
   const diffed = diffFindings(findings.base ?? [], findings.head ?? []);
   return {
@@ -41,7 +72,14 @@ function report(base: RenderedSource[], head: RenderedSource[], findings: { base
     tool: { name: "composition-ci", version: "test" },
     base: { ref: "main", commit: "a".repeat(40) },
     head: { ref: "working tree" },
-    sources: { total: head.length, considered: head.length, rendered: head.filter((s) => s.ok).length, notRendered: head.filter((s) => s.notRendered).length, failed: 0, all: true },
+    sources: {
+      total: head.length,
+      considered: head.length,
+      rendered: head.filter((s) => s.ok).length,
+      notRendered: head.filter((s) => s.notRendered).length,
+      failed: 0,
+      all: true,
+    },
     changes,
     objects: objectCounts(changes),
     findings: diffed,
@@ -61,7 +99,9 @@ describe("every source has one honest state", () => {
     expect(md).toContain("**no affected source rendered**");
     expect(md).toContain("1 not rendered (diff unknown)");
     expect(md).toContain("**Not rendered: the diff of these is unknown**");
-    expect(md).toContain("- `function-kcl` would run an image, which needs Docker and --allow-exec: 1 source not rendered (`a`). To render it: run with --allow-exec");
+    expect(md).toContain(
+      "- `function-kcl` would run an image, which needs Docker and --allow-exec: 1 source not rendered (`a`). To render it: run with --allow-exec",
+    );
     expect(md).not.toContain("No rendered object changed");
     expect(JSON.parse(JSON.stringify(r)).changes[0].status).toBe("not-rendered");
   });
@@ -78,7 +118,9 @@ describe("every source has one honest state", () => {
   it("a new source that fails is failed and says it is new; one that fails at base and renders at head is fixed", () => {
     const added = report([], [source("a", [], { ok: false })]);
     expect(added.changes[0]).toMatchObject({ status: "failed", isNew: true });
-    expect(formatDiffMarkdown(added, { maxChars: 65_000 })).toContain("✖ **XNet `a` (a.yaml)** via Composition xnets: new source, **fails to render** (see the findings)");
+    expect(formatDiffMarkdown(added, { maxChars: 65_000 })).toContain(
+      "✖ **XNet `a` (a.yaml)** via Composition xnets: new source, **fails to render** (see the findings)",
+    );
     const fixed = report([source("a", [], { ok: false })], [source("a", [cm("one", { k: "v" })])]);
     expect(fixed.changes[0]!.status).toBe("fixed");
     expect(fixed.changes[0]!.objects.map((o) => o.status)).toEqual(["added"]);
@@ -146,27 +188,46 @@ describe("every source has one honest state", () => {
   });
 
   it("diff --format sarif carries the render/not-rendered warning of a source that cannot render on either side", async () => {
-    const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}\n";
+    const xrd =
+      "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xapps.example.org}\nspec:\n  group: example.org\n  names: {kind: XApp, plural: xapps}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object}}}\n";
     const { dir } = gitRepo({
       "xrd.yaml": xrd,
       "functions.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-acme}\nspec: {package: ghcr.io/acme/function-acme:v1}\n",
-      "composition.yaml": "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: acme\n      functionRef: {name: function-acme}\n",
+      "composition.yaml":
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: xapps}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}\n  mode: Pipeline\n  pipeline:\n    - step: acme\n      functionRef: {name: function-acme}\n",
       "xr.yaml": "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default}\nspec: {}\n",
     });
-    fs.writeFileSync(path.join(dir, "xr.yaml"), "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default, labels: {tier: gold}}\nspec: {}\n");
+    fs.writeFileSync(
+      path.join(dir, "xr.yaml"),
+      "apiVersion: example.org/v1\nkind: XApp\nmetadata: {name: one, namespace: default, labels: {tier: gold}}\nspec: {}\n",
+    );
     const json = JSON.parse((await runCli(["diff", "--base", "main", "--format", "json"], dir)).stdout) as DiffReport;
     expect(json.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["one:not-rendered"]);
     // The state names the step, the function and the fix.
-    expect(json.changes[0]!.notRendered).toEqual([{ what: "function-acme", step: "acme", reason: expect.stringContaining("not a trusted package"), fix: expect.stringContaining("functions.trusted") }]);
+    expect(json.changes[0]!.notRendered).toEqual([
+      { what: "function-acme", step: "acme", reason: expect.stringContaining("not a trusted package"), fix: expect.stringContaining("functions.trusted") },
+    ]);
     const markdown = (await runCli(["diff", "--base", "main", "--format", "markdown"], dir)).stdout;
     expect(markdown).toContain("- `function-acme` (step `acme`) would pull and run");
     const { code, stdout } = await runCli(["diff", "--base", "main", "--format", "sarif"], dir);
     expect(code).toBe(0);
-    const sarif = JSON.parse(stdout) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; message: { text: string }; locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[] };
+    const sarif = JSON.parse(stdout) as {
+      runs: {
+        tool: { driver: { rules: { id: string }[] } };
+        results: {
+          ruleId: string;
+          level: string;
+          message: { text: string };
+          locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[];
+        }[];
+      }[];
+    };
     const results = sarif.runs[0]!.results.filter((r) => r.ruleId === "render/not-rendered");
     expect(results).toHaveLength(1);
     expect(results[0]!.level).toBe("warning");
-    expect(results[0]!.message.text).toContain("1 source (XApp one) was not rendered: function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package");
+    expect(results[0]!.message.text).toContain(
+      "1 source (XApp one) was not rendered: function function-acme (step acme) would pull and run ghcr.io/acme/function-acme:v1, which is not a trusted package",
+    );
     expect(results[0]!.locations![0]!.physicalLocation.artifactLocation.uri).toBe("functions.yaml");
     expect(sarif.runs[0]!.tool.driver.rules.map((r) => r.id)).toContain("render/not-rendered");
   }, 30_000);
@@ -203,18 +264,22 @@ describe("the headline is the step's verdict", () => {
 
 describe("the comment reads a repeated finding once per kind", () => {
   it("three Buckets without a schema are one row with how many more; other rules stay one row each", () => {
-    const missing = (line: number) => finding("schema/missing", line, { severity: "warning", message: "no schema for s.example.org/v1 Bucket: add its CRD", file: `b${line}.yaml` });
+    const missing = (line: number) =>
+      finding("schema/missing", line, { severity: "warning", message: "no schema for s.example.org/v1 Bucket: add its CRD", file: `b${line}.yaml` });
     const r = report([], [], { head: [missing(1), missing(2), missing(3), finding("schema/type", 4), finding("schema/type", 5)] }, "error", false);
     const md = formatDiffMarkdown(r, { maxChars: 65_000 });
     const rows = md.split("\n").filter((l) => l.startsWith("- "));
-    expect(rows.filter((l) => l.includes("schema/missing"))).toEqual(["- ⚠️ **warning** `schema/missing` b1.yaml:1: no schema for s.example.org/v1 Bucket: add its CRD (and 2 more like it)"]);
+    expect(rows.filter((l) => l.includes("schema/missing"))).toEqual([
+      "- ⚠️ **warning** `schema/missing` b1.yaml:1: no schema for s.example.org/v1 Bucket: add its CRD (and 2 more like it)",
+    ]);
     expect(rows.filter((l) => l.includes("schema/type"))).toHaveLength(2);
   });
 });
 
 describe("the failing counts read as a list", () => {
   it("one, two and three severities", () => {
-    const v = (error: number, warning: number, info: number) => failingText({ failed: true, failOn: "info", failOnNew: false, failing: { error, warning, info } });
+    const v = (error: number, warning: number, info: number) =>
+      failingText({ failed: true, failOn: "info", failOnNew: false, failing: { error, warning, info } });
     expect(v(1, 0, 0)).toBe("1 error");
     expect(v(2, 1, 0)).toBe("2 errors and 1 warning");
     expect(v(1, 2, 3)).toBe("1 error, 2 warnings and 3 info findings");
@@ -229,7 +294,9 @@ describe("fail-on info counts info findings; without fail-on-new, old ones too",
     expect(r.verdict).toEqual({ failed: true, failOn: "info", failOnNew: false, failing: { error: 0, warning: 0, info: 2 } });
     expect(formatDiffMarkdown(r, { maxChars: 65_000 }).split("\n")[0]).toBe("### ❌ composition-ci: fails on 2 info findings (fail-on: info)");
     const onlyNew = report([], [], { base: [old], head: [old, fresh] }, "info", true);
-    expect(formatDiffMarkdown(onlyNew, { maxChars: 65_000 }).split("\n")[0]).toBe("### ❌ composition-ci: fails on 1 new info finding (fail-on: info, new findings only)");
+    expect(formatDiffMarkdown(onlyNew, { maxChars: 65_000 }).split("\n")[0]).toBe(
+      "### ❌ composition-ci: fails on 1 new info finding (fail-on: info, new findings only)",
+    );
     const warning = report([], [], { base: [old], head: [old, fresh] }, "warning", false);
     expect(warning.verdict.failed).toBe(false);
     expect(formatDiffMarkdown(warning, { maxChars: 65_000 }).split("\n")[0]).toBe("### ✅ composition-ci: passes (fail-on: warning)");
@@ -355,7 +422,13 @@ describe("values the render cannot know offline", () => {
             input: {
               kind: "Resources",
               resources: [
-                { base: { kind: "Bucket" }, patches: [{ type: "ToCompositeFieldPath", fromFieldPath: "status.atProvider.arn", toFieldPath: "status.arn" }, { type: "FromCompositeFieldPath", fromFieldPath: "spec.region" }] },
+                {
+                  base: { kind: "Bucket" },
+                  patches: [
+                    { type: "ToCompositeFieldPath", fromFieldPath: "status.atProvider.arn", toFieldPath: "status.arn" },
+                    { type: "FromCompositeFieldPath", fromFieldPath: "spec.region" },
+                  ],
+                },
                 { base: { kind: "Role" }, patches: [{ type: "ToCompositeFieldPath", fromFieldPath: "metadata.uid", toFieldPath: "status.roleUid" }] },
               ],
             },
@@ -369,7 +442,9 @@ describe("values the render cannot know offline", () => {
     head.observedReads = reads;
     const md = formatDiffMarkdown(report([source("a", [cm("c", { a: "1" })])], [head]), { maxChars: 65_000 });
     // Said once per comment, collapsed; the source is marked.
-    expect(md).toContain("<details><summary>ⓘ Read from observed state, unknown offline: empty here, set by the cluster</summary>\n\n- Composition xnets: `status.arn ← Bucket status.atProvider.arn`, `status.roleUid ← Role metadata.uid`");
+    expect(md).toContain(
+      "<details><summary>ⓘ Read from observed state, unknown offline: empty here, set by the cluster</summary>\n\n- Composition xnets: `status.arn ← Bucket status.atProvider.arn`, `status.roleUid ← Role metadata.uid`",
+    );
     expect(md.match(/Read from observed state/g)).toHaveLength(1);
     expect(md).toMatch(/via Composition xnets: ~ConfigMap ⓘ/);
   });
@@ -386,18 +461,32 @@ describe("the drift issue", () => {
     fingerprint: "f",
     ...(run ? { run } : {}),
   });
-  const changed = { id: "object-changed|WebApp a (a.yaml)|Service/svc", kind: "object-changed" as const, source: "WebApp a (a.yaml)", object: "Service/svc", detail: "--- snapshot/Service/svc\n+++ render/Service/svc\n-  port: 80\n+  port: 81", state: "new" as const };
+  const changed = {
+    id: "object-changed|WebApp a (a.yaml)|Service/svc",
+    kind: "object-changed" as const,
+    source: "WebApp a (a.yaml)",
+    object: "Service/svc",
+    detail: "--- snapshot/Service/svc\n+++ render/Service/svc\n-  port: 80\n+  port: 81",
+    state: "new" as const,
+  };
 
   it("links the workflow run and says how to refresh the snapshot", () => {
-    const md = formatDriftMarkdown(drift([changed], { snapshot: "rendered", cluster: false, previous: "drift.json" }, { url: "https://github.test/o/r/actions/runs/7" }), { maxChars: 65_000 });
+    const md = formatDriftMarkdown(
+      drift([changed], { snapshot: "rendered", cluster: false, previous: "drift.json" }, { url: "https://github.test/o/r/actions/runs/7" }),
+      { maxChars: 65_000 },
+    );
     expect(md.split("\n")[0]).toBe("### ⚠️ composition-ci drift: 1 item (1 new)");
-    expect(md).toContain("[Workflow run](https://github.test/o/r/actions/runs/7) · if this is what should run now, refresh the snapshot: `composition-ci drift --snapshot rendered --update-snapshot` and commit it");
+    expect(md).toContain(
+      "[Workflow run](https://github.test/o/r/actions/runs/7) · if this is what should run now, refresh the snapshot: `composition-ci drift --snapshot rendered --update-snapshot` and commit it",
+    );
     expect(md).toContain("<details><summary>WebApp a (a.yaml) · 1 item</summary>");
     expect(md).toContain("+  port: 81");
   });
 
   it("no refresh command when there is no drift, or when the baseline is the cluster; the run link stays", () => {
-    const clean = formatDriftMarkdown(drift([], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/8" }), { maxChars: 65_000 });
+    const clean = formatDriftMarkdown(drift([], { snapshot: "rendered", cluster: false }, { url: "https://github.test/o/r/actions/runs/8" }), {
+      maxChars: 65_000,
+    });
     expect(clean.split("\n")[0]).toBe("### ✅ composition-ci drift: none");
     expect(clean).toContain("[Workflow run](https://github.test/o/r/actions/runs/8)");
     expect(clean).not.toContain("--update-snapshot");
@@ -411,7 +500,10 @@ describe("the drift issue", () => {
 describe("which commit the comment describes", () => {
   it("the footer names the head commit, linked, and when it was made; a sha that is not one is left out", () => {
     const r = report([source("a", [])], [source("a", [])]);
-    const md = formatDiffMarkdown(r, { maxChars: 65_000, describes: { sha: "0123456789abcdef0123", url: "https://github.test/o/r/commit/0123456789abcdef0123", at: "2026-11-26 08:55 UTC" } });
+    const md = formatDiffMarkdown(r, {
+      maxChars: 65_000,
+      describes: { sha: "0123456789abcdef0123", url: "https://github.test/o/r/commit/0123456789abcdef0123", at: "2026-11-26 08:55 UTC" },
+    });
     expect(md).toContain("Describes [`0123456`](https://github.test/o/r/commit/0123456789abcdef0123) as of 2026-11-26 08:55 UTC.");
     expect(formatDiffMarkdown(r, { maxChars: 65_000, describes: { sha: "not)a-sha", url: "x" } })).not.toContain("Describes");
   });

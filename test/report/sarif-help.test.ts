@@ -45,7 +45,10 @@ const RULE_ID = /^[a-z0-9-]+\/[a-z0-9-]+$/;
 
 /** A table row's cells, with GFM's `\|` escape undone (it is the table's, not the cell's Markdown). */
 function cellsOf(row: string): string[] {
-  const inner = row.trim().replace(/^\|/, "").replace(/(?<!\\)\|$/, "");
+  const inner = row
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/(?<!\\)\|$/, "");
   return inner.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
 }
 
@@ -78,7 +81,8 @@ function parseRules(md: string): ParsedRules {
       } else {
         // A row that refines rules documented elsewhere ("`schema/type`, … on a base").
         const ids = [...label.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((id) => RULE_ID.test(id));
-        if (ids.length === 0 || !anchor) throw new Error(`docs/rules.md:${line}: a row that is neither one rule, a family (\`x/<name>\`) nor an anchored note on rules: ${label}`);
+        if (ids.length === 0 || !anchor)
+          throw new Error(`docs/rules.md:${line}: a row that is neither one rule, a family (\`x/<name>\`) nor an anchored note on rules: ${label}`);
         for (const id of ids) out.mentioned.push({ id, anchor, line });
         notes.push({ ids, note: { anchor, label, what, ...(example && example !== "—" ? { example } : {}) } });
       }
@@ -126,7 +130,11 @@ export const RULE_ANCHORS: readonly string[] = ${json([...new Set(parsed.anchors
 
 /** GitHub's anchor for a heading: lowercase, punctuation dropped, spaces as `-`. */
 function headingSlug(text: string): string {
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 }
 
 /** The anchors a Markdown file of docs/ has: its `<a id>`s and its headings' (outside code fences). */
@@ -244,7 +252,11 @@ describe("SARIF rule help", () => {
     expect(ajv.validate(schema, sarif), JSON.stringify(ajv.errors)).toBe(true);
     // The reportingDescriptor properties added here, per SARIF 2.1.0 §3.49 (multiformatMessageString: text required).
     const text = { type: "object", required: ["text"], properties: { text: { type: "string", minLength: 1 }, markdown: { type: "string", minLength: 1 } } };
-    const descriptor = { type: "object", required: ["id", "shortDescription"], properties: { fullDescription: text, help: text, helpUri: { type: "string", format: "uri" } } };
+    const descriptor = {
+      type: "object",
+      required: ["id", "shortDescription"],
+      properties: { fullDescription: text, help: text, helpUri: { type: "string", format: "uri" } },
+    };
     for (const rule of rules.values()) expect(ajv.validate(descriptor, rule), `${rule.id}: ${JSON.stringify(ajv.errors)}`).toBe(true);
   });
 

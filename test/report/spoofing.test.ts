@@ -47,7 +47,29 @@ function decode(html: string): string {
   });
 }
 
-const ALLOWED_TAGS = new Set(["h3", "p", "strong", "em", "code", "pre", "ul", "li", "details", "summary", "sub", "br", "a", "table", "thead", "tbody", "tr", "th", "td", "blockquote", "hr"]);
+const ALLOWED_TAGS = new Set([
+  "h3",
+  "p",
+  "strong",
+  "em",
+  "code",
+  "pre",
+  "ul",
+  "li",
+  "details",
+  "summary",
+  "sub",
+  "br",
+  "a",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "blockquote",
+  "hr",
+]);
 
 /** What GitHub would do with the markdown, judged on its HTML (GitHub renders GFM as marked does). */
 function inert(markdown: string, allowedLinks: string[] = []): void {
@@ -57,7 +79,10 @@ function inert(markdown: string, allowedLinks: string[] = []): void {
   expect(html).not.toContain("<!--");
   for (const m of html.matchAll(/<a [^>]*href="([^"]*)"/g)) {
     const href = decode(m[1]!);
-    expect(allowedLinks.some((prefix) => href.startsWith(prefix)), `link to ${href}`).toBe(true);
+    expect(
+      allowedLinks.some((prefix) => href.startsWith(prefix)),
+      `link to ${href}`,
+    ).toBe(true);
     // A repository path inside an allowed link is one path: nothing of it ends the link early.
     expect(href).not.toMatch(/[()@ ]/);
   }
@@ -70,7 +95,16 @@ function inert(markdown: string, allowedLinks: string[] = []): void {
   expect(markdown).not.toMatch(/^<!--/);
 }
 
-const finding = (extra: Partial<Finding> = {}): Finding => ({ rule: "schema/cel", severity: "error", message: `bad ${ALL}`, file: "apps/x)@someone.yaml", line: 3, kind: ALL, name: ALL, ...extra });
+const finding = (extra: Partial<Finding> = {}): Finding => ({
+  rule: "schema/cel",
+  severity: "error",
+  message: `bad ${ALL}`,
+  file: "apps/x)@someone.yaml",
+  line: 3,
+  kind: ALL,
+  name: ALL,
+  ...extra,
+});
 
 function diffReport(): DiffReport {
   const head = [finding(), finding({ rule: "test/failed", message: `CompositionTest ${ALL} fails:\n  ${ALL}` })];
@@ -81,9 +115,30 @@ function diffReport(): DiffReport {
     head: { ref: "pr", commit: "b".repeat(40) },
     sources: { total: 3, considered: 3, rendered: 1, notRendered: 1, failed: 1, all: true },
     changes: [
-      { key: "k1", kind: ALL, name: ALL, file: `x)@someone.yaml ${ALL}`, via: `Composition ${ALL}`, status: "changed", observedReads: [ALL], objects: [{ key: `ConfigMap/${ALL}`, kind: ALL, name: ALL, status: "changed", diff: `--- a\n+++ b\n-  x: 1\n+  x: "${ALL}"`, replacedBy: [ALL] }, { key: `Bucket/${ALL}`, kind: ALL, name: ALL, status: "removed" }] },
+      {
+        key: "k1",
+        kind: ALL,
+        name: ALL,
+        file: `x)@someone.yaml ${ALL}`,
+        via: `Composition ${ALL}`,
+        status: "changed",
+        observedReads: [ALL],
+        objects: [
+          { key: `ConfigMap/${ALL}`, kind: ALL, name: ALL, status: "changed", diff: `--- a\n+++ b\n-  x: 1\n+  x: "${ALL}"`, replacedBy: [ALL] },
+          { key: `Bucket/${ALL}`, kind: ALL, name: ALL, status: "removed" },
+        ],
+      },
       { key: "k2", kind: ALL, name: ALL, file: ALL, via: ALL, status: "failed", failedNested: [ALL], objects: [] },
-      { key: "k3", kind: ALL, name: `${ALL} 2`, file: ALL, via: ALL, status: "not-rendered", notRendered: [{ what: ALL, step: ALL, reason: ALL, fix: ALL }], objects: [] },
+      {
+        key: "k3",
+        kind: ALL,
+        name: `${ALL} 2`,
+        file: ALL,
+        via: ALL,
+        status: "not-rendered",
+        notRendered: [{ what: ALL, step: ALL, reason: ALL, fix: ALL }],
+        objects: [],
+      },
       { key: "k4", kind: ALL, name: ALL, file: ALL, via: ALL, status: "still-failing", objects: [] },
       { key: "k5", kind: ALL, name: ALL, file: `b/${ALL}`, via: ALL, status: "still-failing", objects: [] },
     ],
@@ -126,7 +181,16 @@ describe("text from the repository in the PR comment", () => {
 describe("text from the repository in the test mode's job summary", () => {
   const report: TestReport = {
     tests: [
-      { kind: "CompositionTest", name: ALL, file: `tests/${ALL}.yaml`, line: 2, status: "failed", source: ALL, failures: [{ object: ALL, message: ALL, file: ALL, line: 4, differences: [] }], durationMs: 1 },
+      {
+        kind: "CompositionTest",
+        name: ALL,
+        file: `tests/${ALL}.yaml`,
+        line: 2,
+        status: "failed",
+        source: ALL,
+        failures: [{ object: ALL, message: ALL, file: ALL, line: 4, differences: [] }],
+        durationMs: 1,
+      },
       { kind: "golden", name: ALL, file: "x`|`@y.yaml", line: 1, status: "passed", failures: [], durationMs: 1 },
     ],
     unreadable: [{ file: `u/${ALL}`, line: 1, message: ALL }],
@@ -178,12 +242,26 @@ describe("the sticky comment is found only where it is ours", () => {
     github.viewerLogin = undefined;
     github.author = "github-actions[bot]";
   });
-  const upsert = (key: string, client = octokit) => upsertStickyComment({ octokit: client, owner: OWNER, repo: NAME, issueNumber: PR, key, body: "the report", cleanBody: "clean", mode: "always", hasChanges: true });
+  const upsert = (key: string, client = octokit) =>
+    upsertStickyComment({
+      octokit: client,
+      owner: OWNER,
+      repo: NAME,
+      issueNumber: PR,
+      key,
+      body: "the report",
+      cleanBody: "clean",
+      mode: "always",
+      hasChanges: true,
+    });
   const comment = (id: number, body: string, login = "github-actions[bot]") => ({ id, body, user: { login }, html_url: `https://github.test/c${id}` });
 
   it("a marker that is not the first line (another job's report quoting it, a diff that holds it) is not ours", async () => {
     // Job "other" posted a report whose diff shows a forged `<!-- composition-ci:main -->`.
-    github.comments = [comment(1, `${commentMarker("other")}\n\`\`\`diff\n+ ${commentMarker("main")}\n\`\`\``), comment(2, `text first\n${commentMarker("main")}`)];
+    github.comments = [
+      comment(1, `${commentMarker("other")}\n\`\`\`diff\n+ ${commentMarker("main")}\n\`\`\``),
+      comment(2, `text first\n${commentMarker("main")}`),
+    ];
     const res = await upsert("main");
     expect(res.action).toBe("created");
     expect(github.comments.find((c) => c.id === 1)!.body).toContain("```diff");
@@ -194,11 +272,20 @@ describe("the sticky comment is found only where it is ours", () => {
   it("someone else's comment with the marker on its first line is never updated or deleted", async () => {
     github.comments = [comment(1, `${commentMarker("main")}\nforged`, "mallory"), comment(2, `${commentMarker("main")}\nalso forged`, "github-actions")];
     expect((await upsert("main")).action).toBe("created");
-    expect(github.comments.map((c) => c.body)).toEqual([`${commentMarker("main")}\nforged`, `${commentMarker("main")}\nalso forged`, `${commentMarker("main")}\nthe report`]);
+    expect(github.comments.map((c) => c.body)).toEqual([
+      `${commentMarker("main")}\nforged`,
+      `${commentMarker("main")}\nalso forged`,
+      `${commentMarker("main")}\nthe report`,
+    ]);
   });
 
   it("duplicate stickies of one key (left by earlier runs) are cleaned up to one, the oldest, when it is updated", async () => {
-    github.comments = [comment(5, `${commentMarker("main")}\nrun 1`), comment(6, "unrelated"), comment(7, `${commentMarker("main")}\r\nrun 2`), comment(8, `${commentMarker("other")}\nkept`)];
+    github.comments = [
+      comment(5, `${commentMarker("main")}\nrun 1`),
+      comment(6, "unrelated"),
+      comment(7, `${commentMarker("main")}\r\nrun 2`),
+      comment(8, `${commentMarker("other")}\nkept`),
+    ];
     const res = await upsert("main");
     expect(res).toMatchObject({ action: "updated", url: "https://github.test/c5" });
     expect(github.comments.map((c) => [c.id, c.body])).toEqual([
@@ -228,8 +315,27 @@ describe("the sticky comment is found only where it is ours", () => {
   });
 
   it("the drift issue's marker counts only on the first line too", async () => {
-    const report: DriftReport = { version: 1, tool: { name: "composition-ci", version: "t" }, baselines: { cluster: false }, sources: 1, states: { rendered: 1, notRendered: 0, failed: 0 }, items: [{ id: "1", kind: "object-changed", source: "s", state: "new" }], fingerprint: "f" };
-    github.issues = [{ number: 1, title: "other", body: "quoting <!-- composition-ci-drift:default -->", state: "open", labels: [{ name: "composition-ci-drift" }], user: { login: "github-actions[bot]" }, html_url: "https://github.test/i1", comments: [] }];
+    const report: DriftReport = {
+      version: 1,
+      tool: { name: "composition-ci", version: "t" },
+      baselines: { cluster: false },
+      sources: 1,
+      states: { rendered: 1, notRendered: 0, failed: 0 },
+      items: [{ id: "1", kind: "object-changed", source: "s", state: "new" }],
+      fingerprint: "f",
+    };
+    github.issues = [
+      {
+        number: 1,
+        title: "other",
+        body: "quoting <!-- composition-ci-drift:default -->",
+        state: "open",
+        labels: [{ name: "composition-ci-drift" }],
+        user: { login: "github-actions[bot]" },
+        html_url: "https://github.test/i1",
+        comments: [],
+      },
+    ];
     const res = await syncDriftIssue({ octokit, owner: OWNER, repo: NAME, key: "default", report, markdown: "drift" });
     expect(res.action).toBe("created");
     expect(github.issues[0]!.body).toBe("quoting <!-- composition-ci-drift:default -->");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 
 /**
@@ -14,7 +14,38 @@ import { HAS_SHARED, SHARED, runCli, describeShared } from "../helpers.js";
 
 const ROUNDS = 12;
 const FILES_PER_ROUND = 40;
-const TOKENS = ["{", "}", "[", "]", ":", "- ", "\t", "'", '"', "&a ", "*a", "<<: ", "!!str ", "? ", "|", ">", "#", "---\n", "...\n", "~", "0x1F", "1e400", "-.inf", "\u0000", "\uFEFF", "${X}", "{{ .x }}", "apiVersion: v1\nkind: ConfigMap\n", "  ", "\n"];
+const TOKENS = [
+  "{",
+  "}",
+  "[",
+  "]",
+  ":",
+  "- ",
+  "\t",
+  "'",
+  '"',
+  "&a ",
+  "*a",
+  "<<: ",
+  "!!str ",
+  "? ",
+  "|",
+  ">",
+  "#",
+  "---\n",
+  "...\n",
+  "~",
+  "0x1F",
+  "1e400",
+  "-.inf",
+  "\u0000",
+  "\uFEFF",
+  "${X}",
+  "{{ .x }}",
+  "apiVersion: v1\nkind: ConfigMap\n",
+  "  ",
+  "\n",
+];
 
 function corpusFiles(): string[] {
   const out: string[] = [];

@@ -36,7 +36,8 @@ spec:
 
 describe("an unexpected exception is a finding on its object, never the end of the run", () => {
   const files = {
-    "fn.yaml": "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2}\n",
+    "fn.yaml":
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2}\n",
     "a/bad.yaml": `# a comment first\n${composition("bad", "explode-here")}`,
     "b/good.yaml": composition("good", "fine"),
     "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {size: 3}\n",
@@ -45,7 +46,8 @@ describe("an unexpected exception is a finding on its object, never the end of t
   it("validate: internal/error at the Composition's file and line, the stack in JSON; the rest is still checked", async () => {
     const { code, stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], tempRepo(files));
     expect(code).toBeLessThan(2);
-    const findings = (JSON.parse(stdout) as { findings: { rule: string; severity: string; file?: string; line?: number; message: string; detail?: string }[] }).findings;
+    const findings = (JSON.parse(stdout) as { findings: { rule: string; severity: string; file?: string; line?: number; message: string; detail?: string }[] })
+      .findings;
     const internal = findings.filter((f) => f.rule === "internal/error");
     expect(internal).toHaveLength(1);
     expect(internal[0]).toMatchObject({ severity: "warning", file: "a/bad.yaml", line: 2 });

@@ -26,9 +26,11 @@ interface Doc {
 }
 
 function fixtureDocs(): Doc[] {
-  return fs.readdirSync(FIXTURE).flatMap((file) =>
-    YAML.parseAllDocuments(fs.readFileSync(path.join(FIXTURE, file), "utf8")).map((d, index) => ({ file, index, object: d.toJS() as Json })),
-  );
+  return fs
+    .readdirSync(FIXTURE)
+    .flatMap((file) =>
+      YAML.parseAllDocuments(fs.readFileSync(path.join(FIXTURE, file), "utf8")).map((d, index) => ({ file, index, object: d.toJS() as Json })),
+    );
 }
 
 function writeRepo(dir: string, docs: Doc[], replace?: { doc: Doc; object: Json }): void {
@@ -49,7 +51,9 @@ describe("robustness: partial and wrongly typed objects of every built-in kind",
     const { code, stdout, stderr } = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], work);
     expect(stderr).not.toContain("internal error");
     expect(code).toBeLessThan(2);
-    expect(JSON.parse(stdout).findings.filter((f: { rule: string; message: string }) => f.rule === "internal/error" || f.message.includes("crashed"))).toEqual([]);
+    expect(JSON.parse(stdout).findings.filter((f: { rule: string; message: string }) => f.rule === "internal/error" || f.message.includes("crashed"))).toEqual(
+      [],
+    );
   });
 
   docs.forEach((doc, n) => {
@@ -61,7 +65,12 @@ describe("robustness: partial and wrongly typed objects of every built-in kind",
       for (const m of sample) {
         writeRepo(work, docs, { doc, object: m.apply(doc.object) });
         const { code, stdout, stderr } = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], work);
-        const internal = code === 2 ? [stderr.split("\n").slice(0, 3).join(" ")] : JSON.parse(stdout).findings.filter((f: { rule: string; message: string }) => f.rule === "internal/error" || f.message.includes("crashed")).map((f: { message: string }) => f.message);
+        const internal =
+          code === 2
+            ? [stderr.split("\n").slice(0, 3).join(" ")]
+            : JSON.parse(stdout)
+                .findings.filter((f: { rule: string; message: string }) => f.rule === "internal/error" || f.message.includes("crashed"))
+                .map((f: { message: string }) => f.message);
         if (internal.length) failures.push(`${m.pointer} ${m.how}: ${internal.join("; ")}`);
       }
       expect(failures).toEqual([]);

@@ -18,7 +18,9 @@ describe("check runs the repository's tests", () => {
     expect(r.stderr).toContain("ran 2 tests (1 CompositionTest, 1 golden file): 2 passed");
     // The golden file ran as a test: no note that it is render output left out of the manifests.
     const findings = JSON.parse(r.stdout).findings as { rule: string; file?: string }[];
-    expect(findings.filter((f) => f.rule.startsWith("test/") || f.rule === "file/not-applied" || f.file?.includes("test") || f.file?.includes("golden"))).toEqual([]);
+    expect(
+      findings.filter((f) => f.rule.startsWith("test/") || f.rule === "file/not-applied" || f.file?.includes("test") || f.file?.includes("golden")),
+    ).toEqual([]);
     expect(r.code).toBe(0);
     expect((await runCli(["test", "examples", "--no-cache"], REPO)).stdout).toContain("2 tests: 2 passed");
   });
@@ -41,14 +43,21 @@ describe("check runs the repository's tests", () => {
 
   it("a CompositionTest of the wrong shape is an error finding; a broken YAML test file is reported once, by validation", async () => {
     const dir = appRepo({
-      "tests/shape.yaml": compositionTest("shape", "  - {apiVersion: v1, kind: ConfigMap}\n").replace("xrPath: examples/app.yaml", "xrPath: [examples/app.yaml]"),
+      "tests/shape.yaml": compositionTest("shape", "  - {apiVersion: v1, kind: ConfigMap}\n").replace(
+        "xrPath: examples/app.yaml",
+        "xrPath: [examples/app.yaml]",
+      ),
       "tests/broken.yaml": "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: CompositionTest\nmetadata: {name: broken\n",
     });
     const r = await runCli(["check", "--format", "json", "--no-cache"], dir);
     expect(r.code).toBe(1);
     const findings = JSON.parse(r.stdout).findings as { rule: string; file: string; line: number; message: string }[];
     expect(findings.filter((f) => f.file === "tests/broken.yaml").map((f) => f.rule)).toEqual(["yaml/syntax"]);
-    expect(findings.find((f) => f.file === "tests/shape.yaml")).toMatchObject({ rule: "test/unreadable", line: 6, message: "CompositionTest shape: spec.xrPath must be a path (a string)" });
+    expect(findings.find((f) => f.file === "tests/shape.yaml")).toMatchObject({
+      rule: "test/unreadable",
+      line: 6,
+      message: "CompositionTest shape: spec.xrPath must be a path (a string)",
+    });
   });
 });
 
@@ -96,7 +105,10 @@ describe("the Action's mode: test", () => {
     expect(run.outputs).toMatchObject({ verdict: "fail", errors: "1", warnings: "0", "comment-url": "" });
     expect(run.outputs["report-path"]).toBe(path.join(run.reports, "tests.txt"));
     const rows = run.summary.split("\n").filter((l) => l.startsWith("| "));
-    expect(rows.slice(1)).toEqual(["| ❌ failed | CompositionTest fails | `tests/a-test.yaml:12` |", "| ✅ passed | CompositionTest passes | `tests/a-test.yaml:1` |"]);
+    expect(rows.slice(1)).toEqual([
+      "| ❌ failed | CompositionTest fails | `tests/a-test.yaml:12` |",
+      "| ✅ passed | CompositionTest passes | `tests/a-test.yaml:1` |",
+    ]);
     expect(run.summary).toContain("spec.replicas: want 5, got 3");
     const junit = parseXml(fs.readFileSync(path.join(run.reports, "junit.xml"), "utf8"));
     expect(childrenNamed(childrenNamed(junit, "testsuite")[0]!, "testcase")).toHaveLength(2);

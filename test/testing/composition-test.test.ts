@@ -109,7 +109,10 @@ describe("CompositionTest", () => {
     });
     const { code, json } = await runJson(dir);
     expect(code).toBe(1);
-    expect(json.tests[0].failures[0].differences[0]).toMatchObject({ path: "spec.template.spec.containers", message: "the list has 1 item, the assertion 2 (lists compare item by item, in order)" });
+    expect(json.tests[0].failures[0].differences[0]).toMatchObject({
+      path: "spec.template.spec.containers",
+      message: "the list has 1 item, the assertion 2 (lists compare item by item, in order)",
+    });
   });
 
   it("feeds observedResources to the pipeline: an observed composed resource keeps its name and its status reaches the XR", async () => {
@@ -136,7 +139,9 @@ describe("CompositionTest", () => {
     const without = appRepo({ "tests/app-test.yaml": compositionTest("observed", assertions) });
     const { code, json } = await runJson(without);
     expect(code).toBe(1);
-    expect(json.tests[0].failures.map((f: { message?: string; differences?: { path: string }[] }) => f.message ?? f.differences!.map((d) => d.path).join())).toEqual([
+    expect(
+      json.tests[0].failures.map((f: { message?: string; differences?: { path: string }[] }) => f.message ?? f.differences!.map((d) => d.path).join()),
+    ).toEqual([
       'missing: no rendered apps/v1 Deployment named "shop-7xk2p"; rendered of this kind: apps/v1 Deployment shop-* (composition resource deployment)',
       "status.readyReplicas",
     ]);
@@ -232,7 +237,11 @@ spec:
     const { code, json } = await runJson(appRepo({ "tests/schema.yaml": composition(true) }));
     expect(code).toBe(1);
     expect(json.tests[0].failures).toHaveLength(1);
-    expect(json.tests[0].failures[0]).toMatchObject({ object: "apps/v1 Deployment shop-* (composition resource deployment)", file: "tests/schema.yaml", line: 6 });
+    expect(json.tests[0].failures[0]).toMatchObject({
+      object: "apps/v1 Deployment shop-* (composition resource deployment)",
+      file: "tests/schema.yaml",
+      line: 6,
+    });
     expect(json.tests[0].failures[0].message).toMatch(/^schema: at spec\.replicas: .*integer/);
   });
 
@@ -240,7 +249,10 @@ spec:
     const missing = compositionTest("missing-xr", DEPLOYMENT_OK).replace("xrPath: examples/app.yaml", "xrPath: examples/nope.yaml");
     const errs = await runJson(appRepo({ "tests/app-test.yaml": missing }));
     expect(errs.code).toBe(1);
-    expect(errs.json.tests[0]).toMatchObject({ status: "error", failures: [{ message: expect.stringContaining("examples/nope.yaml: no such file or directory") }] });
+    expect(errs.json.tests[0]).toMatchObject({
+      status: "error",
+      failures: [{ message: expect.stringContaining("examples/nope.yaml: no such file or directory") }],
+    });
 
     const broken = `apiVersion: meta.dev.upbound.io/v1alpha1\nkind: CompositionTest\nmetadata:\n  name: broken\nspec:\n  xrPath: [examples/app.yaml\n`;
     const unreadable = await runCli(["test", "--no-cache"], appRepo({ "tests/broken.yaml": broken }));
@@ -250,7 +262,9 @@ spec:
     const both = compositionTest("both", DEPLOYMENT_OK, "  xr: {apiVersion: example.org/v1, kind: App, metadata: {name: x}}\n");
     const malformed = await runJson(appRepo({ "tests/both.yaml": both }));
     expect(malformed.code).toBe(2);
-    expect(malformed.json.unreadable).toEqual([{ file: "tests/both.yaml", line: 6, message: "CompositionTest both: only one of 'xr' or 'xrPath' may be specified" }]);
+    expect(malformed.json.unreadable).toEqual([
+      { file: "tests/both.yaml", line: 6, message: "CompositionTest both: only one of 'xr' or 'xrPath' may be specified" },
+    ]);
 
     const typo = compositionTest("typo", DEPLOYMENT_OK).replace("assertResources:", "assertResource:");
     expect((await runJson(appRepo({ "tests/typo.yaml": typo }))).json.unreadable[0].message).toContain("unknown field spec.assertResource");
@@ -273,7 +287,10 @@ spec:
     const fn = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-custom}\nspec: {package: ghcr.io/acme/function-custom:v1}\n";
     const dir = appRepo({ "tests/app-test.yaml": test, "apis/custom-function.yaml": fn });
     const { code, json } = await runJson(dir);
-    expect(json.tests[0]).toMatchObject({ status: "skipped", note: expect.stringMatching(/^not rendered: step "custom": function function-custom .*To render it: /) });
+    expect(json.tests[0]).toMatchObject({
+      status: "skipped",
+      note: expect.stringMatching(/^not rendered: step "custom": function function-custom .*To render it: /),
+    });
     expect(code).toBe(0);
     const check = await runCli(["check", "--format", "json", "--no-cache"], dir);
     expect(JSON.parse(check.stdout).findings.filter((f: { rule: string }) => f.rule.startsWith("test/"))).toEqual([]);

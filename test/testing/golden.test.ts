@@ -57,14 +57,20 @@ describe("golden files", () => {
     write(dir, "examples/app.golden.yaml", await rendered(dir));
     write(dir, "examples/app.yaml", XR.replace("replicas: 3", "replicas: 4").replace("size: large", "size: small"));
     const composition = read(dir, "apis/composition.yaml");
-    write(dir, "apis/composition.yaml", composition.replace("      - name: config\n", "      - name: account\n        base: {apiVersion: v1, kind: ServiceAccount}\n      - name: config\n"));
+    write(
+      dir,
+      "apis/composition.yaml",
+      composition.replace("      - name: config\n", "      - name: account\n        base: {apiVersion: v1, kind: ServiceAccount}\n      - name: config\n"),
+    );
     const r = await runCli(["test", "--no-cache"], dir);
     expect(r.code).toBe(1);
     const golden = read(dir, "examples/app.golden.yaml").split("\n");
     const line = (text: string, from = 0) => golden.findIndex((l, i) => i >= from && l.includes(text)) + 1;
     const deployment = line("kind: Deployment");
     const composedName = (resource: string) => {
-      const doc = read(dir, "examples/app.golden.yaml").split("---\n").find((d) => d.includes(`composition-resource-name: ${resource}\n`))!;
+      const doc = read(dir, "examples/app.golden.yaml")
+        .split("---\n")
+        .find((d) => d.includes(`composition-resource-name: ${resource}\n`))!;
       return /\n  name: (\S+)\n/.exec(doc)![1];
     };
     const configName = composedName("config");
@@ -76,7 +82,9 @@ describe("golden files", () => {
         `      example.org/v1 App shop (examples/app.golden.yaml:${line("resourceRefs:")})`,
       ].join("\n"),
     );
-    expect(r.stdout).toMatch(/ {8}spec\.crossplane\.resourceRefs\[2\]: rendered \{"apiVersion":"v1","kind":"ServiceAccount","name":"shop-[0-9a-f]{12}"\}, not expected\n/);
+    expect(r.stdout).toMatch(
+      / {8}spec\.crossplane\.resourceRefs\[2\]: rendered \{"apiVersion":"v1","kind":"ServiceAccount","name":"shop-[0-9a-f]{12}"\}, not expected\n/,
+    );
     expect(r.stdout).toContain(
       [
         '        status.conditions[2].message: want "Unready resources: config, deployment", got "Unready resources: account, config, and deployment"',
@@ -86,7 +94,9 @@ describe("golden files", () => {
         "        spec.replicas: want 3, got 4",
       ].join("\n"),
     );
-    expect(r.stdout).toMatch(/ {6}v1 ServiceAccount shop-[0-9a-f]{12} \(composition resource account\): rendered, not in the golden file \(examples\/app\.golden\.yaml\)\n/);
+    expect(r.stdout).toMatch(
+      / {6}v1 ServiceAccount shop-[0-9a-f]{12} \(composition resource account\): rendered, not in the golden file \(examples\/app\.golden\.yaml\)\n/,
+    );
     expect(r.stdout).toContain(
       [
         "      rendered as Crossplane v2.5.0's crossplane render prints it (the file has the reconciler's resourceRefs, conditions or composed names: written by v2.3 or later); if the change is meant, `composition-ci test --update` rewrites the file",
@@ -180,7 +190,10 @@ status: {readyReplicas: 3}
     const dir = appRepo();
     write(dir, "elsewhere/other.golden.yaml", (await rendered(dir)).replaceAll("name: shop", "name: gone").replaceAll("composite: shop", "composite: gone"));
     const { code, json } = await runJson(dir);
-    expect(json.tests[0]).toMatchObject({ status: "skipped", note: "no example XR App gone below the paths renders to it; map it with tests.golden in .composition-ci.yaml" });
+    expect(json.tests[0]).toMatchObject({
+      status: "skipped",
+      note: "no example XR App gone below the paths renders to it; map it with tests.golden in .composition-ci.yaml",
+    });
     expect(code).toBe(0);
   });
 });

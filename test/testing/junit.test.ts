@@ -15,7 +15,12 @@ describe("the JUnit report", () => {
     expect(() => parseXml('<a x="1 & 2"/>')).toThrow(/bare `&`/);
     expect(() => parseXml("<a>&nbsp;</a>")).toThrow(/undefined entity/);
     expect(() => parseXml('<a x="1" x="2"/>')).toThrow(/twice/);
-    expect(parseXml('<?xml version="1.0"?>\n<a k="&quot;&lt;&#10;">t&amp;<b/></a>\n')).toEqual({ name: "a", attributes: { k: '"<\n' }, children: [{ name: "b", attributes: {}, children: [], text: "" }], text: "t&" });
+    expect(parseXml('<?xml version="1.0"?>\n<a k="&quot;&lt;&#10;">t&amp;<b/></a>\n')).toEqual({
+      name: "a",
+      attributes: { k: '"<\n' },
+      children: [{ name: "b", attributes: {}, children: [], text: "" }],
+      text: "t&",
+    });
   });
 
   it("one testsuite per test file, one testcase per test, failures and errors with the differences, counts that add up", async () => {
@@ -26,7 +31,10 @@ describe("the JUnit report", () => {
         compositionTest("fails", '  - {apiVersion: v1, kind: ConfigMap, data: {tier: "<web & \\"api\\">"}}\n'),
       ].join("---\n"),
       // Cannot run: the Composition it names does not exist.
-      "tests/b-test.yaml": compositionTest("errs", "  - {apiVersion: v1, kind: ConfigMap}\n").replace("compositionPath: apis/composition.yaml", "compositionPath: apis/none.yaml"),
+      "tests/b-test.yaml": compositionTest("errs", "  - {apiVersion: v1, kind: ConfigMap}\n").replace(
+        "compositionPath: apis/composition.yaml",
+        "compositionPath: apis/none.yaml",
+      ),
       // Cannot be read.
       "tests/c-test.yaml": "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: CompositionTest\nmetadata: {name: broken\n",
     });
@@ -67,7 +75,9 @@ describe("the JUnit report", () => {
     expect(failure.text).toContain('  data.tier: want "<web & \\"api\\">", got "web"');
     const goldenFailure = childrenNamed(goldenCase, "failure")[0]!;
     expect(goldenFailure.attributes.type).toBe("test/golden");
-    expect(goldenFailure.text).toMatch(/apps\/v1 Deployment shop-[0-9a-f]{12} \(composition resource deployment\) \(examples\/app\.golden\.yaml:\d+\)\n {2}spec\.replicas: want 2, got 3/);
+    expect(goldenFailure.text).toMatch(
+      /apps\/v1 Deployment shop-[0-9a-f]{12} \(composition resource deployment\) \(examples\/app\.golden\.yaml:\d+\)\n {2}spec\.replicas: want 2, got 3/,
+    );
     expect(childrenNamed(errs, "error")[0]!.text).toContain("apis/none.yaml: no such file or directory");
     expect(childrenNamed(unreadable, "error")[0]!.attributes.message).toMatch(/^cannot read the test file: /);
     expect(unreadable.attributes.line).toBe("4"); // where the parser finds the unclosed mapping

@@ -35,7 +35,7 @@ export function parseXml(input: string): XmlElement {
   };
   const decode = (raw: string, inAttribute: boolean): string => {
     if (inAttribute && raw.includes("<")) fail("`<` in an attribute value");
-    return raw.replace(/&([^;]*);|&/g, (whole, ref: string | undefined) => {
+    return raw.replace(/&([^;]*);|&/g, (_whole, ref: string | undefined) => {
       if (ref === undefined) return fail("a bare `&`");
       if (ref.startsWith("#x")) return String.fromCodePoint(parseInt(ref.slice(2), 16));
       if (ref.startsWith("#")) return String.fromCodePoint(Number(ref.slice(1)));

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { discover } from "../../src/manifest/discover.js";
 import { loadPath } from "../../src/manifest/load.js";
 import type { Manifest } from "../../src/manifest/manifest.js";
@@ -47,7 +47,8 @@ describeShared("built-in schemas agree with the upstream CRDs", () => {
       "meta.pkg.crossplane.io/v1alpha1/Configuration",
       "meta.pkg.crossplane.io/v1alpha1/Provider",
       "meta.pkg.crossplane.io/v1alpha1/Function",
-    ]) expect(keys.has(k), k).toBe(true);
+    ])
+      expect(keys.has(k), k).toBe(true);
   });
 
   it("the e2e Usages the API server rejects (cross-namespace without by) are rejected, through the escaped __namespace__ field", () => {
@@ -55,7 +56,11 @@ describeShared("built-in schemas agree with the upstream CRDs", () => {
     expect(invalid.length).toBeGreaterThan(0);
     const builtin = builtins.find((b) => gvkKey(b.gvk) === "protection.crossplane.io/v1beta1/Usage")!;
     const entry = { gvk: builtin.gvk, source: "builtin" as const, origin: builtin.file, schema: builtin.schema, structural: true };
-    for (const m of invalid) expect(engine.validate(m, entry).map((v) => v.message), m.file).toContain('cross-namespace "spec.of" is not allowed without "spec.by" resource.');
+    for (const m of invalid)
+      expect(
+        engine.validate(m, entry).map((v) => v.message),
+        m.file,
+      ).toContain('cross-namespace "spec.of" is not allowed without "spec.by" resource.');
   });
 
   for (const builtin of builtins) {
@@ -64,7 +69,9 @@ describeShared("built-in schemas agree with the upstream CRDs", () => {
     const ours = { gvk: builtin.gvk, source: "builtin" as const, origin: builtin.file, schema: builtin.schema, structural: true };
     // Deliberate difference: ours admit the typed forms (`workload.type`, `trait.name`) that the OAM
     // runtime's mutating webhook turns into apiVersion/kind before the CRD schema is applied.
-    const samples = corpus.filter((m) => m.group === builtin.gvk.group && m.version === builtin.gvk.version && m.kind === builtin.gvk.kind && !usesWebhookTypedForm(m));
+    const samples = corpus.filter(
+      (m) => m.group === builtin.gvk.group && m.version === builtin.gvk.version && m.kind === builtin.gvk.kind && !usesWebhookTypedForm(m),
+    );
     it(`${gvkLabel(builtin.gvk)}: same verdict on ${samples.length} corpus manifests`, () => {
       for (const m of samples) {
         const theirs = engine.validate(m, reference).map((v) => v.message);

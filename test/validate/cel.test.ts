@@ -9,7 +9,13 @@ const schema = (rules: object[], extra: Partial<OpenAPISchema> = {}): OpenAPISch
     spec: {
       type: "object",
       "x-kubernetes-validations": rules,
-      properties: { replicas: { type: "integer" }, min: { type: "integer" }, ratio: { type: "number" }, name: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+      properties: {
+        replicas: { type: "integer" },
+        min: { type: "integer" },
+        ratio: { type: "number" },
+        name: { type: "string" },
+        tags: { type: "array", items: { type: "string" } },
+      },
       ...extra,
     },
   },
@@ -44,14 +50,29 @@ describe("x-kubernetes-validations (CEL)", () => {
       },
     };
     expect(celViolations(s, { spec: { ref: { name: "a" }, labels: { namespace: "default" } } })).toEqual([]);
-    expect(celViolations(s, { spec: { ref: { name: "a", namespace: "b", "max-surge": 0 }, labels: { namespace: "kube-system" } } }).map((v) => v.message)).toEqual(["no namespace", "positive surge", "not kube-system"]);
+    expect(
+      celViolations(s, { spec: { ref: { name: "a", namespace: "b", "max-surge": 0 }, labels: { namespace: "kube-system" } } }).map((v) => v.message),
+    ).toEqual(["no namespace", "positive surge", "not kube-system"]);
   });
 
   it("rules under list items and map values run for each one, at its own path", () => {
-    const port: OpenAPISchema = { type: "object", "x-kubernetes-validations": [{ rule: "self.port > 0", message: "port must be positive" }], properties: { port: { type: "integer" } } };
+    const port: OpenAPISchema = {
+      type: "object",
+      "x-kubernetes-validations": [{ rule: "self.port > 0", message: "port must be positive" }],
+      properties: { port: { type: "integer" } },
+    };
     const s: OpenAPISchema = {
       type: "object",
-      properties: { spec: { type: "object", properties: { list: { type: "array", items: port }, byName: { type: "object", additionalProperties: port }, plain: { type: "object", properties: { port: { type: "integer" } } } } } },
+      properties: {
+        spec: {
+          type: "object",
+          properties: {
+            list: { type: "array", items: port },
+            byName: { type: "object", additionalProperties: port },
+            plain: { type: "object", properties: { port: { type: "integer" } } },
+          },
+        },
+      },
     };
     const value = { spec: { list: [{ port: 1 }, { port: 0 }], byName: { "a.b": { port: -1 }, ok: { port: 2 } }, plain: { port: -5 } } };
     expect(celViolations(s, value).map((v) => v.pointer)).toEqual(["/spec/list/1", "/spec/byName/a.b"]);
@@ -90,7 +111,8 @@ describe("x-kubernetes-validations (CEL)", () => {
       "[1, 2, 3].sum() == 6 && [1, 5, 2].max() == 5 && [4, 2].min() == 2",
       "self.tags.indexOf('b') == 1 && self.tags.lastIndexOf('b') == 2 && self.tags.indexOf('z') == -1",
       "self.name.find('[0-9]+') == '12' && self.name.findAll('[0-9]+') == ['12', '345'] && self.name.findAll('[0-9]+', 1) == ['12']",
-    ]) expect(ok(rule), rule).toEqual([]);
+    ])
+      expect(ok(rule), rule).toEqual([]);
     expect(ok("[3, 1].isSorted()")).toHaveLength(1);
     expect(ok("[].max() == 0")[0]!.message).toContain("max called on empty list");
   });
@@ -107,7 +129,11 @@ describe("x-kubernetes-validations (CEL)", () => {
     const message = schema([{ rule: "self.replicas >= self.min", messageExpression: "'replicas of ' + self.name + ' below ' + string(self.min)" }]);
     expect(celViolations(message, value).map((v) => v.message)).toEqual(["replicas of web below 20"]);
     // One rule of the node reads self whole: the other's fields are not all it gets.
-    const whole = schema([{ rule: "self.replicas > 0" }, { rule: "size(self) == 3", message: "not three fields" }, { rule: "self.all(k, k != 'name')", message: "has a name" }]);
+    const whole = schema([
+      { rule: "self.replicas > 0" },
+      { rule: "size(self) == 3", message: "not three fields" },
+      { rule: "self.all(k, k != 'name')", message: "has a name" },
+    ]);
     expect(celViolations(whole, value).map((v) => v.message)).toEqual(["not three fields", "has a name"]);
     expect(celViolations(schema([{ rule: "!has(self.tags) || size(self.tags) == 0", message: "tags" }]), value).map((v) => v.message)).toEqual(["tags"]);
   });
@@ -115,7 +141,8 @@ describe("x-kubernetes-validations (CEL)", () => {
   it("knows which fields of self a rule reads: only those are converted", () => {
     expect([...selfFieldsRead("has(self.replicas) && self.tags.all(t, t != '')")!].sort()).toEqual(["replicas", "tags"]);
     expect([...selfFieldsRead("self.__namespace__ == 'x' || self.a__dash__b > 0")!].sort()).toEqual(["__namespace__", "a__dash__b"]);
-    for (const whole of ["size(self) > 0", "self.matches('^a')", "self.all(k, k != 'x')", "self == {}", "self['a'] > 0", "self.tags.exists(self, self == 'a')"]) expect(selfFieldsRead(whole)).toBeUndefined();
+    for (const whole of ["size(self) > 0", "self.matches('^a')", "self.all(k, k != 'x')", "self == {}", "self['a'] > 0", "self.tags.exists(self, self == 'a')"])
+      expect(selfFieldsRead(whole)).toBeUndefined();
   });
 
   it("the loop-cost guard still measures the fields a rule does not read", () => {
@@ -167,7 +194,9 @@ spec:
       "xr.yaml": "apiVersion: example.org/v1\nkind: XDatabase\nmetadata: {name: db, namespace: default}\nspec:\n  replicas: 2\n",
     });
     const { code, stdout } = await runCli(["validate", ".", "--format", "json"], dir);
-    const findings = (JSON.parse(stdout) as { findings: { rule: string; file: string; line: number; message: string }[] }).findings.filter((f) => f.rule === "schema/cel");
+    const findings = (JSON.parse(stdout) as { findings: { rule: string; file: string; line: number; message: string }[] }).findings.filter(
+      (f) => f.rule === "schema/cel",
+    );
     expect(findings).toEqual([expect.objectContaining({ file: "xr.yaml", line: 4, message: "gold databases need at least 3 replicas" })]);
     expect(code).toBe(1);
   });
@@ -185,7 +214,10 @@ describe("CEL has a cost budget: a manifest cannot stall validation", () => {
     const s = schema([{ rule: "self.name.split('').all(a, self.name.split('').all(b, a != b || a == b))" }]);
     const out = within(2000, () => celViolations(s, { spec: { name: "x".repeat(20_000) } })) as { severity?: string; message: string }[];
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ severity: "info", message: expect.stringContaining("was not evaluated: 2 nested loops over values of up to 20000 items or characters") });
+    expect(out[0]).toMatchObject({
+      severity: "info",
+      message: expect.stringContaining("was not evaluated: 2 nested loops over values of up to 20000 items or characters"),
+    });
   });
 
   it("a function that squares a string again and again stops at the budget", () => {
@@ -208,7 +240,13 @@ describe("CEL has a cost budget: a manifest cannot stall validation", () => {
   });
 
   it("replace is Go's strings.Replace, as cel-go calls it: all or the first n, an empty pattern before each code point", () => {
-    const rules = ["'abc'.replace('', 'x') == 'xaxbxcx'", "'aaaa'.replace('a', 'b', 2) == 'bbaa'", "'aaa'.replace('aa', 'b') == 'ba'", "'ab'.replace('a', 'c', 0) == 'ab'", "'ab'.replace('a', 'c', -1) == 'cb'"];
+    const rules = [
+      "'abc'.replace('', 'x') == 'xaxbxcx'",
+      "'aaaa'.replace('a', 'b', 2) == 'bbaa'",
+      "'aaa'.replace('aa', 'b') == 'ba'",
+      "'ab'.replace('a', 'c', 0) == 'ab'",
+      "'ab'.replace('a', 'c', -1) == 'cb'",
+    ];
     const s = schema(rules.map((rule) => ({ rule })));
     expect(celViolations(s, { spec: { name: "x" } })).toEqual([]);
   });

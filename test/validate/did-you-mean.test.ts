@@ -26,12 +26,16 @@ spec:
       schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {replicas: {type: integer}, tier: {type: string, enum: [gold, silver, bronze]}}}}}}
 `;
 
-const FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
+const FUNCTIONS =
+  "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n";
 
 describe("did you mean", () => {
   it("a patch's misspelt field path names the declared field it is closest to", async () => {
-    const resources = "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap}\n            patches:\n              - {fromFieldPath: spec.replica, toFieldPath: data.replicas}\n";
-    const f = (await findings({ "xrd.yaml": XRD, "functions.yaml": FUNCTIONS, "composition.yaml": ptComposition("xapps", "XApp", resources) })).find((x) => x.rule === "pt/from-field-path");
+    const resources =
+      "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap}\n            patches:\n              - {fromFieldPath: spec.replica, toFieldPath: data.replicas}\n";
+    const f = (await findings({ "xrd.yaml": XRD, "functions.yaml": FUNCTIONS, "composition.yaml": ptComposition("xapps", "XApp", resources) })).find(
+      (x) => x.rule === "pt/from-field-path",
+    );
     expect(f?.message).toContain('the schema has no field "replica" at spec; did you mean "spec.replicas"?');
   });
 
@@ -44,8 +48,13 @@ describe("did you mean", () => {
   });
 
   it("a step's misspelt function names the Function of the repository it is closest to", async () => {
-    const composition = ptComposition("xapps", "XApp", "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap}\n").replace("functionRef: {name: function-patch-and-transform}", "functionRef: {name: function-patch-and-transfrom}");
-    const f = (await findings({ "xrd.yaml": XRD, "functions.yaml": FUNCTIONS, "composition.yaml": composition })).find((x) => x.rule === "composition/function-missing");
+    const composition = ptComposition("xapps", "XApp", "          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap}\n").replace(
+      "functionRef: {name: function-patch-and-transform}",
+      "functionRef: {name: function-patch-and-transfrom}",
+    );
+    const f = (await findings({ "xrd.yaml": XRD, "functions.yaml": FUNCTIONS, "composition.yaml": composition })).find(
+      (x) => x.rule === "composition/function-missing",
+    );
     expect(f?.message).toContain('; did you mean "function-patch-and-transform"?');
   });
 

@@ -18,7 +18,8 @@ const configMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {
 
 describe("files that are not manifests", () => {
   it("a JSON file that does not parse and is no manifest (comments, a BOM) is one info", async () => {
-    const bundle = '\uFEFF// Configure bundling\n[\n  {\n    "outputFileName": "wwwroot/css/site.min.css",\n    // An array of relative input file paths.\n    "inputFiles": ["wwwroot/css/site.css"]\n  }\n]\n';
+    const bundle =
+      '\uFEFF// Configure bundling\n[\n  {\n    "outputFileName": "wwwroot/css/site.min.css",\n    // An array of relative input file paths.\n    "inputFiles": ["wwwroot/css/site.css"]\n  }\n]\n';
     const { findings } = await validate({ "bundleconfig.json": bundle, "cm.yaml": configMap });
     expect(rules(findings)).toEqual(["info file/not-a-manifest bundleconfig.json"]);
   });
@@ -46,8 +47,10 @@ describe("files that are not manifests", () => {
   it("strategic-merge patches a kustomization names are partial objects, not manifests", async () => {
     const { findings } = await validate({
       "config/crd/kustomization.yaml": "resources: [crd.yaml]\npatchesStrategicMerge:\n- patches/cainjection.yaml\n",
-      "config/crd/patches/cainjection.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations: {cert-manager.io/inject-ca-from: x}\n  name: apps.example.org\n",
-      "config/crd/patches/webhook.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: apps.example.org}\nspec:\n  conversion: {strategy: Webhook}\n",
+      "config/crd/patches/cainjection.yaml":
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations: {cert-manager.io/inject-ca-from: x}\n  name: apps.example.org\n",
+      "config/crd/patches/webhook.yaml":
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: apps.example.org}\nspec:\n  conversion: {strategy: Webhook}\n",
       "cm.yaml": configMap,
     });
     expect(rules(findings)).toEqual(["info file/not-applied config/crd/patches/cainjection.yaml"]);
@@ -56,7 +59,8 @@ describe("files that are not manifests", () => {
 
 describe("test assertions and templates are not manifests", () => {
   it("kuttl assert files hold partial objects", async () => {
-    const xrd = "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nstatus:\n  conditions: [{type: Established, status: 'True'}]\n";
+    const xrd =
+      "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: xnets.example.org}\nstatus:\n  conditions: [{type: Established, status: 'True'}]\n";
     const { findings } = await validate({ "tests/00-assert.yaml": xrd, "tests/01-assert-net.yaml": xrd, "cm.yaml": configMap });
     expect(rules(findings)).toEqual(["info file/not-applied tests/00-assert.yaml"]);
     expect(findings[0]!.message).toContain("2 files (tests/00-assert.yaml, tests/01-assert-net.yaml) hold test assertions");
@@ -79,19 +83,30 @@ describe("test assertions and templates are not manifests", () => {
       "noname.yaml": "apiVersion: v1\nkind: Secret\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n",
       "generated.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: cm-}\n",
     });
-    expect(findings.filter((f) => f.message.startsWith("missing required field `metadata.name`")).map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line}`)).toEqual(["error schema/required noname.yaml:1", "error schema/required noname.yaml:6"]);
+    expect(
+      findings.filter((f) => f.message.startsWith("missing required field `metadata.name`")).map((f) => `${f.severity} ${f.rule} ${f.file}:${f.line}`),
+    ).toEqual(["error schema/required noname.yaml:1", "error schema/required noname.yaml:6"]);
   });
 
   it("status is not checked: the API server drops what a manifest says there before it validates", async () => {
-    const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  scope: Cluster\n  names: {kind: Thing, plural: things}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      subresources: {status: {}}\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec: {type: object, properties: {size: {type: integer}}}\n            status: {type: object, required: [succeeded], properties: {succeeded: {type: boolean}}}\n";
-    const { findings } = await validate({ "crd.yaml": crd, "thing.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: two}\nstatus: {phase: Done}\n" });
+    const crd =
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  scope: Cluster\n  names: {kind: Thing, plural: things}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      subresources: {status: {}}\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec: {type: object, properties: {size: {type: integer}}}\n            status: {type: object, required: [succeeded], properties: {succeeded: {type: boolean}}}\n";
+    const { findings } = await validate({
+      "crd.yaml": crd,
+      "thing.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: two}\nstatus: {phase: Done}\n",
+    });
     expect(findings.map((f) => `${f.rule} ${f.file}:${f.line}`)).toEqual(["schema/type thing.yaml:4"]);
   });
 
   it("files a chainsaw Test applies or asserts are templates filled from bindings", async () => {
-    const test = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../common/install.yaml}\n        - assert: {file: check.yaml}\n";
+    const test =
+      "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\nspec:\n  steps:\n    - try:\n        - apply: {file: ../common/install.yaml}\n        - assert: {file: check.yaml}\n";
     const install = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: (join('-', ['db', $provider]))\ndata: {size: ($size)}\n";
-    const { findings } = await validate({ "tests/aws/chainsaw-test.yaml": test, "tests/common/install.yaml": install, "tests/aws/check.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  (a): b\n" });
+    const { findings } = await validate({
+      "tests/aws/chainsaw-test.yaml": test,
+      "tests/common/install.yaml": install,
+      "tests/aws/check.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  (a): b\n",
+    });
     expect(rules(findings)).toEqual(["info file/not-applied tests/aws/check.yaml"]);
     expect(findings[0]!.message).toContain("are used by chainsaw Tests");
   });
@@ -106,20 +121,25 @@ describe("test assertions and templates are not manifests", () => {
   });
 
   it("envsubst placeholders in names are a templated file, not invalid names", async () => {
-    const { findings } = await validate({ "claim.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: $CLAIM_NAME\n  namespace: ${NAMESPACE}\n", "cm.yaml": configMap });
+    const { findings } = await validate({
+      "claim.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: $CLAIM_NAME\n  namespace: ${NAMESPACE}\n",
+      "cm.yaml": configMap,
+    });
     expect(rules(findings)).toEqual(["info file/templated claim.yaml"]);
   });
 });
 
 describe("YAML as Kubernetes tools read it", () => {
   it("a quoted string continued at its key's indentation (generated CRDs) is read as go-yaml reads it", async () => {
-    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  description: 'APIVersion defines the versioned schema\n  of an object. Servers should convert'\n  other: \"a\n  b\"\n";
+    const cm =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  description: 'APIVersion defines the versioned schema\n  of an object. Servers should convert'\n  other: \"a\n  b\"\n";
     const { findings } = await validate({ "cm.yaml": cm });
     expect(rules(findings)).toEqual(["info yaml/lenient cm.yaml"]);
   });
 
   it("a null annotations map is unset, as ObjectMeta decoding makes it", async () => {
-    const fn = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-kcl\n  annotations:\n    # render.crossplane.io/runtime: Development\nspec:\n  package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.1\n";
+    const fn =
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-kcl\n  annotations:\n    # render.crossplane.io/runtime: Development\nspec:\n  package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.1\n";
     // Offline (as tests run), the package's own schemas are one warning; nothing else.
     expect((await validate({ "fn.yaml": fn })).findings.map((f) => f.rule)).toEqual(["package/unavailable"]);
   });
@@ -144,12 +164,15 @@ describe("nothing is not clean", () => {
 });
 
 describe("Crossplane v1 forms against the v2 schemas", () => {
-  const provider = "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: p}\nspec:\n  package: crossplane-contrib/provider-aws:v0.1.0\n  controllerConfigRef: {name: x}\n";
+  const provider =
+    "apiVersion: pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: p}\nspec:\n  package: crossplane-contrib/provider-aws:v0.1.0\n  controllerConfigRef: {name: x}\n";
 
   it("say what v2 removed and what to use instead", async () => {
     const all = (await validate({ "p.yaml": provider })).findings;
     // Nothing here is v2-only: the repository is said once to be written for v1, and each form is a warning.
-    expect(all.filter((f) => f.rule === "crossplane/v1-repository").map((f) => f.message)).toEqual([expect.stringContaining("2 other forms Crossplane v2 removed")]);
+    expect(all.filter((f) => f.rule === "crossplane/v1-repository").map((f) => f.message)).toEqual([
+      expect.stringContaining("2 other forms Crossplane v2 removed"),
+    ]);
     const findings = all.filter((f) => f.rule !== "crossplane/v1-repository");
     expect(findings.map((f) => f.severity)).toEqual(["warning", "warning"]);
     expect(findings.map((f) => f.message)).toEqual([

@@ -33,7 +33,9 @@ describe("hostile schemas", () => {
   for (const ref of ["#/definitions/x", "file:///etc/passwd", "http://127.0.0.1:1/x.json", "../other.json"]) {
     it(`$ref ${ref} is a finding on the CRD, and its kind validates without it`, async () => {
       const dir = tempRepo({
-        "crd.yaml": crd(`          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer}\n                other: {$ref: "${ref}"}\n`),
+        "crd.yaml": crd(
+          `          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer}\n                other: {$ref: "${ref}"}\n`,
+        ),
         "t.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {size: big, other: 1}\n",
       });
       const { code, findings } = await validate(dir);
@@ -46,7 +48,9 @@ describe("hostile schemas", () => {
   it("a 100,000-value enum validates in linear time, and its message stays short", async () => {
     const values = JSON.stringify(Array.from({ length: 100_000 }, (_, i) => `v${i}`));
     const dir = tempRepo({
-      "crd.yaml": crd(`          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                color: {type: string, enum: ${values}}\n`),
+      "crd.yaml": crd(
+        `          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                color: {type: string, enum: ${values}}\n`,
+      ),
       "t.yaml": "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {color: nope}\n",
     });
     const started = performance.now();
@@ -79,7 +83,13 @@ describe("hostile files", () => {
   });
 
   it("invalid UTF-8 is a finding, not silently replaced", async () => {
-    const dir = tempRepo({ "a.yaml": Buffer.concat([Buffer.from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: \""), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from("\"}\n")]) });
+    const dir = tempRepo({
+      "a.yaml": Buffer.concat([
+        Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: "'),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('"}\n'),
+      ]),
+    });
     expect((await validate(dir)).findings.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error file/encoding"]);
   });
 
@@ -117,12 +127,39 @@ describe("hostile files", () => {
 
   it("the nesting limit is fixed, checked before parsing: the stack size changes nothing", () => {
     const flow = (n: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f${n}}\ndata:\n  a: ${"[".repeat(n)}${"]".repeat(n)}\n`;
-    const block = (n: number) => ["apiVersion: example.org/v1", "kind: Thing", "metadata: {name: b}", "spec:", ...Array.from({ length: n }, (_, i) => `${"  ".repeat(i + 1)}k${i}:${i === n - 1 ? " 1" : ""}`)].join("\n") + "\n";
-    const dir = tempRepo({ "flow-120.yaml": flow(120), "flow-140.yaml": flow(140), "block-120.yaml": block(120), "block-140.yaml": block(140), "map-140.json": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}, "data": ${'{"a": '.repeat(140)}1${"}".repeat(140)}}` });
+    const block = (n: number) =>
+      [
+        "apiVersion: example.org/v1",
+        "kind: Thing",
+        "metadata: {name: b}",
+        "spec:",
+        ...Array.from({ length: n }, (_, i) => `${"  ".repeat(i + 1)}k${i}:${i === n - 1 ? " 1" : ""}`),
+      ].join("\n") + "\n";
+    const dir = tempRepo({
+      "flow-120.yaml": flow(120),
+      "flow-140.yaml": flow(140),
+      "block-120.yaml": block(120),
+      "block-140.yaml": block(140),
+      "map-140.json": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}, "data": ${'{"a": '.repeat(140)}1${"}".repeat(140)}}`,
+    });
     // Its report, though it exits 1 (the findings are errors).
     const run = (stack: number) => {
       try {
-        return execFileSync(process.execPath, [`--stack-size=${stack}`, "--import", pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href, path.join(REPO, "src/cli.ts"), "validate", ".", "--format", "json", "--no-cache"], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } }).toString();
+        return execFileSync(
+          process.execPath,
+          [
+            `--stack-size=${stack}`,
+            "--import",
+            pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href,
+            path.join(REPO, "src/cli.ts"),
+            "validate",
+            ".",
+            "--format",
+            "json",
+            "--no-cache",
+          ],
+          { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } },
+        ).toString();
       } catch (err) {
         return (err as { stdout: string }).stdout;
       }
@@ -148,7 +185,11 @@ describe("a reader that stops reading", () => {
     const dir = tempRepo(files);
     const loader = pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
     const cli = `"${process.execPath}" --import ${loader} "${path.join(REPO, "src/cli.ts")}" render --all .`;
-    const run = spawnSync("bash", ["-c", `set -o pipefail; ${cli} | head -c 100 >/dev/null`], { cwd: dir, encoding: "utf8", env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" } });
+    const run = spawnSync("bash", ["-c", `set -o pipefail; ${cli} | head -c 100 >/dev/null`], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, COMPOSITION_CI_OFFLINE: "1" },
+    });
     expect(run.stderr).not.toMatch(/EPIPE|Unhandled|node:events/);
     expect(run.status).toBe(0);
   });

@@ -20,7 +20,8 @@ ${template || "    spec:\n      containers:\n        - image: ghcr.io/example/he
 
 describe("Knative Service, Configuration and Route", () => {
   it("a traffic split that sums to 90 is an error at the traffic list; one that sums to 100 passes", async () => {
-    const split = (a: number, b: number) => service(`  traffic:\n    - {revisionName: hello-v1, percent: ${a}}\n    - {latestRevision: true, percent: ${b}, tag: next}\n`);
+    const split = (a: number, b: number) =>
+      service(`  traffic:\n    - {revisionName: hello-v1, percent: ${a}}\n    - {latestRevision: true, percent: ${b}, tag: next}\n`);
     expect(await knative(split(60, 30))).toEqual(["10 knative/traffic-sum: traffic targets sum to 90, want 100: the webhook refuses the Service"]);
     expect(await knative(split(70, 30))).toEqual([]);
     // No traffic at all: the Service routes everything to its latest revision.
@@ -40,7 +41,7 @@ describe("Knative Service, Configuration and Route", () => {
       "11 knative/traffic: percent 120 is out of bounds: 0 <= it <= 100",
       "12 knative/traffic: a Service's traffic may not name a configuration (the Service owns its one): the webhook disallows configurationName",
       "13 knative/traffic: percent -20 is out of bounds: 0 <= it <= 100",
-      '13 knative/traffic: tag "Canary" is not a DNS-1035 label (lowercase letters, digits and \'-\', starting with a letter)',
+      "13 knative/traffic: tag \"Canary\" is not a DNS-1035 label (lowercase letters, digits and '-', starting with a letter)",
       "13 knative/traffic: url is set by Knative in the status, never in the spec: the webhook disallows it",
       '15 knative/traffic: multiple definitions for "blue" (traffic[3] has it too)',
     ]);
@@ -57,13 +58,20 @@ describe("Knative Service, Configuration and Route", () => {
   });
 
   it("the template's revision name: a DNS-1035 label with the owner's prefix; timeoutSeconds within 600", async () => {
-    const template = (name: string, timeout = 300) => `    metadata:\n      name: ${name}\n    spec:\n      timeoutSeconds: ${timeout}\n      containers:\n        - image: ghcr.io/example/hello:1\n`;
-    expect(await knative(service("", template("other-v1")))).toEqual(['8 knative/revision-name: revision name "other-v1" must have the prefix "hello-" (the Service\'s name): the webhook refuses it']);
+    const template = (name: string, timeout = 300) =>
+      `    metadata:\n      name: ${name}\n    spec:\n      timeoutSeconds: ${timeout}\n      containers:\n        - image: ghcr.io/example/hello:1\n`;
+    expect(await knative(service("", template("other-v1")))).toEqual([
+      '8 knative/revision-name: revision name "other-v1" must have the prefix "hello-" (the Service\'s name): the webhook refuses it',
+    ]);
     expect(await knative(service("", template("hello_v1")))).toEqual([expect.stringContaining('revision name "hello_v1" is not a DNS-1035 label')]);
-    expect(await knative(service("", template("hello-v1", 900)))).toEqual(["10 knative/timeout: timeoutSeconds 900 is out of bounds: 0 <= it <= 600 (config-defaults' max-revision-timeout-seconds; a cluster that raises it takes more)"]);
+    expect(await knative(service("", template("hello-v1", 900)))).toEqual([
+      "10 knative/timeout: timeoutSeconds 900 is out of bounds: 0 <= it <= 600 (config-defaults' max-revision-timeout-seconds; a cluster that raises it takes more)",
+    ]);
     expect(await knative(service("", template("hello-v1")))).toEqual([]);
     const configuration = `apiVersion: serving.knative.dev/v1\nkind: Configuration\nmetadata: {generateName: cfg-}\nspec:\n  template:\n    metadata: {name: cfg-v1}\n    spec: {containers: [{image: x}]}\n`;
-    expect(await knative(configuration)).toEqual(["6 knative/revision-name: a revision name may not be set when the Configuration has a generateName: the webhook refuses it"]);
+    expect(await knative(configuration)).toEqual([
+      "6 knative/revision-name: a revision name may not be set when the Configuration has a generateName: the webhook refuses it",
+    ]);
   });
 });
 
@@ -73,13 +81,20 @@ describe("Knative in a pull request", () => {
     const { runDiff } = await import("../../src/run/diff.js");
     const fs = await import("node:fs");
     const path = await import("node:path");
-    const svc = (name: string, image: string) => `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: hello}\nspec:\n  template:\n    metadata: {name: ${name}}\n    spec: {containers: [{image: ${image}}]}\n`;
+    const svc = (name: string, image: string) =>
+      `apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: hello}\nspec:\n  template:\n    metadata: {name: ${name}}\n    spec: {containers: [{image: ${image}}]}\n`;
     const { dir } = gitRepo({ "svc.yaml": svc("hello-v1", "a:1") });
     fs.writeFileSync(path.join(dir, "svc.yaml"), svc("hello-v1", "a:2"));
-    const kept = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter((f) => f.rule === "knative/revision-name");
-    expect(kept.map((f) => `${f.line} ${f.message}`)).toEqual(['6 on update from the base: the template changes but keeps its revision name "hello-v1": Knative\'s webhook refuses it (saw changes without a name change); give the template a new name, or remove the name']);
+    const kept = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter(
+      (f) => f.rule === "knative/revision-name",
+    );
+    expect(kept.map((f) => `${f.line} ${f.message}`)).toEqual([
+      '6 on update from the base: the template changes but keeps its revision name "hello-v1": Knative\'s webhook refuses it (saw changes without a name change); give the template a new name, or remove the name',
+    ]);
     fs.writeFileSync(path.join(dir, "svc.yaml"), svc("hello-v2", "a:2"));
-    const renamed = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter((f) => f.rule === "knative/revision-name");
+    const renamed = (await runDiff({ root: dir, paths: ["."], base: "main", failOn: "never" })).report.findings.new.filter(
+      (f) => f.rule === "knative/revision-name",
+    );
     expect(renamed).toEqual([]);
   }, 30_000);
 });

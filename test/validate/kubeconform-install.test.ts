@@ -21,7 +21,7 @@ describe("installing kubeconform", () => {
 
   beforeAll(async () => {
     archive = await layer([{ name: "kubeconform", content: "#!/bin/sh\necho v0.0.0-test\n", mode: 0o755 }]);
-    server = http.createServer((req, res) => {
+    server = http.createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/octet-stream" });
       res.end(archive);
     });
@@ -45,14 +45,24 @@ describe("installing kubeconform", () => {
 
   it("refuses an archive whose digest is not the pinned one, and caches nothing", async () => {
     const { installKubeconform } = await import("../../src/validate/kubeconform-install.js");
-    await expect(installKubeconform({ version: "9.9.9", baseUrl: base, checksums: { "linux-amd64": "0".repeat(64), "linux-arm64": "0".repeat(64), "darwin-amd64": "0".repeat(64), "darwin-arm64": "0".repeat(64) } })).rejects.toThrow(/SHA-256 .* is not the pinned 0{64}/);
+    await expect(
+      installKubeconform({
+        version: "9.9.9",
+        baseUrl: base,
+        checksums: { "linux-amd64": "0".repeat(64), "linux-arm64": "0".repeat(64), "darwin-amd64": "0".repeat(64), "darwin-arm64": "0".repeat(64) },
+      }),
+    ).rejects.toThrow(/SHA-256 .* is not the pinned 0{64}/);
     expect(fs.readdirSync(process.env.RUNNER_TOOL_CACHE!)).toEqual([]);
   });
 
   it("installs an archive whose digest is the pinned one", async () => {
     const { installKubeconform } = await import("../../src/validate/kubeconform-install.js");
     const sum = crypto.createHash("sha256").update(archive).digest("hex");
-    const binary = await installKubeconform({ version: "9.9.8", baseUrl: base, checksums: { "linux-amd64": sum, "linux-arm64": sum, "darwin-amd64": sum, "darwin-arm64": sum } });
+    const binary = await installKubeconform({
+      version: "9.9.8",
+      baseUrl: base,
+      checksums: { "linux-amd64": sum, "linux-arm64": sum, "darwin-amd64": sum, "darwin-arm64": sum },
+    });
     expect(fs.readFileSync(binary, "utf8")).toContain("v0.0.0-test");
   });
 

@@ -81,7 +81,15 @@ describe("unknown fields of Kubernetes core kinds", () => {
       "",
     ].join("\n");
     const findings = (await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field");
-    expect(findings.map((f) => `${f.line} ${f.message.replace(/.*did you mean `(.*)`\?/, "$1").split(".").pop()}`)).toEqual(["18 required", "20 minimum", "21 enum", "23 maxLength"]);
+    expect(
+      findings.map(
+        (f) =>
+          `${f.line} ${f.message
+            .replace(/.*did you mean `(.*)`\?/, "$1")
+            .split(".")
+            .pop()}`,
+      ),
+    ).toEqual(["18 required", "20 minimum", "21 enum", "23 maxLength"]);
   });
 
   it("an XRD's schema keywords: a misspelt one is a warning (Crossplane drops it when it makes the CRD)", async () => {
@@ -106,13 +114,17 @@ describe("unknown fields of Kubernetes core kinds", () => {
   });
 
   it("free-form parts (a default, an example, RawExtension) are not walked", async () => {
-    const crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  names: {kind: Thing, plural: things}\n  scope: Cluster\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, default: {anything: 1}}}}}\n";
+    const crd =
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\nspec:\n  group: example.org\n  names: {kind: Thing, plural: things}\n  scope: Cluster\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, default: {anything: 1}}}}}\n";
     expect((await validate({ "crd.yaml": crd })).filter((f) => f.rule === "schema/unknown-field")).toEqual([]);
   });
 
   it("a composed Deployment's base is checked at its own line, though no Deployment is in the repository", async () => {
-    const resources = "          - name: d\n            base:\n              apiVersion: apps/v1\n              kind: Deployment\n              spec:\n                replica: 3\n              status: {replicas: 0}\n";
+    const resources =
+      "          - name: d\n            base:\n              apiVersion: apps/v1\n              kind: Deployment\n              spec:\n                replica: 3\n              status: {replicas: 0}\n";
     const findings = await validate({ "composition.yaml": ptComposition("c", "XApp", resources) });
-    expect(findings.filter((f) => f.rule === "schema/unknown-field").map((f) => `${f.line} ${f.message}`)).toEqual(["19 composed Deployment base: unknown field `spec.replica`; did you mean `spec.replicas`?"]);
+    expect(findings.filter((f) => f.rule === "schema/unknown-field").map((f) => `${f.line} ${f.message}`)).toEqual([
+      "19 composed Deployment base: unknown field `spec.replica`; did you mean `spec.replicas`?",
+    ]);
   });
 });

@@ -39,22 +39,32 @@ describe("schema/missing says why", () => {
       "b.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: b}\n",
       "c.yaml": "apiVersion: v1\nkind: Deplyment\nmetadata: {name: c}\n",
     });
-    expect(beta).toBe("no schema for node.k8s.io/v1beta1 RuntimeClass: composition-ci has schemas for RuntimeClass at v1 (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version");
+    expect(beta).toBe(
+      "no schema for node.k8s.io/v1beta1 RuntimeClass: composition-ci has schemas for RuntimeClass at v1 (Kubernetes' GA versions) only; a --schema-location with Kubernetes' JSON schemas checks this version",
+    );
     expect(gateway).toContain("add its CRD to the repo or --crds");
-    expect(typo).toBe("no schema for v1 Deplyment: not a kind composition-ci knows in Kubernetes' core API group (a typo, a kind Kubernetes removed, or one it has no schema for; a --schema-location with Kubernetes' JSON schemas checks the last)");
+    expect(typo).toBe(
+      "no schema for v1 Deplyment: not a kind composition-ci knows in Kubernetes' core API group (a typo, a kind Kubernetes removed, or one it has no schema for; a --schema-location with Kubernetes' JSON schemas checks the last)",
+    );
   });
 
   it("the GA kinds of every built-in group have schemas: RuntimeClass, ValidatingAdmissionPolicy, FlowSchema, APIService, CSIDriver", async () => {
     const files = {
       "rc.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: nvidia}\nhandler: nvidia\n",
-      "vap.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {matchConstraints: {resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]}, validations: [{expression: 'true'}]}\n",
+      "vap.yaml":
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {matchConstraints: {resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]}, validations: [{expression: 'true'}]}\n",
       "fs.yaml": "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: f}\nspec: {priorityLevelConfiguration: {name: x}}\n",
       "api.yaml": "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.x}\nspec: {groupPriorityMinimum: 1, versionPriority: 1}\n",
       "csi.yaml": "apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: c}\nspec: {}\n",
     };
     const { findings } = await validateRepo({ root: tempRepo(files), paths: ["."], config: emptyConfig(), cacheDir: null });
     expect(findings).toEqual([]);
-    const bad = await validateRepo({ root: tempRepo({ "rc.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: nvidia}\n" }), paths: ["."], config: emptyConfig(), cacheDir: null });
+    const bad = await validateRepo({
+      root: tempRepo({ "rc.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: nvidia}\n" }),
+      paths: ["."],
+      config: emptyConfig(),
+      cacheDir: null,
+    });
     expect(bad.findings.map((f) => `${f.rule} ${f.message}`)).toEqual([expect.stringMatching(/^schema\/required .*handler/)]);
   });
 });

@@ -57,7 +57,10 @@ spec:
 `;
 
 const composition = (volumeField: string) =>
-  ptComposition("stores", "XStore", `          - name: bucket
+  ptComposition(
+    "stores",
+    "XStore",
+    `          - name: bucket
             base:
               apiVersion: storage.example.org/v1beta1
               kind: Bucket
@@ -65,7 +68,8 @@ const composition = (volumeField: string) =>
                 forProvider:
                   region: eu-north-1
                   ${volumeField}: Block
-`);
+`,
+  );
 
 const XRD = `apiVersion: apiextensions.crossplane.io/v2
 kind: CompositeResourceDefinition
@@ -116,7 +120,10 @@ spec:
 `;
 
 const volumeComposition = (fields: string) =>
-  ptComposition("volumes", "XStore", `          - name: volume
+  ptComposition(
+    "volumes",
+    "XStore",
+    `          - name: volume
             base:
               apiVersion: storage.example.org/v1beta1
               kind: Volume
@@ -124,7 +131,8 @@ const volumeComposition = (fields: string) =>
                 forProvider:
 ${fields}            patches:
               - {fromFieldPath: spec.size, toFieldPath: spec.forProvider.sizeGb}
-`);
+`,
+  );
 
 const metaConfig = (name: string, deps: string[]) =>
   `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: ${name}}\nspec:\n  dependsOn:\n${deps.map((d) => `    - ${d}\n`).join("")}`;
@@ -143,12 +151,23 @@ describe("the schemas of the packages a repository depends on", () => {
     await registry.start();
     const provider = await layer([{ name: "package.yaml", content: PROVIDER_YAML }]);
     const runtime = await layer([{ name: "provider", content: "binary" }]);
-    const providerImage = { layers: [{ bytes: runtime, compression: "gzip" as const }, { bytes: provider, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] };
-    for (const tag of ["v0.9.0", "v1.1.0", "v1.2.0", "v2.0.0"]) registry.push("acme/provider-storage", tag, { "linux/amd64": providerImage, "linux/arm64": providerImage });
+    const providerImage = {
+      layers: [
+        { bytes: runtime, compression: "gzip" as const },
+        { bytes: provider, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } },
+      ],
+    };
+    for (const tag of ["v0.9.0", "v1.1.0", "v1.2.0", "v2.0.0"])
+      registry.push("acme/provider-storage", tag, { "linux/amd64": providerImage, "linux/arm64": providerImage });
     // A package of one layer holding its package.yaml, tagged v1.0.0 (single-platform manifest).
     const single = async (repository: string, text: string) => {
       const l = await layer([{ name: "package.yaml", content: text }]);
-      registry.push(repository, "v1.0.0", { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+      registry.push(
+        repository,
+        "v1.0.0",
+        { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } },
+        { single: true },
+      );
     };
     await single("acme/configuration-storage", configYaml(registry.host));
     await single("acme/provider-volume", VOLUME_PROVIDER_YAML);
@@ -158,11 +177,23 @@ describe("the schemas of the packages a repository depends on", () => {
       await single(`acme/configuration-chain-${i}`, metaConfig(`chain-${i}`, [`{${next}, version: ${i + 1 < CHAIN ? "v1.0.0" : '">=v1.0.0, <v2.0.0"'}}`]));
     }
     // A configuration that depends on itself (and on the provider).
-    await single("acme/configuration-loop", metaConfig("loop", [`{configuration: ${registry.host}/acme/configuration-loop, version: v1.0.0}`, `{provider: ${registry.host}/acme/provider-storage, version: v1.2.0}`]));
+    await single(
+      "acme/configuration-loop",
+      metaConfig("loop", [
+        `{configuration: ${registry.host}/acme/configuration-loop, version: v1.0.0}`,
+        `{provider: ${registry.host}/acme/provider-storage, version: v1.2.0}`,
+      ]),
+    );
     // A configuration with more dependencies than the count limit (100 packages).
     const empty = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: empty}\n";
     for (let i = 0; i < MANY; i++) await single(`acme/provider-many-${i}`, empty);
-    await single("acme/configuration-many", metaConfig("many", Array.from({ length: MANY }, (_, i) => `{provider: ${registry.host}/acme/provider-many-${i}, version: v1.0.0}`)));
+    await single(
+      "acme/configuration-many",
+      metaConfig(
+        "many",
+        Array.from({ length: MANY }, (_, i) => `{provider: ${registry.host}/acme/provider-many-${i}, version: v1.0.0}`),
+      ),
+    );
   });
   afterAll(() => registry.stop());
   beforeEach(() => {
@@ -234,7 +265,8 @@ describe("the schemas of the packages a repository depends on", () => {
     // The kinds the package would have defined point to it.
     const noSchema = offline.findings.filter((f) => f.rule === "schema/missing");
     expect(noSchema.length).toBeGreaterThan(0);
-    for (const f of noSchema) expect(f.message).toContain("or it comes from a package the repository depends on, which could not be fetched (package/unavailable)");
+    for (const f of noSchema)
+      expect(f.message).toContain("or it comes from a package the repository depends on, which could not be fetched (package/unavailable)");
   });
 
   it("a package on a registry nobody trusts is not fetched: an info, and no request", async () => {
@@ -247,10 +279,25 @@ describe("the schemas of the packages a repository depends on", () => {
   });
 
   it("a hostile package.yaml (an alias bomb, a duplicate key) is a warning about the package, never a hang or a crash", async () => {
-    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join("\n");
-    for (const [name, text] of [["bomb", `apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: bomb}\nspec:\n  data:\n${bomb.replace(/^/gm, "    ")}\n`], ["dup", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: dup}\nmetadata: {name: again}\n"]] as const) {
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x, x]",
+      ...Array.from(
+        { length: 12 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join("\n");
+    for (const [name, text] of [
+      ["bomb", `apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: bomb}\nspec:\n  data:\n${bomb.replace(/^/gm, "    ")}\n`],
+      ["dup", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: dup}\nmetadata: {name: again}\n"],
+    ] as const) {
       const l = await layer([{ name: "package.yaml", content: text }]);
-      registry.push(`acme/provider-${name}`, "v1.0.0", { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } }, { single: true });
+      registry.push(
+        `acme/provider-${name}`,
+        "v1.0.0",
+        { "linux/amd64": { layers: [{ bytes: l, compression: "gzip" as const, annotations: { "io.crossplane.xpkg": "base" } }] } },
+        { single: true },
+      );
     }
     const dir = tempRepo({
       ".composition-ci.yaml": `functions:\n  trusted: ["${registry.host}/acme/*"]\n`,
@@ -266,7 +313,11 @@ describe("the schemas of the packages a repository depends on", () => {
   });
 
   const dependsOnRepo = (crossplaneYaml: string) => storeRepo({ "crossplane.yaml": crossplaneYaml });
-  const errorsOf = (findings: Finding[]) => findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}:${f.line}`).sort();
+  const errorsOf = (findings: Finding[]) =>
+    findings
+      .filter((f) => f.severity === "error")
+      .map((f) => `${f.rule} ${f.file}:${f.line}`)
+      .sort();
 
   it("an upbound.yaml Project's dependsOn brings the provider's CRDs, as crossplane.yaml does", async () => {
     const project = `apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata: {name: app}\nspec:\n  repository: xpkg.upbound.io/acme/app\n  dependsOn:\n    - provider: ${registry.host}/acme/provider-storage\n      version: ">=v1.0.0, <v2.0.0"\n`;
@@ -277,7 +328,9 @@ describe("the schemas of the packages a repository depends on", () => {
     expect(findings.filter((f) => f.rule === "schema/missing")).toEqual([]);
     expect(packages?.map((p) => [p.reference, p.crds])).toEqual([[`${registry.host}/acme/provider-storage:v1.2.0`, 2]]);
     expect(errorsOf(findings)).toEqual(["schema/unknown-field bucket.yaml:4", "schema/unknown-field composition.yaml:21"]);
-    expect(findings.find((f) => f.file === "composition.yaml" && f.rule === "schema/unknown-field")!.message).toContain("composed Bucket base: unknown field `spec.forProvider.volumeMod`");
+    expect(findings.find((f) => f.file === "composition.yaml" && f.rule === "schema/unknown-field")!.message).toContain(
+      "composed Bucket base: unknown field `spec.forProvider.volumeMod`",
+    );
   });
 
   it("the config's packages: list brings a package's CRDs with no crossplane.yaml, and is trusted by being listed", async () => {
@@ -312,7 +365,9 @@ describe("the schemas of the packages a repository depends on", () => {
     const cut = findings.filter((f) => f.rule === "package/unavailable");
     expect(cut).toHaveLength(1);
     expect(cut[0]).toMatchObject({ severity: "warning", file: "crossplane.yaml" });
-    expect(cut[0]!.message).toContain(`${registry.host}/acme/configuration-chain-5:v1.0.0 is 6 configurations deep; its 1 dependency is not followed (the limit is 5)`);
+    expect(cut[0]!.message).toContain(
+      `${registry.host}/acme/configuration-chain-5:v1.0.0 is 6 configurations deep; its 1 dependency is not followed (the limit is 5)`,
+    );
   });
 
   it("a configuration that depends on itself is fetched once, its other dependencies followed", async () => {
@@ -335,7 +390,9 @@ describe("the schemas of the packages a repository depends on", () => {
     const limit = findings.filter((f) => f.rule === "package/unavailable");
     expect(limit).toHaveLength(1);
     expect(limit[0]).toMatchObject({ severity: "warning", file: "crossplane.yaml", line: 6 });
-    expect(limit[0]!.message).toBe(`more than 100 packages: ${registry.host}/acme/provider-many-99 and the rest are not fetched; their kinds are checked without schemas`);
+    expect(limit[0]!.message).toBe(
+      `more than 100 packages: ${registry.host}/acme/provider-many-99 and the rest are not fetched; their kinds are checked without schemas`,
+    );
     expect(registry.requests.some((q) => q.url.includes("provider-many-100/"))).toBe(false);
   });
 
@@ -355,11 +412,13 @@ describe("the schemas of the packages a repository depends on", () => {
     const loose = findings.filter((f) => f.file === "volume.yaml");
     expect(loose.map((f) => `${f.severity} ${f.rule}`)).toEqual(["error schema/required"]);
     expect(loose[0]!.message).toContain("sizeGb");
-    const clean = await validate(tempRepo({
-      ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-volume:v1.0.0\n`,
-      "xrd.yaml": XRD,
-      "composition.yaml": volumeComposition("                  zone: eu-north-1\n"),
-    }));
+    const clean = await validate(
+      tempRepo({
+        ".composition-ci.yaml": `packages:\n  - ${registry.host}/acme/provider-volume:v1.0.0\n`,
+        "xrd.yaml": XRD,
+        "composition.yaml": volumeComposition("                  zone: eu-north-1\n"),
+      }),
+    );
     expect(clean.findings.filter((f) => f.rule.startsWith("schema/"))).toEqual([]);
   });
 });

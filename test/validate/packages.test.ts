@@ -63,13 +63,13 @@ ${extra}`;
 describe("alternative packages defining the same XR type", () => {
   /** Two packages of one XR type; only the first has package metadata, as in real repositories. */
   const packages = () => ({
-      "functions.yaml": functions,
-      "packages/aws/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: aws}\n",
-      "packages/aws/xrd.yaml": xrd("region"),
-      "packages/aws/composition.yaml": composition("aws", "region"),
-      "packages/aws/examples/xr.yaml": xr("region"),
-      "packages/upbound/xrd.yaml": xrd("location"),
-      "packages/upbound/composition.yaml": composition("upbound", "location"),
+    "functions.yaml": functions,
+    "packages/aws/crossplane.yaml": "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: aws}\n",
+    "packages/aws/xrd.yaml": xrd("region"),
+    "packages/aws/composition.yaml": composition("aws", "region"),
+    "packages/aws/examples/xr.yaml": xr("region"),
+    "packages/upbound/xrd.yaml": xrd("location"),
+    "packages/upbound/composition.yaml": composition("upbound", "location"),
   });
 
   it("checks each package's compositions, patches and examples against its own XRD", async () => {
@@ -130,7 +130,9 @@ describe("composition selection, in Crossplane's order", () => {
   });
 
   it("a compositionSelector wins over the XRD's default", async () => {
-    expect((await renderedBy(repo("  defaultCompositionRef: {name: two}\n", "  crossplane: {compositionSelector: {matchLabels: {flavour: one}}}\n"))).names).toEqual(["one"]);
+    expect(
+      (await renderedBy(repo("  defaultCompositionRef: {name: two}\n", "  crossplane: {compositionSelector: {matchLabels: {flavour: one}}}\n"))).names,
+    ).toEqual(["one"]);
   });
 
   it("without ref or selector, the XRD's default", async () => {
@@ -139,7 +141,9 @@ describe("composition selection, in Crossplane's order", () => {
 
   it("without ref, selector or default, several candidates leave the XR not rendered, said as a warning: Crossplane would pick at random", async () => {
     const { findings } = await check(repo("", ""));
-    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => `${f.severity} ${f.message}`)).toEqual([expect.stringMatching(/^warning .*Compositions \(.*\) could render .*Crossplane would pick one at random/)]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => `${f.severity} ${f.message}`)).toEqual([
+      expect.stringMatching(/^warning .*Compositions \(.*\) could render .*Crossplane would pick one at random/),
+    ]);
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
   });
 

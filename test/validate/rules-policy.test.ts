@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig } from "../../src/config/config.js";
 import { main } from "../../src/main.js";
 import { validateRepo } from "../../src/run/validate.js";
-import { HAS_SHARED, REPO, SHARED, runCli, tempRepo, describeShared } from "../helpers.js";
+import { REPO, SHARED, runCli, tempRepo, describeShared } from "../helpers.js";
 
 const FIXTURES = path.join(REPO, "test/fixtures/rules");
 const fixture = (rel: string) => fs.readFileSync(path.join(FIXTURES, rel), "utf8");
@@ -24,7 +24,7 @@ describe("rule severities and suppression", () => {
   const bad = fixture("pt/from-field-path/fail.yaml");
 
   it("an ignore annotation with a family pattern suppresses the rule on that object: counted, not failing", async () => {
-    const annotated = bad.replace("  name: buckets\n", "  name: buckets\n  annotations:\n    composition-ci.dev/ignore: \"composition/pipeline, pt/*\"\n");
+    const annotated = bad.replace("  name: buckets\n", '  name: buckets\n  annotations:\n    composition-ci.dev/ignore: "composition/pipeline, pt/*"\n');
     const { code, report } = await run(["validate", ".", "--format", "json"], bucketRepo(annotated));
     const pt = report.findings.filter((f) => f.rule.startsWith("pt/"));
     expect(pt.length).toBe(2);
@@ -72,7 +72,11 @@ describe("rule severities and suppression", () => {
 
   it("parameterSchemas: a config-provided JSON schema validates properties", async () => {
     const app = fixture("vela/properties/pass.yaml").replace("type: nightly", "type: cron").replace("image: shop/report:2.0.0", "image: 42");
-    const repo = tempRepo({ "ctx.yaml": fixture("_shared/vela.yaml"), "app.yaml": app, "cron.json": '{"type":"object","properties":{"image":{"type":"string"}}}' });
+    const repo = tempRepo({
+      "ctx.yaml": fixture("_shared/vela.yaml"),
+      "app.yaml": app,
+      "cron.json": '{"type":"object","properties":{"image":{"type":"string"}}}',
+    });
     const config = parseConfig("clusterDefinitions: [cron]\nparameterSchemas: {cron: cron.json}\n", ".composition-ci.yaml");
     const result = await validateRepo({ root: repo, paths: ["."], config, cacheDir: null });
     expect(result.findings.filter((f) => f.rule === "vela/properties").map((f) => f.message)).toEqual([
@@ -110,7 +114,8 @@ describe("an XR that several Compositions could render", () => {
     const xrd = `apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xbuckets.example.org}\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n    - name: v1\n      served: true\n      referenceable: true\n      schema: {openAPIV3Schema: {type: object}}\n`;
     const files: Record<string, string> = { "xrd.yaml": xrd, "xr.yaml": "apiVersion: example.org/v1\nkind: XBucket\nmetadata: {name: b}\nspec: {}\n" };
     for (let i = 1; i <= 7; i++) {
-      files[`c${i}.yaml`] = `apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c${i}}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n    - step: ready\n      functionRef: {name: function-auto-ready}\n`;
+      files[`c${i}.yaml`] =
+        `apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c${i}}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n    - step: ready\n      functionRef: {name: function-auto-ready}\n`;
     }
     const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
     const ambiguous = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/not-rendered");

@@ -52,7 +52,9 @@ describe("vela/trait-not-applicable is an info", () => {
     const { code, findings } = await validate(files);
     const hits = findings.filter((f) => f.rule === "vela/trait-not-applicable");
     expect(hits.map((f) => `${f.severity} ${f.file}:${f.line}`)).toEqual(["info app.yaml:10"]);
-    expect(hits[0]!.message).toContain('the trait "replicas" does not list component "report" of type "nightly" in appliesToWorkloads (workload cronjobs.batch; appliable: ["*.apps"])');
+    expect(hits[0]!.message).toContain(
+      'the trait "replicas" does not list component "report" of type "nightly" in appliesToWorkloads (workload cronjobs.batch; appliable: ["*.apps"])',
+    );
     expect(findings.filter((f) => f.severity !== "info")).toEqual([]);
     expect(code).toBe(0);
   });
@@ -64,7 +66,11 @@ describe("vela/trait-not-applicable is an info", () => {
 
   it("no finding when the trait applies, or when the component has no trait", async () => {
     const applies = DEFINITIONS.replace('appliesToWorkloads: ["*.apps"]', 'appliesToWorkloads: ["*.apps", "*.batch"]');
-    expect((await validate({ "definitions.yaml": applies, "app.yaml": files["app.yaml"] })).findings.filter((f) => f.rule === "vela/trait-not-applicable")).toEqual([]);
-    expect((await validate({ "definitions.yaml": DEFINITIONS, "app.yaml": app("") })).findings.filter((f) => f.rule === "vela/trait-not-applicable")).toEqual([]);
+    expect(
+      (await validate({ "definitions.yaml": applies, "app.yaml": files["app.yaml"] })).findings.filter((f) => f.rule === "vela/trait-not-applicable"),
+    ).toEqual([]);
+    expect((await validate({ "definitions.yaml": DEFINITIONS, "app.yaml": app("") })).findings.filter((f) => f.rule === "vela/trait-not-applicable")).toEqual(
+      [],
+    );
   });
 });

@@ -15,7 +15,10 @@ describe("the built-in schemas' validators ship precompiled (dist/validators)", 
     const compiler = new ValidatorCompiler(); // no cache directory: a first run
     for (const builtin of loadBuiltinSchemas()) {
       const json = toJsonSchema(builtin.schema, { structural: true });
-      expect(fs.existsSync(path.join(dir!, `${validatorKey(json)}.cjs`)), `${builtin.gvk.group}/${builtin.gvk.version} ${builtin.gvk.kind}: run npm run bundle`).toBe(true);
+      expect(
+        fs.existsSync(path.join(dir!, `${validatorKey(json)}.cjs`)),
+        `${builtin.gvk.group}/${builtin.gvk.version} ${builtin.gvk.kind}: run npm run bundle`,
+      ).toBe(true);
       compiler.compile(json);
     }
     expect(compiler.stats.compiled).toBe(0);
@@ -27,7 +30,10 @@ describe("validators loaded from disk keep V8's code cache beside them", () => {
   it("the second load takes the code cache the first wrote, and validates the same", async () => {
     const { writeCodeCaches } = await import("../../src/validate/compile.js");
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-code-cache-"));
-    const schema = { type: "object", properties: { spec: { type: "object", required: ["size"], properties: { size: { type: "integer", maximum: 10 } } } } } as never;
+    const schema = {
+      type: "object",
+      properties: { spec: { type: "object", required: ["size"], properties: { size: { type: "integer", maximum: 10 } } } },
+    } as never;
     const fresh = new ValidatorCompiler(cache);
     fresh.compile(schema);
     expect(fresh.stats.compiled).toBe(1);

@@ -27,11 +27,25 @@ const schema: OpenAPISchema = {
 
 describe("structural defaults and pruning", () => {
   it("defaults absent fields and prunes nulls without changing the input", () => {
-    const input = { spec: { note: null, maybe: null, ports: [{ name: "http" }, { name: "dns", protocol: "UDP" }], labels: { a: "x", b: null } }, untouched: { a: "kept" } };
+    const input = {
+      spec: { note: null, maybe: null, ports: [{ name: "http" }, { name: "dns", protocol: "UDP" }], labels: { a: "x", b: null } },
+      untouched: { a: "kept" },
+    };
     const before = JSON.stringify(input);
     const { value, errors } = applyStructural(schema, input);
     expect(JSON.stringify(input)).toBe(before);
-    expect(value).toEqual({ spec: { maybe: null, ports: [{ name: "http", protocol: "TCP" }, { name: "dns", protocol: "UDP" }], labels: { a: "x" }, policy: "Automatic" }, untouched: { a: "kept" } });
+    expect(value).toEqual({
+      spec: {
+        maybe: null,
+        ports: [
+          { name: "http", protocol: "TCP" },
+          { name: "dns", protocol: "UDP" },
+        ],
+        labels: { a: "x" },
+        policy: "Automatic",
+      },
+      untouched: { a: "kept" },
+    });
     expect(errors).toEqual([]);
     const out = value as typeof input;
     expect(out.untouched).toBe(input.untouched); // shared, not copied

@@ -16,29 +16,50 @@ describe("transition rules (oldSelf), as the API server checks an update", () =>
         type: "array",
         "x-kubernetes-list-type": "map",
         "x-kubernetes-list-map-keys": ["name"],
-        items: { type: "object", properties: { name: { type: "string" }, port: { type: "integer", "x-kubernetes-validations": [{ rule: "self >= oldSelf", message: "a port may only grow" }] } } },
+        items: {
+          type: "object",
+          properties: {
+            name: { type: "string" },
+            port: { type: "integer", "x-kubernetes-validations": [{ rule: "self >= oldSelf", message: "a port may only grow" }] },
+          },
+        },
       },
     },
   };
 
   it("runs where the node exists in both, list items correlated by their map keys", () => {
     expect(celTransitionViolations(schema, { region: "eu" }, { region: "eu" })).toEqual([]);
-    expect(celTransitionViolations(schema, { region: "us" }, { region: "eu" }).map((v) => `${v.pointer} ${v.message}`)).toEqual(["/region region is immutable"]);
+    expect(celTransitionViolations(schema, { region: "us" }, { region: "eu" }).map((v) => `${v.pointer} ${v.message}`)).toEqual([
+      "/region region is immutable",
+    ]);
     // A field set for the first time is no transition.
     expect(celTransitionViolations(schema, { region: "us" }, {})).toEqual([]);
-    const old = { ports: [{ name: "http", port: 80 }, { name: "admin", port: 9000 }] };
-    const now = { ports: [{ name: "admin", port: 9001 }, { name: "http", port: 79 }, { name: "new", port: 1 }] };
+    const old = {
+      ports: [
+        { name: "http", port: 80 },
+        { name: "admin", port: 9000 },
+      ],
+    };
+    const now = {
+      ports: [
+        { name: "admin", port: 9001 },
+        { name: "http", port: 79 },
+        { name: "new", port: 1 },
+      ],
+    };
     expect(celTransitionViolations(schema, now, old).map((v) => `${v.pointer} ${v.message}`)).toEqual(["/ports/1/port a port may only grow"]);
   });
 
   it("validate leaves them out: a single tree has no old object", async () => {
-    const mrd = (state: string) => `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: buckets.s3.aws.example.org}\nspec:\n  group: s3.aws.example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
+    const mrd = (state: string) =>
+      `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: buckets.s3.aws.example.org}\nspec:\n  group: s3.aws.example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
     const { code } = await runCli(["validate", ".", "--no-cache"], tempRepo({ "mrd.yaml": mrd("Inactive") }));
     expect(code).toBe(0);
   });
 
   it("diff reports a repository object and a rendered object whose update breaks a transition rule", async () => {
-    const mrd = (state: string) => `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: buckets.s3.aws.example.org}\nspec:\n  group: s3.aws.example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
+    const mrd = (state: string) =>
+      `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: buckets.s3.aws.example.org}\nspec:\n  group: s3.aws.example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: disks.example.org}
@@ -59,11 +80,16 @@ spec:
               properties:
                 zone: {type: string, x-kubernetes-validations: [{rule: self == oldSelf, message: zone is immutable}]}
 `;
-    const xrd = "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xdisks.example.org}\nspec:\n  group: example.org\n  names: {kind: XDisk, plural: xdisks}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {zone: {type: string}}}}}}}\n";
-    const composition = ptComposition("xdisks", "XDisk", `          - name: disk
+    const xrd =
+      "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: xdisks.example.org}\nspec:\n  group: example.org\n  names: {kind: XDisk, plural: xdisks}\n  versions:\n    - {name: v1, served: true, referenceable: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {zone: {type: string}}}}}}}\n";
+    const composition = ptComposition(
+      "xdisks",
+      "XDisk",
+      `          - name: disk
             base: {apiVersion: example.org/v1, kind: Disk, metadata: {name: the-disk}, spec: {}}
             patches: [{fromFieldPath: spec.zone, toFieldPath: spec.zone}]
-`);
+`,
+    );
     const xr = (zone: string) => `apiVersion: example.org/v1\nkind: XDisk\nmetadata: {name: d, namespace: default}\nspec: {zone: ${zone}}\n`;
     const { dir } = gitRepo({ "mrd.yaml": mrd("Active"), "crd.yaml": crd, "xrd.yaml": xrd, "composition.yaml": composition, "xr.yaml": xr("a") });
     fs.writeFileSync(path.join(dir, "mrd.yaml"), mrd("Inactive"));

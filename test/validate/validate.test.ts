@@ -7,8 +7,7 @@ import { describe, expect, it } from "vitest";
 import { emptyConfig, parseConfig, ConfigError } from "../../src/config/config.js";
 import { validateRepo } from "../../src/run/validate.js";
 import { expandTemplate } from "../../src/validate/schemas/locations.js";
-import { tempRepo } from "../helpers.js";
-import { runCli } from "../helpers.js";
+import { tempRepo, runCli } from "../helpers.js";
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -72,7 +71,10 @@ describe("schema validation", () => {
   });
 
   it("checks types, enums, limits, formats, RE2 patterns and int-or-string", async () => {
-    const withBadPattern = CRD.replace("name: {type: string, pattern: \"^[a-z]+$\"}", "name: {type: string, pattern: \"^[a-z]+$\"}\n                bad: {type: string, pattern: \"(?=lookahead)\"}");
+    const withBadPattern = CRD.replace(
+      'name: {type: string, pattern: "^[a-z]+$"}',
+      'name: {type: string, pattern: "^[a-z]+$"}\n                bad: {type: string, pattern: "(?=lookahead)"}',
+    );
     const findings = await validate({
       "crd.yaml": withBadPattern,
       "w.yaml": widget('  size: 11\n  hashAlgorithm: md5\n  port: 1.5\n  created: yesterday\n  replicas: 3000000000\n  name: "ABC"\n  bad: anything\n'),
@@ -85,7 +87,9 @@ describe("schema validation", () => {
   it("checks embedded resources and list-map keys", async () => {
     const findings = await validate({
       "crd.yaml": CRD,
-      "w.yaml": widget("  size: 2\n  template: {metadata: {name: x}}\n  ports:\n    - {name: a, port: 1}\n    - {name: a, port: 2}\n  free: {anything: [1, 2]}\n"),
+      "w.yaml": widget(
+        "  size: 2\n  template: {metadata: {name: x}}\n  ports:\n    - {name: a, port: 1}\n    - {name: a, port: 2}\n  free: {anything: [1, 2]}\n",
+      ),
     });
     expect(findings.map((f) => f.rule).sort()).toEqual(["schema/duplicate", "schema/required", "schema/required"]);
   });
@@ -105,7 +109,8 @@ describe("schema validation", () => {
   });
 
   it("keys schemas by group, version and kind: package metadata is not a pkg.crossplane.io object", async () => {
-    const meta = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: c}\nspec:\n  dependsOn:\n    - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n      version: '>=v0.2.1'\n";
+    const meta =
+      "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: c}\nspec:\n  dependsOn:\n    - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n      version: '>=v0.2.1'\n";
     expect(await validate({ "crossplane.yaml": meta })).toEqual([]);
     const pkg = meta.replace("meta.pkg.crossplane.io/v1", "pkg.crossplane.io/v1");
     expect((await validate({ "c.yaml": pkg })).map((f) => f.rule)).toContain("schema/unknown-field");
@@ -131,11 +136,15 @@ spec:
 `;
     const ok = await validateSchemas({
       "xrd.yaml": xrd,
-      "xr.yaml": "apiVersion: example.org/v1\nkind: XDB\nmetadata: {name: a}\nspec:\n  size: s\n  compositionRef: {name: c}\n  writeConnectionSecretToRef: {name: s, namespace: n}\n",
+      "xr.yaml":
+        "apiVersion: example.org/v1\nkind: XDB\nmetadata: {name: a}\nspec:\n  size: s\n  compositionRef: {name: c}\n  writeConnectionSecretToRef: {name: s, namespace: n}\n",
       "claim.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: a, namespace: n}\nspec:\n  size: s\n  compositeDeletePolicy: Foreground\n",
     });
     expect(ok).toEqual([]);
-    const bad = await validateSchemas({ "xrd.yaml": xrd, "claim.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: a}\nspec:\n  compositeDeletePolicy: Sometimes\n  crossplane: {}\n" });
+    const bad = await validateSchemas({
+      "xrd.yaml": xrd,
+      "claim.yaml": "apiVersion: example.org/v1\nkind: DB\nmetadata: {name: a}\nspec:\n  compositeDeletePolicy: Sometimes\n  crossplane: {}\n",
+    });
     expect(bad.map((f) => f.rule).sort()).toEqual(["schema/enum", "schema/unknown-field"]);
   });
 
@@ -155,13 +164,16 @@ spec:
 `;
     const findings = await validateSchemas({
       "xrd.yaml": xrd,
-      "xr.yaml": "apiVersion: example.org/v1\nkind: App\nmetadata: {name: a, namespace: n}\nspec:\n  image: i\n  crossplane:\n    compositionRef: {name: c}\n  compositionRef: {name: c}\n",
+      "xr.yaml":
+        "apiVersion: example.org/v1\nkind: App\nmetadata: {name: a, namespace: n}\nspec:\n  image: i\n  crossplane:\n    compositionRef: {name: c}\n  compositionRef: {name: c}\n",
     });
     expect(findings).toMatchObject([{ rule: "schema/unknown-field", path: "spec.compositionRef" }]);
   });
 
   it("validates Kubernetes core kinds", async () => {
-    const findings = await validate({ "d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: two\n  selector: {}\n  template: {}\n" });
+    const findings = await validate({
+      "d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: two\n  selector: {}\n  template: {}\n",
+    });
     expect(findings).toMatchObject([{ rule: "schema/type", path: "spec.replicas", line: 5 }]);
   });
 
@@ -187,7 +199,12 @@ describe("secret values in messages", () => {
     });
     const messages = findings.map((f) => f.message).join("\n");
     expect(messages).not.toMatch(/hunter2|987654|4242424/);
-    expect(findings.filter((f) => f.message.includes("<masked sha256:")).map((f) => f.path).sort()).toEqual(["data.password", "spec.adminPassword", "stringData.token"]);
+    expect(
+      findings
+        .filter((f) => f.message.includes("<masked sha256:"))
+        .map((f) => f.path)
+        .sort(),
+    ).toEqual(["data.password", "spec.adminPassword", "stringData.token"]);
   });
 
   it("a message masks only what the report's masker would: not a boolean, nor a template a tool fills in", async () => {
@@ -207,17 +224,26 @@ describe("schema locations", () => {
   it("expands kubeconform's template variables", () => {
     const gvk = { group: "apps", version: "v1", kind: "Deployment" };
     expect(expandTemplate("{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json", gvk)).toBe("apps/deployment_v1.json");
-    expect(expandTemplate("x/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json", gvk, { kubernetesVersion: "1.29.0", strict: true })).toBe(
-      "x/v1.29.0-standalone-strict/deployment-apps-v1.json",
-    );
+    expect(
+      expandTemplate("x/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json", gvk, {
+        kubernetesVersion: "1.29.0",
+        strict: true,
+      }),
+    ).toBe("x/v1.29.0-standalone-strict/deployment-apps-v1.json");
     expect(expandTemplate("base", { group: "", version: "v1", kind: "Pod" })).toBe("base/master-standalone/pod-v1.json");
   });
 
-  const schema = JSON.stringify({ type: "object", properties: { spec: { type: "object", additionalProperties: false, properties: { size: { type: "integer" } } } } });
+  const schema = JSON.stringify({
+    type: "object",
+    properties: { spec: { type: "object", additionalProperties: false, properties: { size: { type: "integer" } } } },
+  });
 
   it("reads schemas from a local directory in the CRDs-catalog layout", async () => {
     const catalog = tempRepo({ "example.org/gadget_v1.json": schema });
-    const findings = await validate({ "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {size: big}\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] });
+    const findings = await validate(
+      { "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {size: big}\n" },
+      { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] },
+    );
     expect(findings).toMatchObject([{ rule: "schema/type", path: "spec.size" }]);
   });
 
@@ -226,14 +252,21 @@ describe("schema locations", () => {
     const catalog = path.join(outside, "catalog");
     fs.mkdirSync(path.join(catalog, "x"), { recursive: true });
     // x/../../secret.json from catalog/: group "x", version "../../secret"
-    const findings = await validate({ "g.yaml": "apiVersion: x/../../secret\nkind: K\nspec: 1\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceAPIVersion}}.json`] });
+    const findings = await validate(
+      { "g.yaml": "apiVersion: x/../../secret\nkind: K\nspec: 1\n" },
+      { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceAPIVersion}}.json`] },
+    );
     expect(findings.map((f) => f.rule)).toEqual(["schema/missing"]);
     expect(JSON.stringify(findings)).not.toContain("hunter2");
   });
 
   it("a symbolic link in the repository cannot make a template read outside it, and no finding quotes a file", async () => {
     const outside = tempRepo({ "passwd.json": "root:x:0:0:root:/root:/bin/bash\n", "hostname.json": "secret-host-name\n" });
-    const repo = tempRepo({ ".composition-ci.yaml": "schemaLocations: ['{{.Group}}/{{.ResourceKind}}.json']\n", "p.yaml": "apiVersion: evil.io/v1\nkind: Passwd\nspec: {}\n", "h.yaml": "apiVersion: evil.io/v1\nkind: Hostname\nspec: {}\n" });
+    const repo = tempRepo({
+      ".composition-ci.yaml": "schemaLocations: ['{{.Group}}/{{.ResourceKind}}.json']\n",
+      "p.yaml": "apiVersion: evil.io/v1\nkind: Passwd\nspec: {}\n",
+      "h.yaml": "apiVersion: evil.io/v1\nkind: Hostname\nspec: {}\n",
+    });
     fs.symlinkSync(outside, path.join(repo, "evil.io"));
     const { stdout } = await runCli(["validate", ".", "--format", "json", "--no-cache"], repo);
     expect(stdout).not.toContain("root:x");
@@ -247,7 +280,10 @@ describe("schema locations", () => {
 
   it("a file that is not JSON is said so, never quoted", async () => {
     const catalog = tempRepo({ "example.org/gadget_v1.json": "password=hunter2-and-more\n" });
-    const findings = await validate({ "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nspec: {}\n" }, { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] });
+    const findings = await validate(
+      { "g.yaml": "apiVersion: example.org/v1\nkind: Gadget\nspec: {}\n" },
+      { schemaLocations: [`${catalog}/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`] },
+    );
     expect(JSON.stringify(findings)).not.toContain("hunter2");
     expect(findings.find((f) => f.rule === "schema/location-failed")!.message).toMatch(/: not valid JSON( \(at byte \d+\))?$/);
   });
@@ -288,7 +324,11 @@ describe("configuration", () => {
   it("paths in the repository's config stay inside the repository (a pull request may change the config)", () => {
     const root = tempRepo({ "crds/a.yaml": "", "schemas/p.json": "{}" });
     fs.symlinkSync(os.tmpdir(), path.join(root, "tmp-link"));
-    const ok = parseConfig("crds: [crds, ./crds/a.yaml]\nschemaLocations: ['schemas/{{.Group}}.json', 'https://example.org/{{.Group}}.json']\nparameterSchemas: {p: schemas/p.json}\n", "c.yaml", root);
+    const ok = parseConfig(
+      "crds: [crds, ./crds/a.yaml]\nschemaLocations: ['schemas/{{.Group}}.json', 'https://example.org/{{.Group}}.json']\nparameterSchemas: {p: schemas/p.json}\n",
+      "c.yaml",
+      root,
+    );
     expect(ok.crds).toEqual(["crds", "./crds/a.yaml"]);
     expect(() => parseConfig("crds:\n  - ../elsewhere\n", "c.yaml", root)).toThrow(/c\.yaml:2: crds: "\.\.\/elsewhere" leads outside the repository/);
     expect(() => parseConfig("schemaLocations: ['/etc/{{.Group}}.json']\n", "c.yaml", root)).toThrow(/leads outside the repository/);
@@ -339,7 +379,10 @@ spec:
 `;
 
   it("without patchSets or environment keys: its bases and patches still meet the rules, at their lines", async () => {
-    const findings = await validate({ "bucket-crd.yaml": BUCKET, "comp.yaml": LEGACY }, { config: parseConfig("crossplaneVersion: 1\n", ".composition-ci.yaml") });
+    const findings = await validate(
+      { "bucket-crd.yaml": BUCKET, "comp.yaml": LEGACY },
+      { config: parseConfig("crossplaneVersion: 1\n", ".composition-ci.yaml") },
+    );
     const at = (rule: string) => findings.filter((f) => f.rule === rule && f.file === "comp.yaml").map((f) => `${f.line} ${f.message}`);
     expect(at("schema/unknown-field")).toEqual(["12 composed Bucket base: unknown field `spec.replicaz` (allowed here: mode, region)"]);
     expect(at("schema/enum")).toEqual(['13 composed Bucket base: `spec.mode` is "C"; allowed: "A", "B"']);

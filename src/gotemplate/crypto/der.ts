@@ -85,7 +85,9 @@ export function children(der: Uint8Array): Element[] {
 export const toBigInt = (content: Uint8Array) => (content.length ? BigInt("0x" + Buffer.from(content).toString("hex")) : 0n);
 
 export function pem(type: string, der: Uint8Array): string {
-  const b64 = Buffer.from(der).toString("base64").replace(/(.{64})/g, "$1\n");
+  const b64 = Buffer.from(der)
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n");
   return `-----BEGIN ${type}-----\n${b64}${b64.endsWith("\n") ? "" : "\n"}-----END ${type}-----\n`;
 }
 

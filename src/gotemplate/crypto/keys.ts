@@ -157,7 +157,17 @@ export function generateKey(type: KeyType, seed: Uint8Array, bits = 2048): Priva
       if (p < q) [p, q] = [q, p];
       const n = p * q;
       const d = modInverse(e, (p - 1n) * (q - 1n));
-      const jwk = { kty: "RSA", n: b64u(n), e: b64u(e), d: b64u(d), p: b64u(p), q: b64u(q), dp: b64u(d % (p - 1n)), dq: b64u(d % (q - 1n)), qi: b64u(modInverse(q, p)) };
+      const jwk = {
+        kty: "RSA",
+        n: b64u(n),
+        e: b64u(e),
+        d: b64u(d),
+        p: b64u(p),
+        q: b64u(q),
+        dp: b64u(d % (p - 1n)),
+        dq: b64u(d % (q - 1n)),
+        qi: b64u(modInverse(q, p)),
+      };
       key = { type, key: createPrivateKey({ key: jwk, format: "jwk" }) };
       break;
     }

@@ -113,7 +113,9 @@ class Converter {
         const [k, isString] = this.keyString(key);
         nonString ||= !isString;
         if (this.opts.version === 3 && keyLines.has(k)) {
-          throw new YamlError(`yaml: unmarshal errors:\n  line ${this.lineOf(keyNode)}: mapping key ${JSON.stringify(k)} already defined at line ${keyLines.get(k)}`);
+          throw new YamlError(
+            `yaml: unmarshal errors:\n  line ${this.lineOf(keyNode)}: mapping key ${JSON.stringify(k)} already defined at line ${keyLines.get(k)}`,
+          );
         }
         keyLines.set(k, this.lineOf(keyNode));
         m[k] = this.node(pair.value as YNode);

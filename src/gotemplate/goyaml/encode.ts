@@ -1,16 +1,13 @@
 import { formatFloat } from "../float.js";
 import { FLOAT_KINDS, GoError, GoFunc, GoNum, GoStruct, isNilCollection, type GoMap, type Value } from "../types.js";
 import { needsQuotes } from "./resolve.js";
+import { escapeCharacter, isBreak, isPrintable } from "../../go/libyaml.js";
 
 /**
  * yaml.v3's Marshal of template values: block style, indent 4 (sequences indented under their
  * key), keys in go-yaml's natural order, scalars styled as libyaml's emitter chooses (plain,
  * single-quoted, double-quoted or literal), no line wrapping.
  */
-
-const isBreak = (cp: number) => cp === 0x0a || cp === 0x0d || cp === 0x85 || cp === 0x2028 || cp === 0x2029;
-const isPrintable = (cp: number) =>
-  cp === 0x0a || (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff);
 
 interface Analysis {
   multiline: boolean;
@@ -101,24 +98,6 @@ function analyze(value: string): Analysis {
 
 type Style = "plain" | "single" | "double" | "literal";
 
-const ESCAPES: Record<number, string> = {
-  0x00: "0",
-  0x07: "a",
-  0x08: "b",
-  0x09: "t",
-  0x0a: "n",
-  0x0b: "v",
-  0x0c: "f",
-  0x0d: "r",
-  0x1b: "e",
-  0x22: '"',
-  0x5c: "\\",
-  0x85: "N",
-  0xa0: "_",
-  0x2028: "L",
-  0x2029: "P",
-};
-
 /** Keys in go-yaml's order (keyList.Less): letters before other runs, digit runs by value. */
 export function yamlKeyLess(a: string, b: string): boolean {
   const ar = [...a];
@@ -160,10 +139,7 @@ export function yamlKeyLess(a: string, b: string): boolean {
 const keyCompare = (a: string, b: string) => (a === b ? 0 : yamlKeyLess(a, b) ? -1 : 1);
 
 /** A node to emit: a scalar (text and requested style) or a collection. */
-type Node =
-  | { kind: "scalar"; text: string; style: Style }
-  | { kind: "map"; entries: [Node, Node][] }
-  | { kind: "seq"; items: Node[] };
+type Node = { kind: "scalar"; text: string; style: Style } | { kind: "map"; entries: [Node, Node][] } | { kind: "seq"; items: Node[] };
 
 function scalarFor(s: string): Node {
   let style: Style;
@@ -201,7 +177,12 @@ function toNode(v: Value): Node {
   if (Array.isArray(v)) return { kind: "seq", items: v.map(toNode) };
   if (isNilCollection(v)) return { kind: "map", entries: [] };
   const m = v as GoMap;
-  return { kind: "map", entries: Object.keys(m).sort(keyCompare).map((k) => [scalarFor(k), toNode(m[k])]) };
+  return {
+    kind: "map",
+    entries: Object.keys(m)
+      .sort(keyCompare)
+      .map((k) => [scalarFor(k), toNode(m[k])]),
+  };
 }
 
 function yamlFloat(f: number, bits: 32 | 64): string {
@@ -376,11 +357,7 @@ class Emitter {
     for (const ch of value) {
       const c = ch.codePointAt(0)!;
       if (!isPrintable(c) || c === 0xfeff || isBreak(c) || ch === '"' || ch === "\\") {
-        const e = ESCAPES[c];
-        if (e !== undefined) out += "\\" + e;
-        else if (c <= 0xff) out += "\\x" + c.toString(16).toUpperCase().padStart(2, "0");
-        else if (c <= 0xffff) out += "\\u" + c.toString(16).toUpperCase().padStart(4, "0");
-        else out += "\\U" + c.toString(16).toUpperCase().padStart(8, "0");
+        out += escapeCharacter(c);
       } else out += ch;
     }
     this.put(out);

@@ -111,4 +111,3 @@ export const dateFuncs = {
   now: fn([], TIME, (_a, ctx) => timeValue(nowInstant(ctx))),
   unixEpoch: fn([TIME], S, ([t]) => String(instantOf(t).sec)),
 };
-

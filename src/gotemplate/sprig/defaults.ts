@@ -58,7 +58,12 @@ export const defaultFuncs = {
   kindOf: fn([A], S, ([v]) => kindOf(v)),
   kindIs: fn([S, A], T.bool, ([k, v]) => k === kindOf(v)),
   deepEqual: fn([A, A], T.bool, ([a, b]) => deepEqual(a ?? null, b ?? null)),
-  fail: fn([S], S, ([msg]) => {
-    throw new GoError(msg as string);
-  }, { error: true }),
+  fail: fn(
+    [S],
+    S,
+    ([msg]) => {
+      throw new GoError(msg as string);
+    },
+    { error: true },
+  ),
 };

@@ -65,7 +65,16 @@ export const dictFuncs = {
   }),
   hasKey: fn([M, S], T.bool, ([d, k]) => Object.hasOwn(asMap(d), k as string)),
   pluck: fn([S], SLICE_ANY, ([k, ...ds]) => ds.filter((d) => Object.hasOwn(asMap(d), k as string)).map((d) => asMap(d)[k as string]), { variadic: M }),
-  keys: fn([], SLICE_STRING, (ds) => typed(ds.flatMap((d) => sortedKeys(asMap(d))), SLICE_STRING), { variadic: M }),
+  keys: fn(
+    [],
+    SLICE_STRING,
+    (ds) =>
+      typed(
+        ds.flatMap((d) => sortedKeys(asMap(d))),
+        SLICE_STRING,
+      ),
+    { variadic: M },
+  ),
   pick: fn(
     [M],
     M,

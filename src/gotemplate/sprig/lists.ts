@@ -19,7 +19,7 @@ function elements(v: Value, verb: string): Value[] {
 const nilList = () => nilOf(LIST);
 
 /** Both forms of a sprig list function: panicking and error-returning behave the same here. */
-function pair<K extends string>(name: K, params: typeof A[], result: typeof A, impl: (args: Value[]) => Value, variadic?: typeof A) {
+function pair<K extends string>(name: K, params: (typeof A)[], result: typeof A, impl: (args: Value[]) => Value, variadic?: typeof A) {
   const must = `must${name[0].toUpperCase()}${name.slice(1)}`;
   return {
     [name]: fn(params, result, impl, { variadic }),
@@ -91,13 +91,7 @@ export const listFuncs: Record<string, ReturnType<typeof fn>> = {
     for (const x of elements(l, "Cannot find uniq on type")) if (!out.some((y) => deepEqual(x, y))) out.push(x);
     return out;
   }),
-  ...pair(
-    "without",
-    [A],
-    LIST,
-    ([l, ...omit]) => elements(l, "Cannot find without on type").filter((x) => !omit.some((o) => deepEqual(x, o))),
-    A,
-  ),
+  ...pair("without", [A], LIST, ([l, ...omit]) => elements(l, "Cannot find without on type").filter((x) => !omit.some((o) => deepEqual(x, o))), A),
   ...pair("has", [A, A], T.bool, ([needle, hay]) => {
     if (hay === null || hay === undefined) return false;
     return elements(hay, "Cannot find has on type").some((x) => deepEqual(needle, x));

@@ -93,13 +93,18 @@ export const numericFuncs = {
   add1f: fn([A], F64, ([v]) => decimalOp("add", toFloat64(v), [1])),
   addf: fn([], F64, (vs) => decimalOp("add", 0, vs.map(toFloat64)), { variadic: A }),
   subf: fn([A], F64, ([a, ...vs]) => decimalOp("sub", toFloat64(a), vs.map(toFloat64)), { variadic: A }),
-  divf: fn([A], F64, ([a, ...vs]) => {
-    try {
-      return decimalOp("div", toFloat64(a), vs.map(toFloat64));
-    } catch (err) {
-      throw new GoError((err as Error).message);
-    }
-  }, { variadic: A }),
+  divf: fn(
+    [A],
+    F64,
+    ([a, ...vs]) => {
+      try {
+        return decimalOp("div", toFloat64(a), vs.map(toFloat64));
+      } catch (err) {
+        throw new GoError((err as Error).message);
+      }
+    },
+    { variadic: A },
+  ),
   mulf: fn([A], F64, ([a, ...vs]) => decimalOp("mul", toFloat64(a), vs.map(toFloat64)), { variadic: A }),
   biggest: fn([A], I64, ([a, ...vs]) => vs.reduce<number>((m, v) => Math.max(m, toInt64(v)), toInt64(a)), { variadic: A }),
   max: fn([A], I64, ([a, ...vs]) => vs.reduce<number>((m, v) => Math.max(m, toInt64(v)), toInt64(a)), { variadic: A }),

@@ -42,9 +42,14 @@ export const randomFuncs = {
   randAlpha: fn([T.int], S, ([c], ctx) => randomString(n(c), LETTERS, ctx)),
   randAscii: fn([T.int], S, ([c], ctx) => randomString(n(c), ASCII, ctx)),
   randNumeric: fn([T.int], S, ([c], ctx) => randomString(n(c), DIGITS, ctx)),
-  randBytes: fn([T.int], S, ([c], ctx) => {
-    if (n(c) < 0) throw new GoError("runtime error: makeslice: len out of range");
-    return randomBytes(n(c), ctx).toString("base64");
-  }, { error: true }),
+  randBytes: fn(
+    [T.int],
+    S,
+    ([c], ctx) => {
+      if (n(c) < 0) throw new GoError("runtime error: makeslice: len out of range");
+      return randomBytes(n(c), ctx).toString("base64");
+    },
+    { error: true },
+  ),
   uuidv4: fn([], S, (_args, ctx) => uuidv4(ctx)),
 };

@@ -6,7 +6,15 @@ import { fn } from "./cast.js";
 
 const VERSION: GoType = { name: "semver.Version", kind: "struct", fields: [], stringer: (v) => versionString(inner(v)) };
 const methods: Record<string, (recv: GoStruct) => GoFunc> = {};
-const PTR: GoType = { name: "*semver.Version", kind: "ptr", elem: VERSION, fields: [], methods, stringer: (v) => versionString(inner(v)), json: (v) => versionString(inner(v)) };
+const PTR: GoType = {
+  name: "*semver.Version",
+  kind: "ptr",
+  elem: VERSION,
+  fields: [],
+  methods,
+  stringer: (v) => versionString(inner(v)),
+  json: (v) => versionString(inner(v)),
+};
 Object.assign(VERSION, { methods });
 
 const store = new WeakMap<GoStruct, Version>();

@@ -387,9 +387,36 @@ export const stringFuncs = {
   contains: fn([S, S], T.bool, ([sub, s]) => (s as string).includes(sub as string)),
   hasPrefix: fn([S, S], T.bool, ([p, s]) => (s as string).startsWith(p as string)),
   hasSuffix: fn([S, S], T.bool, ([p, s]) => (s as string).endsWith(p as string)),
-  quote: fn([], S, (args) => args.filter((a) => a !== null && a !== undefined).map((a) => quoteGo(strval(a))).join(" "), { variadic: A }),
-  squote: fn([], S, (args) => args.filter((a) => a !== null && a !== undefined).map((a) => `'${formatValue(a)}'`).join(" "), { variadic: A }),
-  cat: fn([], S, (args) => args.filter((a) => a !== null && a !== undefined).map((a) => formatValue(a)).join(" "), { variadic: A }),
+  quote: fn(
+    [],
+    S,
+    (args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map((a) => quoteGo(strval(a)))
+        .join(" "),
+    { variadic: A },
+  ),
+  squote: fn(
+    [],
+    S,
+    (args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map((a) => `'${formatValue(a)}'`)
+        .join(" "),
+    { variadic: A },
+  ),
+  cat: fn(
+    [],
+    S,
+    (args) =>
+      args
+        .filter((a) => a !== null && a !== undefined)
+        .map((a) => formatValue(a))
+        .join(" "),
+    { variadic: A },
+  ),
   indent: fn([I, S], S, ([c, v]) => {
     const pad = repeat(" ", n(c));
     return pad + replaceAll(v as string, "\n", "\n" + pad);
@@ -416,4 +443,3 @@ export const stringFuncs = {
     return typed([strval(v === undefined ? null : v)], SLICE_STRING);
   }),
 };
-

@@ -56,11 +56,17 @@ export function applyReplacements(input: ResourceList, tag?: string): BuiltinOut
   const lenient = skipsMissingTargets(tag);
   const list = deepCopy(input);
   const results = [...(list.results ?? [])];
-  const fail = (message: string): BuiltinOutcome => ({ list: { ...list, items: sdkSort(list.items), results: [...results, { severity: "error", message }] }, ok: false, stderr: SDK_FAILURE });
+  const fail = (message: string): BuiltinOutcome => ({
+    list: { ...list, items: sdkSort(list.items), results: [...results, { severity: "error", message }] },
+    ok: false,
+    stderr: SDK_FAILURE,
+  });
   const fc = list.functionConfig;
   if (!fc || Object.keys(fc).length === 0) return fail("FunctionConfig is missing. Expect `ApplyReplacements`");
   if (fc.kind !== "ApplyReplacements" || fc.apiVersion !== "fn.kpt.dev/v1alpha1") {
-    return fail(`received functionConfig of kind ${String(fc.kind ?? "")} and apiVersion ${String(fc.apiVersion ?? "")}, only functionConfig of kind ApplyReplacements and apiVersion fn.kpt.dev/v1alpha1 is supported`);
+    return fail(
+      `received functionConfig of kind ${String(fc.kind ?? "")} and apiVersion ${String(fc.apiVersion ?? "")}, only functionConfig of kind ApplyReplacements and apiVersion fn.kpt.dev/v1alpha1 is supported`,
+    );
   }
   let replacements: Replacement[];
   try {
@@ -184,7 +190,8 @@ function sourceValue(items: JsonObject[], source: NonNullable<Replacement["sourc
   if (!options || options.delimiter === "") return deepCopy(value);
   if (isObject(value) || Array.isArray(value)) throw new ReplacementError("delimiter option can only be used with scalar nodes");
   const parts = text(value).split(options.delimiter);
-  if (options.index >= parts.length || options.index < 0) throw new ReplacementError(`options.index ${options.index} is out of bounds for value ${text(value)}`);
+  if (options.index >= parts.length || options.index < 0)
+    throw new ReplacementError(`options.index ${options.index} is out of bounds for value ${text(value)}`);
   return parts[options.index];
 }
 

@@ -78,7 +78,10 @@ export function lookup(root: unknown, path: string[]): unknown {
     } else if (isListIndex(raw)) {
       const [name, value] = splitIndexNameValue(raw);
       if (!Array.isArray(match)) throw new PathError(`wrong node kind: expected SequenceNode`);
-      match = name === "" ? match.find((e) => !isObject(e) && !Array.isArray(e) && scalarText(e) === value) : match.find((e) => isObject(e) && scalarText(e[name]) === value && !isObject(e[name]));
+      match =
+        name === ""
+          ? match.find((e) => !isObject(e) && !Array.isArray(e) && scalarText(e) === value)
+          : match.find((e) => isObject(e) && scalarText(e[name]) === value && !isObject(e[name]));
     } else {
       if (!isObject(match)) return undefined;
       match = match[raw];

@@ -169,7 +169,7 @@ function splitPath(path: string): string[] {
 
 /** kyaml framework's Results.Sort: by file (path, index), severity, then field path and message. */
 function sortResults(results: KrmResult[]): KrmResult[] {
-  const rank = (r: KrmResult) => ({ error: 0, warning: 1, info: 2 } as Record<string, number>)[r.severity ?? ""] ?? 3;
+  const rank = (r: KrmResult) => (({ error: 0, warning: 1, info: 2 }) as Record<string, number>)[r.severity ?? ""] ?? 3;
   const text = (r: KrmResult) => `field:${r.field?.path ?? ""},message:${r.message}`;
   return results
     .map((r, i) => ({ r, i }))

@@ -110,10 +110,12 @@ function configure(o: JsonObject): Record<string, string> | string {
   if (group === "fn.kpt.dev" && kind === "SetLabels") {
     const labels = o.labels;
     if (labels === undefined || labels === null) return {};
-    if (!isObject(labels)) return `unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal ${jsonTypeName(labels)} into Go struct field SetLabels.labels of type map[string]string`;
+    if (!isObject(labels))
+      return `unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal ${jsonTypeName(labels)} into Go struct field SetLabels.labels of type map[string]string`;
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(labels)) {
-      if (typeof v !== "string") return `unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal ${jsonTypeName(v)} into Go struct field SetLabels.labels of type string`;
+      if (typeof v !== "string")
+        return `unable to convert object to *setlabels.SetLabels with error: json: cannot unmarshal ${jsonTypeName(v)} into Go struct field SetLabels.labels of type string`;
       out[k] = v;
     }
     return out;

@@ -82,7 +82,9 @@ function configure(o: JsonObject): { namespace: string; matcher: string } {
     if (str(o.namespace) === "") throw new ConfigError("`namespace` should not be empty");
     return { namespace: str(o.namespace), matcher: str(o.namespaceMatcher) };
   }
-  throw new ConfigError(`unknown functionConfig Kind=${str(o.kind)} ApiVersion=${str(o.apiVersion)}, expect \`ConfigMap.v1\` or \`SetNamespace.v1alpha1.fn.kpt.dev\``);
+  throw new ConfigError(
+    `unknown functionConfig Kind=${str(o.kind)} ApiVersion=${str(o.apiVersion)}, expect \`ConfigMap.v1\` or \`SetNamespace.v1alpha1.fn.kpt.dev\``,
+  );
 }
 
 /** The SDK's ConfigObjectResult: the config's reference and file (index -1 when it has none). */
@@ -115,7 +117,12 @@ function transform(items: JsonObject[], config: { namespace: string; matcher: st
       const origin = originId(o);
       if (isClusterScoped(o)) continue;
       if (origin.namespace === UNKNOWN_NAMESPACE) {
-        return [{ severity: "error", message: `${shortString(o)} is namespace-scoped, but has cluster-scoped or unknown scoepd origin ${origin.group}|${origin.kind}|${origin.namespace}|${origin.name}` }];
+        return [
+          {
+            severity: "error",
+            message: `${shortString(o)} is namespace-scoped, but has cluster-scoped or unknown scoepd origin ${origin.group}|${origin.kind}|${origin.namespace}|${origin.name}`,
+          },
+        ];
       }
       origins.add(origin.namespace);
     } else {
@@ -155,7 +162,11 @@ function transform(items: JsonObject[], config: { namespace: string; matcher: st
       const meta = metadata(o);
       meta.name = visit(originId(o).name, str(meta.name), shortString(o));
     } else if (isGvk(o, "apiextensions.k8s.io", "v1", "CustomResourceDefinition")) {
-      setPath(o, ["spec", "conversion", "webhook", "clientConfig", "service", "namespace"], visit("", getString(o, ["spec", "conversion", "webhook", "clientConfig", "service", "namespace"])));
+      setPath(
+        o,
+        ["spec", "conversion", "webhook", "clientConfig", "service", "namespace"],
+        visit("", getString(o, ["spec", "conversion", "webhook", "clientConfig", "service", "namespace"])),
+      );
     } else if (isGvk(o, "apiregistration.k8s.io", "v1", "APIService")) {
       setPath(o, ["spec", "service", "namespace"], visit("", getString(o, ["spec", "service", "namespace"])));
     } else if (o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding") {
@@ -190,7 +201,10 @@ function transform(items: JsonObject[], config: { namespace: string; matcher: st
   results.push(
     annotationCount === 0
       ? { severity: "info", message: "all `depends-on` annotations are up-to-date. no `namespace` changed" }
-      : { severity: "info", message: `\`depends-on\` annotation namespace [${[...oldAnnotationNamespaces].sort().join(" ")}] updated to "${newNs}", ${annotationCount} value(s) changed` },
+      : {
+          severity: "info",
+          message: `\`depends-on\` annotation namespace [${[...oldAnnotationNamespaces].sort().join(" ")}] updated to "${newNs}", ${annotationCount} value(s) changed`,
+        },
   );
   return results;
 }
@@ -222,14 +236,43 @@ function isClusterScoped(o: JsonObject): boolean {
 }
 
 const KNOWN_NAMESPACED = new Set([
-  "apps/ControllerRevision", "apps/DaemonSet", "apps/Deployment", "apps/ReplicaSet", "apps/StatefulSet",
-  "autoscaling/HorizontalPodAutoscaler", "autoscaling/Scale", "batch/CronJob", "batch/Job",
-  "coordination.k8s.io/Lease", "discovery.k8s.io/EndpointSlice", "events.k8s.io/Event", "extensions/Ingress",
-  "networking.k8s.io/Ingress", "networking.k8s.io/NetworkPolicy", "policy/PodDisruptionBudget",
-  "rbac.authorization.k8s.io/Role", "rbac.authorization.k8s.io/RoleBinding", "storage.k8s.io/CSIStorageCapacity",
-  "/ConfigMap", "/Endpoints", "/Event", "/LimitRange", "/PersistentVolumeClaim", "/Pod", "/PodAttachOptions",
-  "/PodExecOptions", "/PodPortForwardOptions", "/PodProxyOptions", "/PodTemplate", "/ReplicationController",
-  "/ResourceQuota", "/Secret", "/Service", "/ServiceAccount", "/ServiceProxyOptions", "/Binding",
+  "apps/ControllerRevision",
+  "apps/DaemonSet",
+  "apps/Deployment",
+  "apps/ReplicaSet",
+  "apps/StatefulSet",
+  "autoscaling/HorizontalPodAutoscaler",
+  "autoscaling/Scale",
+  "batch/CronJob",
+  "batch/Job",
+  "coordination.k8s.io/Lease",
+  "discovery.k8s.io/EndpointSlice",
+  "events.k8s.io/Event",
+  "extensions/Ingress",
+  "networking.k8s.io/Ingress",
+  "networking.k8s.io/NetworkPolicy",
+  "policy/PodDisruptionBudget",
+  "rbac.authorization.k8s.io/Role",
+  "rbac.authorization.k8s.io/RoleBinding",
+  "storage.k8s.io/CSIStorageCapacity",
+  "/ConfigMap",
+  "/Endpoints",
+  "/Event",
+  "/LimitRange",
+  "/PersistentVolumeClaim",
+  "/Pod",
+  "/PodAttachOptions",
+  "/PodExecOptions",
+  "/PodPortForwardOptions",
+  "/PodProxyOptions",
+  "/PodTemplate",
+  "/ReplicationController",
+  "/ResourceQuota",
+  "/Secret",
+  "/Service",
+  "/ServiceAccount",
+  "/ServiceProxyOptions",
+  "/Binding",
 ]);
 
 interface Id {

@@ -67,17 +67,25 @@ export function compileSpec(spec: Raw, flavor: Flavor, base: string, problems: S
   return {
     flavor,
     failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail",
-    matchConditions: list("matchConditions").map((m, i) => ({ name: String(m.name ?? i), ...compile(m.expression, `${base}/matchConditions/${i}/expression`) })),
+    matchConditions: list("matchConditions").map((m, i) => ({
+      name: String(m.name ?? i),
+      ...compile(m.expression, `${base}/matchConditions/${i}/expression`),
+    })),
     variables: list("variables").map((v, i) => ({ name: String(v.name ?? ""), ...compile(v.expression, `${base}/variables/${i}/expression`) })),
     validations: list(validationsKey).map((v, index) => ({
       index,
       ...compile(v.expression, `${base}/${validationsKey}/${index}/expression`),
       ...(typeof v.message === "string" ? { message: v.message } : {}),
-      ...(typeof v.messageExpression === "string" ? { messageExpression: compile(v.messageExpression, `${base}/${validationsKey}/${index}/messageExpression`) } : {}),
+      ...(typeof v.messageExpression === "string"
+        ? { messageExpression: compile(v.messageExpression, `${base}/${validationsKey}/${index}/messageExpression`) }
+        : {}),
       ...(typeof v.reason === "string" ? { reason: v.reason } : {}),
       ...(typeof v.fieldPath === "string" ? { fieldPath: v.fieldPath } : {}),
     })),
-    auditAnnotations: list("auditAnnotations").map((x, i) => ({ name: String(x.key ?? i), ...compile(x.valueExpression, `${base}/auditAnnotations/${i}/valueExpression`) })),
+    auditAnnotations: list("auditAnnotations").map((x, i) => ({
+      name: String(x.key ?? i),
+      ...compile(x.valueExpression, `${base}/auditAnnotations/${i}/valueExpression`),
+    })),
   };
 }
 
@@ -158,7 +166,12 @@ export function evaluateSpec(spec: CelSpec, base: Activation): SpecOutcome {
       run(x, act);
     } catch (err) {
       if (specialOutcome(err)) continue;
-      validations.push({ index: spec.validations.length, outcome: "error", message: `expression '${x.text}' resulted in error: ${errorText(err)}`, at: x.pointer });
+      validations.push({
+        index: spec.validations.length,
+        outcome: "error",
+        message: `expression '${x.text}' resulted in error: ${errorText(err)}`,
+        at: x.pointer,
+      });
     }
   }
   return { kind: "evaluated", validations };
@@ -174,8 +187,20 @@ function evaluateValidation(spec: CelSpec, v: CompiledValidation, act: Activatio
     return { index: v.index, outcome: "error", message: `expression '${v.text}' resulted in error: ${errorText(err)}`, at: v.pointer };
   }
   if (result === true) return { index: v.index, outcome: "pass" };
-  if (result !== false) return { index: v.index, outcome: "error", message: `expression '${v.text}' resulted in error: validation expression must evaluate to a bool, got ${typeof result}`, at: v.pointer };
-  return { index: v.index, outcome: "fail", message: messageOf(spec, v, act), ...(v.reason ? { reason: v.reason } : {}), ...(v.fieldPath ? { fieldPath: v.fieldPath } : {}) };
+  if (result !== false)
+    return {
+      index: v.index,
+      outcome: "error",
+      message: `expression '${v.text}' resulted in error: validation expression must evaluate to a bool, got ${typeof result}`,
+      at: v.pointer,
+    };
+  return {
+    index: v.index,
+    outcome: "fail",
+    message: messageOf(spec, v, act),
+    ...(v.reason ? { reason: v.reason } : {}),
+    ...(v.fieldPath ? { fieldPath: v.fieldPath } : {}),
+  };
 }
 
 function messageOf(spec: CelSpec, v: CompiledValidation, act: Activation): string {

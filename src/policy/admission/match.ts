@@ -83,7 +83,9 @@ export function ruleMatches(r: NamedRule, a: Admission, equivalent: boolean): bo
 /** Whether some rule of `m` names the admission's group and resource (operations, versions, names, scope and selectors aside). */
 export function mayMatchResources(m: MatchResources | undefined | null, a: Admission): boolean {
   if (!m) return false;
-  return (m.resourceRules ?? []).some((r) => oneOf(r.apiGroups, a.group) && resourceMatches(r.resources ?? [], a.resource.resource, a.target.subResource ?? ""));
+  return (m.resourceRules ?? []).some(
+    (r) => oneOf(r.apiGroups, a.group) && resourceMatches(r.resources ?? [], a.resource.resource, a.target.subResource ?? ""),
+  );
 }
 
 function oneOf(list: string[] | undefined, value: string): boolean {

@@ -20,16 +20,24 @@ export function paramsFor(paramKind: { apiVersion?: string; kind?: string } | un
   if (!ref) return { params: [null] };
   const group = groupOf(paramKind.apiVersion ?? "");
   const candidates = ctx.objectsOfKind(group, paramKind.kind);
-  const scope = resolveResource(ctx.resourceFor, { apiVersion: paramKind.apiVersion ?? "", kind: paramKind.kind, metadata: { namespace: candidates.some((c) => namespaceOf(c)) ? "x" : undefined } });
+  const scope = resolveResource(ctx.resourceFor, {
+    apiVersion: paramKind.apiVersion ?? "",
+    kind: paramKind.kind,
+    metadata: { namespace: candidates.some((c) => namespaceOf(c)) ? "x" : undefined },
+  });
   let namespace = ref.namespace ?? "";
   if (!namespace && scope.namespaced) {
     if (!a.namespace) return { error: "cannot use a namespaced paramRef in a policy binding that matches a cluster-scoped resource" };
     namespace = a.namespace;
   }
   const inScope = candidates.filter((c) => (scope.namespaced ? (namespaceOf(c) || "default") === namespace : true));
-  const found = ref.name !== undefined && ref.name !== "" ? inScope.filter((c) => nameOf(c) === ref.name) : inScope.filter((c) => matchesSelector(ref.selector ?? {}, labelsOf(c)));
+  const found =
+    ref.name !== undefined && ref.name !== ""
+      ? inScope.filter((c) => nameOf(c) === ref.name)
+      : inScope.filter((c) => matchesSelector(ref.selector ?? {}, labelsOf(c)));
   if (found.length > 0) return { params: found };
-  if (ref.parameterNotFoundAction === "Deny") return { deny: "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" };
+  if (ref.parameterNotFoundAction === "Deny")
+    return { deny: "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction" };
   return { skip: true };
 }
 

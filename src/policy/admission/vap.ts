@@ -37,7 +37,9 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
   }
 
   note(): string | undefined {
-    return this.bindings.length === 0 ? "no binding in the repository: evaluated as if bound with validationActions Warn and no params (the binding may be in the cluster)" : undefined;
+    return this.bindings.length === 0
+      ? "no binding in the repository: evaluated as if bound with validationActions Warn and no params (the binding may be in the cluster)"
+      : undefined;
   }
 
   mayMatch(a: Admission): boolean {
@@ -47,7 +49,8 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
   evaluate(a: Admission, ctx: EvalContext): readonly Verdict[] {
     if (a.group === "admissionregistration.k8s.io" && EXEMPT.has(a.kind)) return NO_VERDICTS;
     const matched = matchResources(this.matchConstraints, a, true);
-    if ("unknown" in matched) return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
+    if ("unknown" in matched)
+      return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
     if (!matched.matched) return NO_VERDICTS;
     // A policy without a binding is evaluated as `kyverno apply` does: as if bound with Deny and no params.
     if (this.bindings.length === 0) return this.evaluateBinding(this.unbound, a, ctx);
@@ -59,7 +62,8 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
   private evaluateBinding(b: Binding, a: Admission, ctx: EvalContext): readonly Verdict[] {
     const matched = matchResources(b.matchResources, a, false);
     const binding = b.name || undefined;
-    if ("unknown" in matched) return [{ outcome: "not-evaluated", binding, severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
+    if ("unknown" in matched)
+      return [{ outcome: "not-evaluated", binding, severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
     if (!matched.matched) return NO_VERDICTS;
     const severity = severityOfActions(b.validationActions);
     const params = paramsFor(this.paramKind, b.paramRef, a, ctx);
@@ -76,7 +80,15 @@ export class ValidatingAdmissionPolicy implements LoadedPolicy {
 
 /** An evaluation error: denies under failurePolicy Fail, is only noted under Ignore. */
 function failure(spec: CelSpec, binding: string | undefined, severity: Severity, message: string, part?: string, pointer?: string): Verdict {
-  return { outcome: "error", binding, part, severity: spec.failurePolicy === "Fail" ? severity : "info", message, atPolicy: true, ...(pointer ? { pointer } : {}) };
+  return {
+    outcome: "error",
+    binding,
+    part,
+    severity: spec.failurePolicy === "Fail" ? severity : "info",
+    message,
+    atPolicy: true,
+    ...(pointer ? { pointer } : {}),
+  };
 }
 
 export function verdictsOf(spec: CelSpec, outcome: SpecOutcome, severity: Severity, binding?: string): Verdict[] {
@@ -95,11 +107,27 @@ export function verdictsOf(spec: CelSpec, outcome: SpecOutcome, severity: Severi
       case "pass":
         return { outcome: "pass", part, binding, severity };
       case "fail":
-        return { outcome: "fail", part, binding, severity, message: v.message, pointer: fieldPathPointer(v.fieldPath), ...(v.reason ? { reason: v.reason } : {}) };
+        return {
+          outcome: "fail",
+          part,
+          binding,
+          severity,
+          message: v.message,
+          pointer: fieldPathPointer(v.fieldPath),
+          ...(v.reason ? { reason: v.reason } : {}),
+        };
       case "error":
         return failure(spec, binding, severity, v.message, part, v.at);
       default:
-        return { outcome: "not-evaluated", part, binding, severity: v.overBudget ? "warning" : "info", message: v.message, atPolicy: true, ...(v.at ? { pointer: v.at } : {}) };
+        return {
+          outcome: "not-evaluated",
+          part,
+          binding,
+          severity: v.overBudget ? "warning" : "info",
+          message: v.message,
+          atPolicy: true,
+          ...(v.at ? { pointer: v.at } : {}),
+        };
     }
   });
 }

@@ -36,7 +36,8 @@ export class ValidatingPolicy implements LoadedPolicy {
     const candidates = [{ match: spec.matchConstraints as MatchResources | undefined, spec: this.spec }, ...this.autogen];
     for (const c of candidates) {
       const matched = matchResources(c.match, a, true);
-      if ("unknown" in matched) return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
+      if ("unknown" in matched)
+        return [{ outcome: "not-evaluated", severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${matched.unknown}` }];
       if (matched.matched) return verdictsOf(c.spec, evaluateSpec(c.spec, activation(a, null)), severity);
     }
     return NO_VERDICTS;
@@ -74,11 +75,19 @@ function autogenSpecs(raw: JsonObject): { match: MatchResources; spec: CelSpec }
     const targets = controllers.filter((c) => !!CONTROLLERS[c]!.cronjob === cronjob).map((c) => CONTROLLERS[c]!);
     if (targets.length === 0) continue;
     const operations = match!.resourceRules![0]!.operations;
-    const rules: NamedRule[] = targets.map((t) => ({ apiGroups: [t.group], apiVersions: ["v1"], resources: [t.resource], ...(operations ? { operations } : {}) }));
+    const rules: NamedRule[] = targets.map((t) => ({
+      apiGroups: [t.group],
+      apiVersions: ["v1"],
+      resources: [t.resource],
+      ...(operations ? { operations } : {}),
+    }));
     const template = cronjob ? "spec.jobTemplate.spec.template" : "spec.template";
     const rewritten = JSON.parse(rewriteForTemplate(JSON.stringify(raw), template)) as JsonObject;
     const ignored: SpecProblem[] = []; // the policy's own compilation reports them
-    out.push({ match: { resourceRules: rules, namespaceSelector: match!.namespaceSelector ?? null }, spec: compileSpec(rewritten, "kyverno", "/spec", ignored) });
+    out.push({
+      match: { resourceRules: rules, namespaceSelector: match!.namespaceSelector ?? null },
+      spec: compileSpec(rewritten, "kyverno", "/spec", ignored),
+    });
   }
   return out;
 }

@@ -70,8 +70,18 @@ function wrap(pattern: unknown, key: string): unknown {
 function rewrite(rule: Rule, to: string, cel: boolean): Rule {
   const text = JSON.stringify(rule);
   const pairs: [string, string][] = cel
-    ? [["object.spec", `object.${to}.spec`], ["oldObject.spec", `oldObject.${to}.spec`], ["object.metadata", `object.${to}.metadata`], ["oldObject.metadata", `oldObject.${to}.metadata`]]
-    : [["request.object.spec", `request.object.${to}.spec`], ["request.oldObject.spec", `request.oldObject.${to}.spec`], ["request.object.metadata", `request.object.${to}.metadata`], ["request.oldObject.metadata", `request.oldObject.${to}.metadata`]];
+    ? [
+        ["object.spec", `object.${to}.spec`],
+        ["oldObject.spec", `oldObject.${to}.spec`],
+        ["object.metadata", `object.${to}.metadata`],
+        ["oldObject.metadata", `oldObject.${to}.metadata`],
+      ]
+    : [
+        ["request.object.spec", `request.object.${to}.spec`],
+        ["request.oldObject.spec", `request.oldObject.${to}.spec`],
+        ["request.object.metadata", `request.object.${to}.metadata`],
+        ["request.oldObject.metadata", `request.oldObject.${to}.metadata`],
+      ];
   return JSON.parse(pairs.reduce((t, [a, b]) => t.split(a).join(b), text)) as Rule;
 }
 

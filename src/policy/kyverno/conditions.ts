@@ -17,7 +17,26 @@ export interface Condition {
 
 type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
 
-export const OPERATORS = new Set(["equal", "equals", "notequal", "notequals", "in", "anyin", "allin", "notin", "anynotin", "allnotin", "greaterthanorequals", "greaterthan", "lessthanorequals", "lessthan", "durationgreaterthanorequals", "durationgreaterthan", "durationlessthanorequals", "durationlessthan"]);
+export const OPERATORS = new Set([
+  "equal",
+  "equals",
+  "notequal",
+  "notequals",
+  "in",
+  "anyin",
+  "allin",
+  "notin",
+  "anynotin",
+  "allnotin",
+  "greaterthanorequals",
+  "greaterthan",
+  "lessthanorequals",
+  "lessthan",
+  "durationgreaterthanorequals",
+  "durationgreaterthan",
+  "durationlessthanorequals",
+  "durationlessthan",
+]);
 
 /** The operators a conditions block names that Kyverno does not know (checked when the policy loads). */
 export function unknownOperators(conditions: unknown): string[] {
@@ -175,7 +194,12 @@ function notEquals(key: unknown, value: unknown): boolean {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -269,7 +293,8 @@ function setOp(key: unknown, value: unknown, op: "anyin" | "allin" | "anynotin" 
 
 function numeric(op: string, key: unknown, value: unknown): boolean {
   const cmp = (a: number, b: number) => (op === "greaterthan" ? a > b : op === "greaterthanorequals" ? a >= b : op === "lessthan" ? a < b : a <= b);
-  const num = (v: unknown): number | undefined => (typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined);
+  const num = (v: unknown): number | undefined =>
+    typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined;
   if (typeof key === "number") {
     const d = durations(key, value);
     if (d) return cmp(d[0], d[1]);

@@ -16,7 +16,11 @@ export function baseScope(a: Admission): VariableScope {
     return {
       ...requestOf(a),
       // Go's UserInfo leaves empty fields out of its JSON.
-      userInfo: Object.fromEntries(Object.entries({ username: user.username, uid: user.uid, groups: user.groups, extra: user.extra }).filter(([, v]) => v !== undefined && v !== "" && !(Array.isArray(v) && v.length === 0))),
+      userInfo: Object.fromEntries(
+        Object.entries({ username: user.username, uid: user.uid, groups: user.groups, extra: user.extra }).filter(
+          ([, v]) => v !== undefined && v !== "" && !(Array.isArray(v) && v.length === 0),
+        ),
+      ),
       object: a.operation === "DELETE" ? null : t.object,
       oldObject: t.oldObject ?? null,
       roles: t.userInfo?.roles ?? [],

@@ -3,6 +3,7 @@ import semver from "semver";
 import YAML from "yaml";
 import { compileRe2 } from "../../go/re2.js";
 import { parseDuration } from "./go-values.js";
+import { formatDuration } from "../../go/duration.js";
 import { formatQuantity, fromNumber, parseQuantity, Quantity, scale } from "../../cel/quantity.js";
 import { wildcardMatch } from "./wildcard.js";
 
@@ -18,7 +19,6 @@ export class NotFound extends Error {}
 const S = [TYPE_STRING];
 const N = [TYPE_NUMBER];
 const A = [TYPE_ANY];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Fn = (args: any) => unknown;
 const reg = (name: string, fn: Fn, signature: { types: number[]; optional?: boolean; variadic?: boolean }[]) =>
   registerFunction(name, fn as never, signature as never, { override: true });
@@ -38,16 +38,31 @@ function registerKyvernoFunctions(): void {
   reg("trim", ([s, cut]: [string, string]) => trimSet(s, cut), [{ types: S }, { types: S }]);
   reg("trim_prefix", ([s, p]: [string, string]) => (s.startsWith(p) ? s.slice(p.length) : s), [{ types: S }, { types: S }]);
   reg("split", ([s, sep]: [string, string]) => s.split(sep), [{ types: S }, { types: S }]);
-  reg("regex_replace_all", ([re, src, repl]: [string, unknown, unknown]) => compileRe2(re).matcher(asText(src)).replaceAll(asText(repl)), [{ types: S }, { types: [TYPE_STRING, TYPE_NUMBER] }, { types: [TYPE_STRING, TYPE_NUMBER] }]);
-  reg("regex_replace_all_literal", ([re, src, repl]: [string, unknown, unknown]) => compileRe2(re).matcher(asText(src)).replaceAll(asText(repl).replace(/\$/g, "\\$")), [{ types: S }, { types: [TYPE_STRING, TYPE_NUMBER] }, { types: [TYPE_STRING, TYPE_NUMBER] }]);
+  reg("regex_replace_all", ([re, src, repl]: [string, unknown, unknown]) => compileRe2(re).matcher(asText(src)).replaceAll(asText(repl)), [
+    { types: S },
+    { types: [TYPE_STRING, TYPE_NUMBER] },
+    { types: [TYPE_STRING, TYPE_NUMBER] },
+  ]);
+  reg(
+    "regex_replace_all_literal",
+    ([re, src, repl]: [string, unknown, unknown]) => compileRe2(re).matcher(asText(src)).replaceAll(asText(repl).replace(/\$/g, "\\$")),
+    [{ types: S }, { types: [TYPE_STRING, TYPE_NUMBER] }, { types: [TYPE_STRING, TYPE_NUMBER] }],
+  );
   reg("regex_match", ([re, src]: [string, unknown]) => compileRe2(re).matcher(asText(src)).find(), [{ types: S }, { types: [TYPE_STRING, TYPE_NUMBER] }]);
   reg("pattern_match", ([p, src]: [string, unknown]) => wildcardMatch(p, asText(src)), [{ types: S }, { types: [TYPE_STRING, TYPE_NUMBER] }]);
-  reg("label_match", ([sel, labels]: [Record<string, string>, Record<string, unknown>]) => Object.entries(sel).every(([k, v]) => labels[k] === v), [{ types: [TYPE_OBJECT] }, { types: [TYPE_OBJECT] }]);
-  reg("to_boolean", ([s]: [string]) => {
-    const v = s.toLowerCase();
-    if (v !== "true" && v !== "false") throw new Error(`JMESPath function 'to_boolean': lowercase argument must be 'true' or 'false' (provided: '${s}')`);
-    return v === "true";
-  }, [{ types: S }]);
+  reg("label_match", ([sel, labels]: [Record<string, string>, Record<string, unknown>]) => Object.entries(sel).every(([k, v]) => labels[k] === v), [
+    { types: [TYPE_OBJECT] },
+    { types: [TYPE_OBJECT] },
+  ]);
+  reg(
+    "to_boolean",
+    ([s]: [string]) => {
+      const v = s.toLowerCase();
+      if (v !== "true" && v !== "false") throw new Error(`JMESPath function 'to_boolean': lowercase argument must be 'true' or 'false' (provided: '${s}')`);
+      return v === "true";
+    },
+    [{ types: S }],
+  );
   reg("add", ([a, b]: [unknown, unknown]) => arithmetic(a, b, "add"), [{ types: A }, { types: A }]);
   reg("subtract", ([a, b]: [unknown, unknown]) => arithmetic(a, b, "subtract"), [{ types: A }, { types: A }]);
   reg("multiply", ([a, b]: [unknown, unknown]) => arithmetic(a, b, "multiply"), [{ types: A }, { types: A }]);
@@ -58,23 +73,45 @@ function registerKyvernoFunctions(): void {
   reg("base64_encode", ([s]: [string]) => Buffer.from(s, "utf8").toString("base64"), [{ types: S }]);
   reg("path_canonicalize", ([s]: [string]) => canonicalPath(s), [{ types: S }]);
   reg("truncate", ([s, n]: [string, number]) => [...s].slice(0, Math.max(0, Math.trunc(n))).join(""), [{ types: S }, { types: N }]);
-  reg("semver_compare", ([v, range]: [string, string]) => {
-    const version = semver.coerce(v, { loose: true }) ?? semver.parse(v);
-    if (!version) throw new Error(`JMESPath function 'semver_compare': invalid version ${JSON.stringify(v)}`);
-    return semver.satisfies(version, range.replace(/,/g, " "), { loose: true });
-  }, [{ types: S }, { types: S }]);
+  reg(
+    "semver_compare",
+    ([v, range]: [string, string]) => {
+      const version = semver.coerce(v, { loose: true }) ?? semver.parse(v);
+      if (!version) throw new Error(`JMESPath function 'semver_compare': invalid version ${JSON.stringify(v)}`);
+      return semver.satisfies(version, range.replace(/,/g, " "), { loose: true });
+    },
+    [{ types: S }, { types: S }],
+  );
   reg("parse_json", ([s]: [string]) => JSON.parse(s), [{ types: S }]);
   reg("parse_yaml", ([s]: [string]) => YAML.parse(s, { maxAliasCount: 100 }), [{ types: S }]);
-  reg("lookup", ([o, k]: [unknown, unknown]) => (Array.isArray(o) ? o[Number(k)] ?? null : (o as Record<string, unknown>)[String(k)] ?? null), [{ types: [TYPE_OBJECT, TYPE_ARRAY] }, { types: [TYPE_STRING, TYPE_NUMBER] }]);
-  reg("items", ([o, keyName, valName]: [unknown, string?, string?]) => items(o, keyName, valName), [{ types: [TYPE_OBJECT, TYPE_ARRAY] }, { types: S, optional: true }, { types: S, optional: true }]);
-  reg("object_from_lists", ([keys, values]: [unknown[], unknown[]]) => Object.fromEntries(keys.map((k, i) => [String(k), values[i] ?? null])), [{ types: [TYPE_ARRAY] }, { types: [TYPE_ARRAY] }]);
+  reg("lookup", ([o, k]: [unknown, unknown]) => (Array.isArray(o) ? (o[Number(k)] ?? null) : ((o as Record<string, unknown>)[String(k)] ?? null)), [
+    { types: [TYPE_OBJECT, TYPE_ARRAY] },
+    { types: [TYPE_STRING, TYPE_NUMBER] },
+  ]);
+  reg("items", ([o, keyName, valName]: [unknown, string?, string?]) => items(o, keyName, valName), [
+    { types: [TYPE_OBJECT, TYPE_ARRAY] },
+    { types: S, optional: true },
+    { types: S, optional: true },
+  ]);
+  reg("object_from_lists", ([keys, values]: [unknown[], unknown[]]) => Object.fromEntries(keys.map((k, i) => [String(k), values[i] ?? null])), [
+    { types: [TYPE_ARRAY] },
+    { types: [TYPE_ARRAY] },
+  ]);
   reg("time_now", () => rfc3339(clock()), []);
   reg("time_now_utc", () => rfc3339(clock()), []);
-  reg("time_since", ([layout, a, b]: [string, string, string]) => goDuration((b ? parseTime(b) : clock().getTime()) - parseTime(a, layout)), [{ types: S }, { types: S }, { types: S }]);
+  reg("time_since", ([layout, a, b]: [string, string, string]) => goDuration((b ? parseTime(b) : clock().getTime()) - parseTime(a, layout)), [
+    { types: S },
+    { types: S },
+    { types: S },
+  ]);
   reg("time_add", ([t, d]: [string, string]) => rfc3339(new Date(parseTime(t) + (parseDuration(d) ?? NaN) * 1000)), [{ types: S }, { types: S }]);
   reg("time_before", ([a, b]: [string, string]) => parseTime(a) < parseTime(b), [{ types: S }, { types: S }]);
   reg("time_after", ([a, b]: [string, string]) => parseTime(a) > parseTime(b), [{ types: S }, { types: S }]);
-  reg("time_between", ([t, a, b]: [string, string, string]) => parseTime(t) > parseTime(a) && parseTime(t) < parseTime(b), [{ types: S }, { types: S }, { types: S }]);
+  reg("time_between", ([t, a, b]: [string, string, string]) => parseTime(t) > parseTime(a) && parseTime(t) < parseTime(b), [
+    { types: S },
+    { types: S },
+    { types: S },
+  ]);
   reg("time_diff", ([a, b]: [string, string]) => goDuration(parseTime(b) - parseTime(a)), [{ types: S }, { types: S }]);
   reg("time_utc", ([t]: [string]) => rfc3339(new Date(parseTime(t))), [{ types: S }]);
 }
@@ -155,7 +192,8 @@ function arithmetic(a: unknown, b: unknown, op: Op): unknown {
   const zero = () => new Error(`JMESPath function '${op}': Zero divisor passed`);
   if ("n" in x && "n" in y) {
     if ((op === "divide" || op === "modulo") && y.n === 0) throw zero();
-    if (op === "modulo" && (!Number.isInteger(x.n) || !Number.isInteger(y.n))) throw new Error(`JMESPath function 'modulo': non-integer argument(s) passed for modulo`);
+    if (op === "modulo" && (!Number.isInteger(x.n) || !Number.isInteger(y.n)))
+      throw new Error(`JMESPath function 'modulo': non-integer argument(s) passed for modulo`);
     return op === "add" ? x.n + y.n : op === "subtract" ? x.n - y.n : op === "multiply" ? x.n * y.n : op === "divide" ? x.n / y.n : x.n % y.n;
   }
   if ("q" in x || "q" in y) {
@@ -212,15 +250,7 @@ function rfc3339(d: Date): string {
 
 /** time.Duration.String() of milliseconds. */
 function goDuration(ms: number): string {
-  if (ms === 0) return "0s";
-  const sign = ms < 0 ? "-" : "";
-  let s = Math.abs(ms) / 1000;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const secs = `${Number(s.toFixed(9))}s`;
-  return `${sign}${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${secs}`;
+  return formatDuration(Math.round(ms * 1e6));
 }
 
 type Node = { type: string; name?: string; value?: unknown; left?: Node; right?: Node };

@@ -63,7 +63,15 @@ export function excluded(m: MatchResources | undefined, ctx: MatchContext): Tri 
 
 function isEmptyFilter(f: ResourceFilter): boolean {
   const r = f.resources ?? {};
-  return Object.values(r).every((v) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && Object.keys(v as object).length === 0) || v === "") && !f.subjects?.length && !f.roles?.length && !f.clusterRoles?.length;
+  return (
+    Object.values(r).every(
+      (v) =>
+        v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && Object.keys(v as object).length === 0) || v === "",
+    ) &&
+    !f.subjects?.length &&
+    !f.roles?.length &&
+    !f.clusterRoles?.length
+  );
 }
 
 function anyOf(checks: (() => Tri)[]): Tri {
@@ -107,7 +115,9 @@ function resourceMatches(r: ResourceDescription, ctx: MatchContext): Tri {
   if (r.operations?.length && !r.operations.includes(a.operation)) return false;
   if (r.annotations && Object.keys(r.annotations).length > 0) {
     const have = ((a.object.metadata as JsonObject | undefined)?.annotations ?? {}) as Record<string, unknown>;
-    const ok = Object.entries(r.annotations).every(([k, v]) => Object.entries(have).some(([hk, hv]) => wildcardMatch(k, hk) && wildcardMatch(String(v), String(hv))));
+    const ok = Object.entries(r.annotations).every(([k, v]) =>
+      Object.entries(have).some(([hk, hv]) => wildcardMatch(k, hk) && wildcardMatch(String(v), String(hv))),
+    );
     if (!ok) return false;
   }
   if (r.selector && !selectorMatches(r.selector, labelsOf(a.object) as Record<string, string>)) return false;
@@ -175,7 +185,10 @@ function userMatches(f: ResourceFilter, ctx: MatchContext): Tri {
   const user = ctx.a.target.userInfo ?? {};
   const checks: (() => Tri)[] = [];
   if (f.roles?.length) checks.push(() => (ctx.roles ? f.roles!.some((r) => ctx.roles!.includes(r)) : { unknown: "the roles of the requesting user" }));
-  if (f.clusterRoles?.length) checks.push(() => (ctx.clusterRoles ? f.clusterRoles!.some((r) => ctx.clusterRoles!.includes(r)) : { unknown: "the cluster roles of the requesting user" }));
+  if (f.clusterRoles?.length)
+    checks.push(() =>
+      ctx.clusterRoles ? f.clusterRoles!.some((r) => ctx.clusterRoles!.includes(r)) : { unknown: "the cluster roles of the requesting user" },
+    );
   if (f.subjects?.length) {
     checks.push(() =>
       f.subjects!.some((s) => {

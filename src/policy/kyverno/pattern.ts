@@ -58,7 +58,8 @@ function isObject(v: unknown): v is Obj {
 
 function validateElement(resource: Json, pattern: Json, path: string, ac: AnchorMap): PatternError | undefined {
   if (isObject(pattern)) {
-    if (!isObject(resource)) return new PatternError(`pattern and resource have different structures. Path: ${path}. Expected map, found ${typeOf(resource)}`, path);
+    if (!isObject(resource))
+      return new PatternError(`pattern and resource have different structures. Path: ${path}. Expected map, found ${typeOf(resource)}`, path);
     for (const key of Object.keys(pattern)) {
       const a = parseAnchor(key);
       if (!a || !["", "^", "X"].includes(a.modifier)) continue;
@@ -69,11 +70,13 @@ function validateElement(resource: Json, pattern: Json, path: string, ac: Anchor
     return validateMap(resource, pattern, path, ac);
   }
   if (Array.isArray(pattern)) {
-    if (!Array.isArray(resource)) return new PatternError(`validation rule failed at path ${path}, resource does not satisfy the expected overlay pattern`, path);
+    if (!Array.isArray(resource))
+      return new PatternError(`validation rule failed at path ${path}, resource does not satisfy the expected overlay pattern`, path);
     return validateArray(resource, pattern, path, ac);
   }
   if (Array.isArray(resource)) {
-    for (const r of resource) if (!matchValue(r, pattern)) return new PatternError(`resource value '${show(resource)}' does not match '${show(pattern)}' at path ${path}`, path);
+    for (const r of resource)
+      if (!matchValue(r, pattern)) return new PatternError(`resource value '${show(resource)}' does not match '${show(pattern)}' at path ${path}`, path);
     return undefined;
   }
   if (!matchValue(resource, pattern)) return new PatternError(`resource value '${show(resource)}' does not match '${show(pattern)}' at path ${path}`, path);
@@ -136,7 +139,8 @@ function sortResourceKeys(keys: string[], pattern: Obj): string[] {
 
 function hasNestedAnchors(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(hasNestedAnchors);
-  if (isObject(v)) return Object.keys(v).some((k) => parseAnchor(k) !== undefined && parseAnchor(k)!.modifier !== "+") || Object.values(v).some(hasNestedAnchors);
+  if (isObject(v))
+    return Object.keys(v).some((k) => parseAnchor(k) !== undefined && parseAnchor(k)!.modifier !== "+") || Object.values(v).some(hasNestedAnchors);
   return false;
 }
 
@@ -171,7 +175,8 @@ function handle(key: string, pattern: Json, resource: Obj, path: string, ac: Anc
       }
     case "^": {
       if (!present) return undefined;
-      if (!Array.isArray(value)) return new PatternError(`invalid resource type: Existence ^ () anchor can be used only on list/array type resource`, at(a.key));
+      if (!Array.isArray(value))
+        return new PatternError(`invalid resource type: Existence ^ () anchor can be used only on list/array type resource`, at(a.key));
       if (!Array.isArray(pattern)) return new PatternError(`invalid pattern type: Pattern has to be of list to compare against resource`, at(a.key));
       for (const p of pattern) {
         if (!isObject(p)) return new PatternError(`invalid pattern type: Pattern has to be of type map to compare against items in resource`, at(a.key));
@@ -190,7 +195,11 @@ function validateArray(resource: Json[], pattern: Json[], path: string, ac: Anch
   // One map pattern is checked against every element; a list of patterns element by element.
   if (isObject(first)) return validateElements(resource.length, (i) => validateElement(resource[i], first, `${path}${i}/`, ac), path);
   if (!Array.isArray(first)) return validateElement(resource, first, path, ac);
-  if (resource.length < pattern.length) return new PatternError(`validate Array failed, array length mismatch, resource Array len is ${resource.length} and pattern Array len is ${pattern.length}`, "");
+  if (resource.length < pattern.length)
+    return new PatternError(
+      `validate Array failed, array length mismatch, resource Array len is ${resource.length} and pattern Array len is ${pattern.length}`,
+      "",
+    );
   return validateElements(pattern.length, (i) => validateElement(resource[i], pattern[i], `${path}${i}/`, ac), path);
 }
 
@@ -277,7 +286,12 @@ const compiled = new Map<string, Operand[][]>();
 function compiledPattern(pattern: string): Operand[][] {
   let known = compiled.get(pattern);
   if (!known) {
-    known = pattern.split("|").map((or) => or.trim().split("&").map((and) => operandOf(and.trim())));
+    known = pattern.split("|").map((or) =>
+      or
+        .trim()
+        .split("&")
+        .map((and) => operandOf(and.trim())),
+    );
     compiled.set(pattern, known);
   }
   return known;
@@ -307,10 +321,17 @@ function operandOf(operand: string): Operand {
 
 function matchOperand(value: Json, operand: Operand): boolean {
   const { op, text: p, range } = operand;
-  if (range) return op === "-" ? matchOperand(value, range[0]) && matchOperand(value, range[1]) : matchOperand(value, range[0]) || matchOperand(value, range[1]);
+  if (range)
+    return op === "-" ? matchOperand(value, range[0]) && matchOperand(value, range[1]) : matchOperand(value, range[0]) || matchOperand(value, range[1]);
   const duration = compareWith(value, operand.duration, op, parseDuration, (a, b) => a - b);
   if (duration !== undefined) return duration;
-  const q = compareWith(value, operand.quantity, op, (s) => quantity(s), (a, b) => a.compare(b));
+  const q = compareWith(
+    value,
+    operand.quantity,
+    op,
+    (s) => quantity(s),
+    (a, b) => a.compare(b),
+  );
   if (q !== undefined) return q;
   if (op !== "" && op !== "!") return false;
   let text: string;
@@ -352,7 +373,11 @@ function compareWith<T>(value: Json, p: T | undefined, op: string, parse: (s: st
 
 /** strconv.FormatFloat(v, 'E', -1, 64). */
 function goExponent(v: number): string {
-  return v.toExponential().toUpperCase().replace(/E\+?(-?)(\d)$/, "E$1+0$2").replace("E+-", "E-");
+  return v
+    .toExponential()
+    .toUpperCase()
+    .replace(/E\+?(-?)(\d)$/, "E$1+0$2")
+    .replace("E+-", "E-");
 }
 
 function typeOf(v: unknown): string {

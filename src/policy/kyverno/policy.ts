@@ -52,7 +52,13 @@ export class KyvernoPolicy implements LoadedPolicy {
       if (out === true) continue;
       const unknown = matched !== true ? matched : out !== false ? out : undefined;
       if (unknown) {
-        verdicts.push({ outcome: "not-evaluated", part: rule.name, severity: "info", atPolicy: true, message: `not evaluated: needs the cluster: ${unknown.unknown}` });
+        verdicts.push({
+          outcome: "not-evaluated",
+          part: rule.name,
+          severity: "info",
+          atPolicy: true,
+          message: `not evaluated: needs the cluster: ${unknown.unknown}`,
+        });
         continue;
       }
       scope ??= scopeOf(a);
@@ -112,7 +118,8 @@ function kindsOf(rules: CompiledRule[]): Set<string> | undefined {
     const filters = [m, ...((m.any as JsonObject[] | undefined) ?? []), ...((m.all as JsonObject[] | undefined) ?? [])];
     const named = filters.flatMap((f) => ((f.resources as JsonObject | undefined)?.kinds as string[] | undefined) ?? []);
     // A filter without kinds (or `all` with one that has kinds) can match other kinds: no shortcut.
-    if (named.length === 0 || (m.all && (m.all as JsonObject[]).some((f) => !((f.resources as JsonObject | undefined)?.kinds as string[] | undefined)?.length))) return undefined;
+    if (named.length === 0 || (m.all && (m.all as JsonObject[]).some((f) => !((f.resources as JsonObject | undefined)?.kinds as string[] | undefined)?.length)))
+      return undefined;
     if ((m.any as JsonObject[] | undefined)?.some((f) => !((f.resources as JsonObject | undefined)?.kinds as string[] | undefined)?.length)) return undefined;
     for (const k of named) {
       const kind = parseKindSelector(k).kind;
@@ -127,13 +134,21 @@ function kindsOf(rules: CompiledRule[]): Set<string> | undefined {
  * The PolicyException of the input (kyverno.io, any version) that exempts this rule for this
  * request; one with `podSecurity` controls exempts only those controls.
  */
-function exceptionFor(policy: KyvernoPolicy, rule: string, mctx: MatchContext, scope: VariableScope, ctx: EvalContext): { name: string; podSecurity?: JsonObject[] } | undefined {
+function exceptionFor(
+  policy: KyvernoPolicy,
+  rule: string,
+  mctx: MatchContext,
+  scope: VariableScope,
+  ctx: EvalContext,
+): { name: string; podSecurity?: JsonObject[] } | undefined {
   const ns = (policy.manifest.object.metadata as JsonObject | undefined)?.namespace;
   const names = new Set([policy.name, typeof ns === "string" ? `${ns}/${policy.name}` : policy.name]);
   for (const e of ctx.objectsOfKind("kyverno.io", "PolicyException")) {
     const spec = (e.spec ?? {}) as JsonObject;
     const entries = Array.isArray(spec.exceptions) ? (spec.exceptions as JsonObject[]) : [];
-    const covers = entries.some((x) => names.has(String(x.policyName)) && Array.isArray(x.ruleNames) && (x.ruleNames as string[]).some((r) => wildcardMatch(r, rule)));
+    const covers = entries.some(
+      (x) => names.has(String(x.policyName)) && Array.isArray(x.ruleNames) && (x.ruleNames as string[]).some((r) => wildcardMatch(r, rule)),
+    );
     if (!covers || matches(spec.match as MatchResources, mctx) !== true) continue;
     try {
       if (spec.conditions && !evaluateConditions(spec.conditions, scope).result) continue;
@@ -153,8 +168,12 @@ export function loadKyvernoPolicy(kind: string, name: string, m: PolicyManifest,
   rawRules.forEach((r, i) => {
     const base = `/spec/rules/${i}`;
     const v = r.validate as JsonObject | undefined;
-    for (const [where, conditions] of [["preconditions", r.preconditions], ["validate/deny/conditions", (v?.deny as JsonObject | undefined)?.conditions]] as const) {
-      for (const op of unknownOperators(conditions)) problems.push({ pointer: `${base}/${where}`, message: `rule ${JSON.stringify(r.name)} uses the unknown condition operator ${JSON.stringify(op)}` });
+    for (const [where, conditions] of [
+      ["preconditions", r.preconditions],
+      ["validate/deny/conditions", (v?.deny as JsonObject | undefined)?.conditions],
+    ] as const) {
+      for (const op of unknownOperators(conditions))
+        problems.push({ pointer: `${base}/${where}`, message: `rule ${JSON.stringify(r.name)} uses the unknown condition operator ${JSON.stringify(op)}` });
     }
   });
   const annotations = ((m.object as JsonObject).metadata as JsonObject | undefined)?.annotations ?? {};
@@ -166,7 +185,14 @@ export function loadKyvernoPolicy(kind: string, name: string, m: PolicyManifest,
     const rule: CompiledRule = { name: String(raw.name ?? ""), raw };
     const cel = (raw.validate as JsonObject | undefined)?.cel as JsonObject | undefined;
     const pre = Array.isArray(raw.celPreconditions) ? raw.celPreconditions : undefined;
-    if (cel) rule.cel = compileSpec({ ...cel, ...(pre ? { matchConditions: pre } : {}), failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail" }, "kyverno", `${base}/validate/cel`, sink, "expressions");
+    if (cel)
+      rule.cel = compileSpec(
+        { ...cel, ...(pre ? { matchConditions: pre } : {}), failurePolicy: spec.failurePolicy === "Ignore" ? "Ignore" : "Fail" },
+        "kyverno",
+        `${base}/validate/cel`,
+        sink,
+        "expressions",
+      );
     else if (pre) rule.celPreconditions = compileSpec({ matchConditions: pre }, "kyverno", base, sink);
     return rule;
   });

@@ -42,9 +42,41 @@ const CONTROL_IDS: Record<string, string[]> = {
   "Volume Types": ["restrictedVolumes"],
 };
 
-const RESTRICTED = new Set(["restrictedVolumes", "allowPrivilegeEscalation", "runAsNonRoot", "runAsUser", "seccompProfile_restricted", "capabilities_restricted"]);
-const BASELINE_CAPABILITIES = new Set(["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"]);
-const SAFE_SYSCTLS = new Set(["kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports", "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"]);
+const RESTRICTED = new Set([
+  "restrictedVolumes",
+  "allowPrivilegeEscalation",
+  "runAsNonRoot",
+  "runAsUser",
+  "seccompProfile_restricted",
+  "capabilities_restricted",
+]);
+const BASELINE_CAPABILITIES = new Set([
+  "AUDIT_WRITE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "MKNOD",
+  "NET_BIND_SERVICE",
+  "SETFCAP",
+  "SETGID",
+  "SETPCAP",
+  "SETUID",
+  "SYS_CHROOT",
+]);
+const SAFE_SYSCTLS = new Set([
+  "kernel.shm_rmid_forced",
+  "net.ipv4.ip_local_port_range",
+  "net.ipv4.ip_unprivileged_port_start",
+  "net.ipv4.tcp_syncookies",
+  "net.ipv4.ping_group_range",
+  "net.ipv4.ip_local_reserved_ports",
+  "net.ipv4.tcp_keepalive_time",
+  "net.ipv4.tcp_fin_timeout",
+  "net.ipv4.tcp_keepalive_intvl",
+  "net.ipv4.tcp_keepalive_probes",
+]);
 const SELINUX_TYPES = new Set(["", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"]);
 const VOLUME_TYPES = new Set(["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"]);
 
@@ -95,7 +127,8 @@ function checkPod(meta: Obj, spec: Obj, level: "baseline" | "restricted"): Viola
   };
   appArmor(podSc, "spec.securityContext");
   for (const [k, value] of Object.entries((meta.annotations ?? {}) as Obj)) {
-    if (k.startsWith("container.apparmor.security.beta.kubernetes.io/") && value !== "runtime/default" && !String(value).startsWith("localhost/")) add("appArmorProfile", `metadata.annotations[${k}]`, [value]);
+    if (k.startsWith("container.apparmor.security.beta.kubernetes.io/") && value !== "runtime/default" && !String(value).startsWith("localhost/"))
+      add("appArmorProfile", `metadata.annotations[${k}]`, [value]);
   }
   if (podSc.seccompProfile?.type === "Unconfined") add("seccompProfile_baseline", "spec.securityContext.seccompProfile.type", ["Unconfined"]);
 
@@ -126,11 +159,14 @@ function checkPod(meta: Obj, spec: Obj, level: "baseline" | "restricted"): Viola
   if (podSeccomp !== undefined && !podSeccompOk) add("seccompProfile_restricted", "spec.securityContext.seccompProfile.type", [podSeccomp]);
   for (const c of containers) {
     const sc: Obj = c.c.securityContext ?? {};
-    if (sc.allowPrivilegeEscalation !== false) add("allowPrivilegeEscalation", at(c, "securityContext.allowPrivilegeEscalation"), [sc.allowPrivilegeEscalation ?? ""], c);
-    if (sc.runAsNonRoot === false || (sc.runAsNonRoot === undefined && podSc.runAsNonRoot !== true)) add("runAsNonRoot", at(c, "securityContext.runAsNonRoot"), [sc.runAsNonRoot ?? ""], c);
+    if (sc.allowPrivilegeEscalation !== false)
+      add("allowPrivilegeEscalation", at(c, "securityContext.allowPrivilegeEscalation"), [sc.allowPrivilegeEscalation ?? ""], c);
+    if (sc.runAsNonRoot === false || (sc.runAsNonRoot === undefined && podSc.runAsNonRoot !== true))
+      add("runAsNonRoot", at(c, "securityContext.runAsNonRoot"), [sc.runAsNonRoot ?? ""], c);
     if (sc.runAsUser === 0) add("runAsUser", at(c, "securityContext.runAsUser"), [0], c);
     const type = sc.seccompProfile?.type;
-    if (type !== undefined ? type !== "RuntimeDefault" && type !== "Localhost" : !podSeccompOk) add("seccompProfile_restricted", at(c, "securityContext.seccompProfile.type"), [type ?? ""], c);
+    if (type !== undefined ? type !== "RuntimeDefault" && type !== "Localhost" : !podSeccompOk)
+      add("seccompProfile_restricted", at(c, "securityContext.seccompProfile.type"), [type ?? ""], c);
     const drop: string[] = sc.capabilities?.drop ?? [];
     if (!drop.includes("ALL")) add("capabilities_restricted", at(c, "securityContext.capabilities.drop"), drop, c);
     const added = (sc.capabilities?.add ?? []).filter((cap: string) => cap !== "NET_BIND_SERVICE");
@@ -163,7 +199,8 @@ export function evaluatePodSecurity(object: JsonObject, level: string, excludes:
     const imageOf = new Map(containersOf(pod.spec).map((c) => [String(c.c.name ?? ""), String(c.c.image ?? "")]));
     violations = violations.filter((x) => {
       if (!ids.has(x.check)) return true;
-      if (images.length === 0 ? x.container !== undefined : x.container === undefined || !images.some((p) => wildcardMatch(p, imageOf.get(x.container!) ?? ""))) return true;
+      if (images.length === 0 ? x.container !== undefined : x.container === undefined || !images.some((p) => wildcardMatch(p, imageOf.get(x.container!) ?? "")))
+        return true;
       if (e.restrictedField && withStars(x.field) !== e.restrictedField) return true;
       if (e.values?.length && !x.badValues.filter((b) => b !== "").every((b) => e.values!.some((p) => wildcardMatch(p, b)))) return true;
       return false;

@@ -37,7 +37,13 @@ interface Run {
   podSecurityExceptions?: JsonObject[];
 }
 
-export function evaluateRule(rule: CompiledRule, a: Admission, scope: VariableScope, ctx: EvalContext, podSecurityExceptions?: JsonObject[]): RuleOutcome | undefined {
+export function evaluateRule(
+  rule: CompiledRule,
+  a: Admission,
+  scope: VariableScope,
+  ctx: EvalContext,
+  podSecurityExceptions?: JsonObject[],
+): RuleOutcome | undefined {
   const run: Run = { a, ctx, rule, ...(podSecurityExceptions ? { podSecurityExceptions } : {}) };
   try {
     if (rule.celPreconditions) {
@@ -171,7 +177,10 @@ function patterns(run: Run, resource: unknown, pattern: unknown, anyPattern: unk
 
 /** `/spec/containers/0/image/` (Kyverno's path, anchors included) as a JSON pointer without anchors. */
 function toPointer(path: string): string {
-  const segments = path.split("/").filter(Boolean).map((s) => /^(?:[+<=X^])?\((.+)\)$/.exec(s)?.[1] ?? s);
+  const segments = path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => /^(?:[+<=X^])?\((.+)\)$/.exec(s)?.[1] ?? s);
   return segments.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 }
 
@@ -191,9 +200,18 @@ function forEach(run: Run, entries: JsonObject[], scope: VariableScope, nesting:
     const items = Array.isArray(elements) ? elements : [elements];
     for (const [index, element] of items.entries()) {
       if (element === null || element === undefined) continue;
-      const data = Object.assign(Object.create(scope.data) as JsonObject, { element, elementIndex: index, [`element${nesting}`]: element, [`elementIndex${nesting}`]: index });
+      const data = Object.assign(Object.create(scope.data) as JsonObject, {
+        element,
+        elementIndex: index,
+        [`element${nesting}`]: element,
+        [`elementIndex${nesting}`]: index,
+      });
       const inner: VariableScope = { ...scope, data };
-      if (entry.elementScope === true && !isObject(element)) return { outcome: "error", message: "validation failure: failed to process foreach: cannot use elementScope=true foreach rules for elements that are not maps" };
+      if (entry.elementScope === true && !isObject(element))
+        return {
+          outcome: "error",
+          message: "validation failure: failed to process foreach: cannot use elementScope=true foreach rules for elements that are not maps",
+        };
       const scoped = entry.elementScope === false || !isObject(element) ? undefined : element;
       const nested: JsonObject = { message: (run.rule.raw.validate as JsonObject)?.message, ...entry, foreach: entry.foreach };
       let r: RuleOutcome | undefined;

@@ -63,7 +63,14 @@ export function migrateConnectionDetail(detail: unknown): unknown {
   if (!isObject(detail)) return detail;
   const out: JsonObject = {};
   for (const key of ["name", "value", "fromConnectionSecretKey", "fromFieldPath"]) if (typeof detail[key] === "string") out[key] = detail[key];
-  const type = out.value !== undefined ? "FromValue" : out.fromFieldPath !== undefined ? "FromFieldPath" : out.fromConnectionSecretKey !== undefined ? "FromConnectionSecretKey" : undefined;
+  const type =
+    out.value !== undefined
+      ? "FromValue"
+      : out.fromFieldPath !== undefined
+        ? "FromFieldPath"
+        : out.fromConnectionSecretKey !== undefined
+          ? "FromConnectionSecretKey"
+          : undefined;
   if (type) out.type = type;
   if (type === "FromConnectionSecretKey" && out.name === undefined) out.name = out.fromConnectionSecretKey;
   return out;

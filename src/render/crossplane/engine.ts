@@ -50,13 +50,20 @@ export function engineXrUid(xr: JsonObject, behaviour: RenderBehaviour): string 
  * SHA-256 over the parent's UID and the child's name; cut to 63 characters by shortening the parent.
  */
 export function childName(parentName: string, parentUid: string, child: string): string {
-  const suffix = createHash("sha256").update(parentUid + child, "utf8").digest("hex").slice(0, HASH_LENGTH);
+  const suffix = createHash("sha256")
+    .update(parentUid + child, "utf8")
+    .digest("hex")
+    .slice(0, HASH_LENGTH);
   const parent = parentName !== "" && !parentName.endsWith("-") ? `${parentName}-` : parentName;
   const full = parent + suffix;
   if (Buffer.byteLength(full) <= MAX_NAME) return full;
   const keep = MAX_NAME - HASH_LENGTH;
   const head = Buffer.from(parent).subarray(0, keep).toString();
-  return head.endsWith("-") ? head + suffix : `${Buffer.from(parent).subarray(0, keep - 1).toString()}-${suffix}`;
+  return head.endsWith("-")
+    ? head + suffix
+    : `${Buffer.from(parent)
+        .subarray(0, keep - 1)
+        .toString()}-${suffix}`;
 }
 
 /** names.ValidateName: a DNS subdomain (RBAC kinds may hold colons). */
@@ -134,7 +141,8 @@ export function engineRender(input: ComposeInput): EngineRender {
   const namespace = typeof xrMeta.namespace === "string" ? xrMeta.namespace : "";
   const observed = observedByName(input.observed, uid, namespace, behaviour);
   const events: JsonObject[] = [];
-  if (!selected(xr, input.compositionName, input.legacy)) events.push(event("Normal", "SelectComposition", `Successfully selected composition: ${input.compositionName}`));
+  if (!selected(xr, input.compositionName, input.legacy))
+    events.push(event("Normal", "SelectComposition", `Successfully selected composition: ${input.compositionName}`));
   for (const r of out.results) events.push(resultEvent(r));
 
   const keys = Object.keys(out.desired.resources).sort();
@@ -144,7 +152,11 @@ export function engineRender(input: ComposeInput): EngineRender {
     const meta = metaOf(o);
     const name = typeof meta.name === "string" ? meta.name : "";
     if (!validName(name, String(o.apiVersion ?? ""), String(o.kind ?? ""))) {
-      throw new EngineError(`cannot apply composed resource "${key}" because it has an invalid name "${name}". Must be a valid RFC 1123 subdomain name.`, "render/invalid-name", key);
+      throw new EngineError(
+        `cannot apply composed resource "${key}" because it has an invalid name "${name}". Must be a valid RFC 1123 subdomain name.`,
+        "render/invalid-name",
+        key,
+      );
     }
     normaliseConditions(o);
     composed.push(o);
@@ -177,7 +189,9 @@ function observedByName(observed: JsonObject[], uid: string, namespace: string, 
     if (typeof key !== "string" || key === "") {
       throw new EngineError(`cannot get existing composed resources: encountered composed resource without required "${COMPOSITION_RESOURCE_NAME}" annotation`);
     }
-    const controller = (Array.isArray(meta.ownerReferences) ? meta.ownerReferences : []).find((r) => isObject(r) && r.controller === true) as JsonObject | undefined;
+    const controller = (Array.isArray(meta.ownerReferences) ? meta.ownerReferences : []).find((r) => isObject(r) && r.controller === true) as
+      | JsonObject
+      | undefined;
     const foreign = controller !== undefined && controller.uid !== uid;
     const elsewhere = namespace !== "" && String(meta.namespace ?? "") !== namespace;
     if (behaviour.validatesObserved) {
@@ -229,7 +243,13 @@ function composedResource(xr: JsonObject, uid: string, key: string, r: Resource,
   const xrNamespace = typeof xrMeta.namespace === "string" ? xrMeta.namespace : "";
   if (xrNamespace) {
     if (typeof m.namespace === "string" && m.namespace !== "" && m.namespace !== xrNamespace) {
-      events.push(event("Warning", "NamespaceOverridden", `cannot create composed resource "${key}" in namespace "${m.namespace}", using XR namespace "${xrNamespace}" instead`));
+      events.push(
+        event(
+          "Warning",
+          "NamespaceOverridden",
+          `cannot create composed resource "${key}" in namespace "${m.namespace}", using XR namespace "${xrNamespace}" instead`,
+        ),
+      );
     }
     m.namespace = xrNamespace;
   }
@@ -237,7 +257,10 @@ function composedResource(xr: JsonObject, uid: string, key: string, r: Resource,
   const xrLabels = (isObject(xrMeta.labels) ? xrMeta.labels : {}) as Record<string, unknown>;
   const claimName = xrLabels["crossplane.io/claim-name"];
   const claimNamespace = xrLabels["crossplane.io/claim-namespace"];
-  const claim = typeof claimName === "string" && claimName && typeof claimNamespace === "string" && claimNamespace ? { "crossplane.io/claim-name": claimName, "crossplane.io/claim-namespace": claimNamespace } : {};
+  const claim =
+    typeof claimName === "string" && claimName && typeof claimNamespace === "string" && claimNamespace
+      ? { "crossplane.io/claim-name": claimName, "crossplane.io/claim-namespace": claimNamespace }
+      : {};
   m.labels = { ...(isObject(m.labels) ? m.labels : {}), "crossplane.io/composite": label, ...claim };
   addControllerReference(m, { apiVersion: xr.apiVersion, blockOwnerDeletion: true, controller: true, kind: xr.kind, name: xrMeta.name, uid }, key);
   if (!m.name && typeof m.generateName === "string" && m.generateName !== "") m.name = childName(m.generateName, uid, key);
@@ -249,7 +272,11 @@ function addControllerReference(m: JsonObject, owner: JsonObject, key: string): 
   const refs = (Array.isArray(m.ownerReferences) ? m.ownerReferences : []).filter(isObject);
   const other = refs.find((ref) => ref.controller === true && ref.uid !== owner.uid);
   if (other) {
-    throw new EngineError(`cannot render metadata for composed resource "${key}": cannot set controller reference: ${String(m.name ?? "")} is already controlled by ${String(other.kind)} ${String(other.name)} (UID ${String(other.uid)})`, "render/invalid-owner", key);
+    throw new EngineError(
+      `cannot render metadata for composed resource "${key}": cannot set controller reference: ${String(m.name ?? "")} is already controlled by ${String(other.kind)} ${String(other.name)} (UID ${String(other.uid)})`,
+      "render/invalid-owner",
+      key,
+    );
   }
   const same = refs.findIndex((ref) => ref.uid === owner.uid);
   if (same >= 0) refs[same] = owner;
@@ -273,7 +300,9 @@ function setCondition(conditions: JsonObject[], c: JsonObject): void {
     return;
   }
   const have = conditions[i]!;
-  const same = ["status", "reason", "message"].every((k) => (have[k] ?? "") === (c[k] ?? "")) && (!have.observedGeneration || !c.observedGeneration || have.observedGeneration === c.observedGeneration);
+  const same =
+    ["status", "reason", "message"].every((k) => (have[k] ?? "") === (c[k] ?? "")) &&
+    (!have.observedGeneration || !c.observedGeneration || have.observedGeneration === c.observedGeneration);
   if (!same) conditions[i] = c;
 }
 
@@ -290,7 +319,9 @@ function readyCondition(out: PipelineOutput): JsonObject {
   const ready = out.desired.composite?.ready;
   if (ready === Ready.READY_TRUE) return condition("Ready", "True", "Available");
   if (ready === Ready.READY_FALSE) return condition("Ready", "False", "Creating");
-  const unready = Object.entries(out.desired.resources).filter(([, r]) => r.ready !== Ready.READY_TRUE).map(([name]) => name);
+  const unready = Object.entries(out.desired.resources)
+    .filter(([, r]) => r.ready !== Ready.READY_TRUE)
+    .map(([name]) => name);
   if (unready.length) return condition("Ready", "False", "Creating", `Unready resources: ${unreadyMessage(unready)}`);
   return condition("Ready", "True", "Available");
 }
@@ -298,7 +329,9 @@ function readyCondition(out: PipelineOutput): JsonObject {
 /** The input XR's conditions, read as the CLI decodes them (unknown fields dropped, times fixed). */
 function inputConditions(xr: JsonObject): JsonObject[] {
   const status = isObject(xr.status) ? xr.status : {};
-  return (Array.isArray(status.conditions) ? status.conditions : []).filter(isObject).map((c) => condition(c.type, c.status, c.reason, c.message, c.observedGeneration));
+  return (Array.isArray(status.conditions) ? status.conditions : [])
+    .filter(isObject)
+    .map((c) => condition(c.type, c.status, c.reason, c.message, c.observedGeneration));
 }
 
 function compositeOutput(input: ComposeInput, composed: JsonObject[]): JsonObject {
@@ -309,7 +342,13 @@ function compositeOutput(input: ComposeInput, composed: JsonObject[]): JsonObjec
     .map((o) => {
       const m = isObject(o.metadata) ? o.metadata : {};
       const ref: JsonObject = {};
-      for (const [k, v] of [["apiVersion", o.apiVersion], ["kind", o.kind], ["name", m.name], ["namespace", namespaced ? "" : m.namespace], ["uid", m.uid]] as const) {
+      for (const [k, v] of [
+        ["apiVersion", o.apiVersion],
+        ["kind", o.kind],
+        ["name", m.name],
+        ["namespace", namespaced ? "" : m.namespace],
+        ["uid", m.uid],
+      ] as const) {
         if (typeof v === "string" && v !== "") ref[k] = v;
       }
       return ref;

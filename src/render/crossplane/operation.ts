@@ -1,7 +1,16 @@
 import { Severity } from "@crossplane-org/function-sdk-typescript";
 import { cloneJson, type JsonObject } from "../../core/json.js";
 import { contextDocument, resultDocuments } from "./output.js";
-import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineOutput, type PipelineStep, type StepResult } from "./pipeline.js";
+import {
+  PipelineError,
+  PipelineNotRunnable,
+  runPipeline,
+  type NotRunnableStep,
+  type PipelineEnvironment,
+  type PipelineOutput,
+  type PipelineStep,
+  type StepResult,
+} from "./pipeline.js";
 import { normaliseConditions } from "./engine.js";
 import { behaviourOf, type CrossplaneRelease } from "../../core/crossplane-releases.js";
 import type { RenderProblem } from "./render.js";
@@ -58,7 +67,12 @@ export function operationOf(object: JsonObject): JsonObject | string {
 /** Every step requires the watched resource, as the WatchOperation controller arranges. */
 export function injectWatchedResource(operation: JsonObject, watched: JsonObject): void {
   const meta = (watched.metadata ?? {}) as { name?: string; namespace?: string };
-  const selector: JsonObject = { requirementName: WATCHED_RESOURCE_REQUIREMENT, apiVersion: watched.apiVersion as string, kind: watched.kind as string, name: meta.name ?? "" };
+  const selector: JsonObject = {
+    requirementName: WATCHED_RESOURCE_REQUIREMENT,
+    apiVersion: watched.apiVersion as string,
+    kind: watched.kind as string,
+    name: meta.name ?? "",
+  };
   if (meta.namespace) selector.namespace = meta.namespace;
   for (const step of ((operation.spec as JsonObject | undefined)?.pipeline ?? []) as JsonObject[]) {
     const requirements = (step.requirements ??= {}) as JsonObject;
@@ -74,7 +88,11 @@ export async function renderOperation(req: OperationRequest): Promise<RenderedOp
   const engine = behaviourOf(req.release).engine;
   // An empty pipeline renders in the engine (the controller runs no step); v2.2's render needed one.
   if (!Array.isArray(steps) || (steps.length === 0 && !engine) || steps.some((s) => typeof s?.step !== "string" || typeof s.functionRef?.name !== "string")) {
-    return failed({ rule: "render/invalid-operation", severity: "error", message: "the Operation has no valid pipeline steps to render (each needs step and functionRef.name)" });
+    return failed({
+      rule: "render/invalid-operation",
+      severity: "error",
+      message: "the Operation has no valid pipeline steps to render (each needs step and functionRef.name)",
+    });
   }
   const requiredResources = [...(req.requiredResources ?? [])];
   if (req.watched) {
@@ -89,7 +107,12 @@ export async function renderOperation(req: OperationRequest): Promise<RenderedOp
     const documents = engine ? engineDocuments(operation, out, applied, req) : inProcessDocuments(operation, out, applied, req);
     const problems: RenderProblem[] = out.results
       .filter((r) => r.severity !== Severity.SEVERITY_FATAL)
-      .map((r) => ({ rule: "render/function-result", severity: r.severity === Severity.SEVERITY_NORMAL ? "info" : "warning", message: `step "${r.step}": ${r.message}`, step: r.step }));
+      .map((r) => ({
+        rule: "render/function-result",
+        severity: r.severity === Severity.SEVERITY_NORMAL ? "info" : "warning",
+        message: `step "${r.step}": ${r.message}`,
+        step: r.step,
+      }));
     return { documents, applied, results: out.results, problems, ok: true };
   } catch (err) {
     if (err instanceof PipelineNotRunnable) return { documents: [], applied: [], results: [], problems: [], ok: false, notRunnable: err.steps };
@@ -116,13 +139,27 @@ function inProcessDocuments(operation: JsonObject, out: PipelineOutput, applied:
  */
 function engineDocuments(operation: JsonObject, out: PipelineOutput, applied: JsonObject[], req: OperationRequest): JsonObject[] {
   const generation = ((operation.metadata ?? {}) as JsonObject).generation;
-  const condition = (type: string, reason: string): JsonObject => ({ type, status: "True", lastTransitionTime: STABLE_TIME, reason, ...(generation ? { observedGeneration: generation } : {}) });
-  const status: JsonObject = { conditions: [condition("Succeeded", "PipelineSuccess"), condition("ValidPipeline", "ValidPipeline"), condition("Synced", "ReconcileSuccess")] };
+  const condition = (type: string, reason: string): JsonObject => ({
+    type,
+    status: "True",
+    lastTransitionTime: STABLE_TIME,
+    reason,
+    ...(generation ? { observedGeneration: generation } : {}),
+  });
+  const status: JsonObject = {
+    conditions: [condition("Succeeded", "PipelineSuccess"), condition("ValidPipeline", "ValidPipeline"), condition("Synced", "ReconcileSuccess")],
+  };
   if (out.outputs.length) status.pipeline = out.outputs.map((o) => ({ step: o.step, output: o.output }));
   const refs = appliedRefs(applied, true);
   if (refs.length) status.appliedResourceRefs = refs;
   const spec = { mode: "Pipeline", ...((operation.spec ?? {}) as JsonObject) };
-  const rendered: JsonObject = { apiVersion: operation.apiVersion, kind: operation.kind, metadata: { ...((operation.metadata ?? {}) as JsonObject), resourceVersion: "999" }, spec, status };
+  const rendered: JsonObject = {
+    apiVersion: operation.apiVersion,
+    kind: operation.kind,
+    metadata: { ...((operation.metadata ?? {}) as JsonObject), resourceVersion: "999" },
+    spec,
+    status,
+  };
   for (const o of applied) normaliseConditions(o);
   const documents = [rendered, ...applied];
   if (req.includeFunctionResults) documents.push(...out.results.map(operationEvent));
@@ -133,7 +170,13 @@ function engineDocuments(operation: JsonObject, out: PipelineOutput, applied: Js
 /** A function result as the Operation controller records it. */
 function operationEvent(r: StepResult): JsonObject {
   const warning = r.severity !== Severity.SEVERITY_NORMAL;
-  return { apiVersion: "render.crossplane.io/v1beta1", kind: "Result", message: `Pipeline step "${r.step}": ${r.message}`, reason: "RunPipelineStep", severity: warning ? "Warning" : "Normal" };
+  return {
+    apiVersion: "render.crossplane.io/v1beta1",
+    kind: "Result",
+    message: `Pipeline step "${r.step}": ${r.message}`,
+    reason: "RunPipelineStep",
+    severity: warning ? "Warning" : "Normal",
+  };
 }
 
 /** References to the applied resources: the engine's controller deduplicates and sorts them; v2.2 lists them as applied. */

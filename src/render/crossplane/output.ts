@@ -63,7 +63,14 @@ function readyCondition(out: PipelineOutput): JsonObject {
 }
 
 /** A condition as crossplane-runtime's Condition struct serialises it (reason always, message when set). */
-function condition(type: unknown, status: unknown, reason: unknown, message?: unknown, lastTransitionTime: unknown = RENDER_TIME, observedGeneration?: unknown): JsonObject {
+function condition(
+  type: unknown,
+  status: unknown,
+  reason: unknown,
+  message?: unknown,
+  lastTransitionTime: unknown = RENDER_TIME,
+  observedGeneration?: unknown,
+): JsonObject {
   const out: JsonObject = { lastTransitionTime, reason: reason ?? "", status, type };
   if (message) out.message = message;
   if (observedGeneration) out.observedGeneration = observedGeneration;
@@ -101,7 +108,9 @@ export function renderedComposite(xr: JsonObject, out: PipelineOutput, options: 
     else delete m.namespace;
   }
   const status = isObject(result.status) ? result.status : (result.status = {});
-  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter(isObject).map((c) => condition(c.type, c.status, c.reason, c.message, c.lastTransitionTime, c.observedGeneration));
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : [])
+    .filter(isObject)
+    .map((c) => condition(c.type, c.status, c.reason, c.message, c.lastTransitionTime, c.observedGeneration));
   setCondition(conditions, readyCondition(out));
   for (const c of out.conditions) if (!SYSTEM_CONDITIONS.has(c.type)) setCondition(conditions, functionCondition(c));
   status.conditions = conditions;
@@ -166,7 +175,10 @@ function addControllerReference(m: JsonObject, owner: JsonObject, name: string, 
   const refs = (Array.isArray(m.ownerReferences) ? m.ownerReferences : []).filter(isObject);
   const other = refs.find((ref) => ref.controller === true && ref.uid !== owner.uid);
   if (other) {
-    problems.push({ resourceName: name, message: `composed resource "${name}" is already controlled by ${String(other.kind)} ${String(other.name)} (UID ${String(other.uid)})` });
+    problems.push({
+      resourceName: name,
+      message: `composed resource "${name}" is already controlled by ${String(other.kind)} ${String(other.name)} (UID ${String(other.uid)})`,
+    });
     return;
   }
   const same = refs.findIndex((ref) => ref.uid === owner.uid);

@@ -33,7 +33,14 @@ export interface PipelineStep {
   credentials?: { name?: string; source?: string; secretRef?: { name?: string; namespace?: string } }[];
   /** Bootstrap requirements: resources and schemas the function gets on its first call. */
   requirements?: {
-    requiredResources?: { requirementName?: string; apiVersion?: string; kind?: string; name?: string; matchLabels?: Record<string, string>; namespace?: string }[];
+    requiredResources?: {
+      requirementName?: string;
+      apiVersion?: string;
+      kind?: string;
+      name?: string;
+      matchLabels?: Record<string, string>;
+      namespace?: string;
+    }[];
     requiredSchemas?: { requirementName?: string; apiVersion?: string; kind?: string }[];
   };
 }
@@ -172,10 +179,23 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
     const fatalResult = rsp.results.find((r) => r.severity === Severity.SEVERITY_FATAL);
     if (fatalResult && unresolved.length && inputs.repositoryInputs) {
       // It asked for objects by name that the repository does not hold: the cluster would have answered.
-      throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: `needs ${unresolved.join(", ")}, which the repository does not hold (the cluster does)`, fix: "add it to the repository (beside the XR or its Composition), or pass it with --required-resources" }]);
+      throw new PipelineNotRunnable([
+        {
+          step: step.step,
+          functionName: fnName,
+          reason: `needs ${unresolved.join(", ")}, which the repository does not hold (the cluster does)`,
+          fix: "add it to the repository (beside the XR or its Composition), or pass it with --required-resources",
+        },
+      ]);
     }
     if (fatalResult) {
-      throw new PipelineError(`pipeline step "${step.step}" returned a fatal result: ${fatalResult.message}`, step.step, fnName, undefined, "render/function-fatal");
+      throw new PipelineError(
+        `pipeline step "${step.step}" returned a fatal result: ${fatalResult.message}`,
+        step.step,
+        fnName,
+        undefined,
+        "render/function-fatal",
+      );
     }
     desired = rsp.desired ?? { composite: undefined, resources: {} };
     context = rsp.context;
@@ -226,7 +246,12 @@ async function runWithRequirements(
     const asked = resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor);
     unresolved.push(...unresolvedByName(Object.values({ ...requirements?.extraResources, ...requirements?.resources }), inputs.requiredResources ?? []));
     // What the step's bootstrap requirements gave stays; what the function asks for is added.
-    req = { ...req, ...asked, requiredResources: { ...bootstrap.requiredResources, ...asked.requiredResources }, requiredSchemas: { ...bootstrap.requiredSchemas, ...asked.requiredSchemas } };
+    req = {
+      ...req,
+      ...asked,
+      requiredResources: { ...bootstrap.requiredResources, ...asked.requiredResources },
+      requiredSchemas: { ...bootstrap.requiredSchemas, ...asked.requiredSchemas },
+    };
   }
 }
 
@@ -237,7 +262,13 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
   for (const sel of step.requirements?.requiredResources ?? []) {
     if (!sel.requirementName || !sel.apiVersion || !sel.kind) continue;
     requiredResources[sel.requirementName] = selectResources(
-      { apiVersion: sel.apiVersion, kind: sel.kind, matchName: sel.name, matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined, namespace: sel.namespace },
+      {
+        apiVersion: sel.apiVersion,
+        kind: sel.kind,
+        matchName: sel.name,
+        matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
+        namespace: sel.namespace,
+      },
       inputs.requiredResources ?? [],
     );
   }
@@ -250,12 +281,16 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
 }
 
 /** The objects asked for by name that the pool does not hold: `EnvironmentConfig shared`. */
-function unresolvedByName(selectors: { apiVersion?: string; kind?: string; name?: string; matchName?: string; namespace?: string }[], pool: JsonObject[]): string[] {
+function unresolvedByName(
+  selectors: { apiVersion?: string; kind?: string; name?: string; matchName?: string; namespace?: string }[],
+  pool: JsonObject[],
+): string[] {
   const out: string[] = [];
   for (const s of selectors) {
     const name = s.matchName ?? s.name;
     if (!name || !s.apiVersion || !s.kind) continue;
-    if (!selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length) out.push(`${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${name}`);
+    if (!selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length)
+      out.push(`${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${name}`);
   }
   return out;
 }
@@ -290,8 +325,7 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
 
 /** Requirements answered: resources from the pool, schemas from the lookup (empty when unknown, as Crossplane does). */
 function resolveRequirements(r: Requirements | undefined, pool: JsonObject[], schemaFor?: SchemaLookup): Partial<RunFunctionRequest> {
-  const resolve = (m: Record<string, Selector> | undefined) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, pool)]));
+  const resolve = (m: Record<string, Selector> | undefined) => Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, pool)]));
   const requiredSchemas = Object.fromEntries(
     Object.entries(r?.schemas ?? {}).map(([k, s]) => {
       const schema = schemaFor?.(s.apiVersion, s.kind);
@@ -311,7 +345,14 @@ function credentialsFor(step: PipelineStep, fnName: string, secrets: JsonObject[
     });
     if (!secret && fromRepository) {
       const ref = `${c.secretRef.namespace ?? ""}/${c.secretRef.name ?? ""}`;
-      throw new PipelineNotRunnable([{ step: step.step, functionName: fnName, reason: `needs Secret ${ref} as its credentials "${c.name ?? ""}", which is not in the repository (the cluster holds it)`, fix: `add the Secret to the repository (a placeholder will do), or render the XR with --function-credentials` }]);
+      throw new PipelineNotRunnable([
+        {
+          step: step.step,
+          functionName: fnName,
+          reason: `needs Secret ${ref} as its credentials "${c.name ?? ""}", which is not in the repository (the cluster holds it)`,
+          fix: `add the Secret to the repository (a placeholder will do), or render the XR with --function-credentials`,
+        },
+      ]);
     }
     if (!secret) {
       throw new PipelineError(
@@ -343,7 +384,11 @@ export function malformedResponse(rsp: unknown): string | undefined {
   const desired = rsp.desired;
   if (desired === undefined || desired === null) return undefined;
   if (!isObject(desired)) return "desired is not an object";
-  if (desired.composite !== undefined && desired.composite !== null && !(isObject(desired.composite) && (desired.composite.resource === undefined || isObject(desired.composite.resource)))) {
+  if (
+    desired.composite !== undefined &&
+    desired.composite !== null &&
+    !(isObject(desired.composite) && (desired.composite.resource === undefined || isObject(desired.composite.resource)))
+  ) {
     return "desired.composite is not a resource";
   }
   if (desired.resources !== undefined && !isObject(desired.resources)) return "desired.resources is not a map of resources";

@@ -7,14 +7,16 @@ import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 import { toPipelineComposition } from "./convert.js";
 import { EngineError, engineObserved, engineRender, engineTrailer, legacySchema, observedXr, shortCircuit } from "./engine.js";
 import { behaviourOf, type CrossplaneRelease } from "../../core/crossplane-releases.js";
+import { contextDocument, renderedComposed, renderedComposite, resultDocuments, type OutputOptions } from "./output.js";
 import {
-  contextDocument,
-  renderedComposed,
-  renderedComposite,
-  resultDocuments,
-  type OutputOptions,
-} from "./output.js";
-import { PipelineError, PipelineNotRunnable, runPipeline, type NotRunnableStep, type PipelineEnvironment, type PipelineStep, type StepResult } from "./pipeline.js";
+  PipelineError,
+  PipelineNotRunnable,
+  runPipeline,
+  type NotRunnableStep,
+  type PipelineEnvironment,
+  type PipelineStep,
+  type StepResult,
+} from "./pipeline.js";
 import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 
 export interface RenderRequest extends OutputOptions, PipelineEnvironment {
@@ -100,7 +102,11 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
   const steps = (spec.pipeline ?? []) as PipelineStep[];
   // An empty pipeline is valid (the schema asks only that one is there): it composes nothing.
   if (spec.mode !== "Pipeline" || !Array.isArray(spec.pipeline)) {
-    return failed({ rule: "render/no-pipeline", severity: "error", message: "the Composition has no pipeline to render (spec.mode: Pipeline and spec.pipeline)" });
+    return failed({
+      rule: "render/no-pipeline",
+      severity: "error",
+      message: "the Composition has no pipeline to render (spec.mode: Pipeline and spec.pipeline)",
+    });
   }
 
   const copy = cloneJson(req.xr);
@@ -138,7 +144,9 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     if (behaviour.engine) {
       const engine = engineRender({ xr, out, observed: observed ?? [], compositionName, behaviour, options: req, legacy });
       const documents = [engine.xr, ...engine.composed, ...engineTrailer(engine.events, out.context, req)];
-      const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) => (r?.connectionDetails ? [r.connectionDetails] : []));
+      const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) =>
+        r?.connectionDetails ? [r.connectionDetails] : [],
+      );
       return { documents, xr: engine.xr, composed: engine.composed, results: out.results, problems, ok: true, connectionDetails };
     }
     const observedByName = new Map(
@@ -153,10 +161,13 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
     const documents = [renderedXr, ...objects];
     if (req.includeFunctionResults) documents.push(...resultDocuments(out.results));
     if (req.includeContext) documents.push(contextDocument(out.context));
-    const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) => (r?.connectionDetails ? [r.connectionDetails] : []));
+    const connectionDetails = [out.desired.composite, ...Object.values(out.desired.resources)].flatMap((r) =>
+      r?.connectionDetails ? [r.connectionDetails] : [],
+    );
     return { documents, xr: renderedXr, composed: objects, results: out.results, problems, ok: true, connectionDetails };
   } catch (err) {
-    if (err instanceof EngineError) return failed({ rule: err.rule, severity: "error", message: err.message, ...(err.resourceName ? { resourceName: err.resourceName } : {}) });
+    if (err instanceof EngineError)
+      return failed({ rule: err.rule, severity: "error", message: err.message, ...(err.resourceName ? { resourceName: err.resourceName } : {}) });
     if (err instanceof PipelineNotRunnable) return { documents: [], composed: [], results: [], problems, ok: false, notRunnable: err.steps };
     if (!(err instanceof PipelineError)) throw err;
     return failed({ rule: err.rule, severity: "error", message: err.message, step: err.step, functionName: err.functionName, detail: err.detail });

@@ -97,17 +97,21 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
   return out;
 }
 
-async function renderSource(
-  source: Manifest,
-  type: XrType,
-  index: RepoIndex,
-  pool: RuntimePool,
-  options: RepoRenderOptions,
-): Promise<RenderedXr> {
+async function renderSource(source: Manifest, type: XrType, index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions): Promise<RenderedXr> {
   const xr = type.claim ? xrFromClaim(source.object, type) : cloneJson(source.object as JsonObject);
   const picked = pickComposition(xr, index, type, source.file);
   if (!("object" in picked)) {
-    if (!picked.certain) return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [], notRendered: [compositionUnknown(xr, picked, source)] };
+    if (!picked.certain)
+      return {
+        source,
+        via: "no Composition",
+        documents: [],
+        objects: [],
+        keys: [],
+        ok: false,
+        findings: [],
+        notRendered: [compositionUnknown(xr, picked, source)],
+      };
     return { source, via: "no Composition", documents: [], objects: [], keys: [], ok: false, findings: [noCompositionFinding(source, picked)] };
   }
   const xrGvk = gvkOf(String(xr.apiVersion), type.xrKind);
@@ -166,9 +170,25 @@ async function renderOperationSource(source: Manifest, index: RepoIndex, pool: R
     includeFunctionResults: options.includeFunctionResults,
     release: options.release,
   });
-  const findings = rendered.problems.map((p) => findingAt(source, p.step ? stepPointer(object, p.step) : "", p.rule, p.severity, p.detail ? `${p.message}\n${p.detail.split("\n").slice(-20).join("\n")}` : p.message));
+  const findings = rendered.problems.map((p) =>
+    findingAt(
+      source,
+      p.step ? stepPointer(object, p.step) : "",
+      p.rule,
+      p.severity,
+      p.detail ? `${p.message}\n${p.detail.split("\n").slice(-20).join("\n")}` : p.message,
+    ),
+  );
   if (source.kind === "WatchOperation" && !watched) {
-    findings.push(findingAt(source, "/spec/watch", "render/no-watched-resource", "info", "rendered without a watched resource: the repository has no object this watch selects (render op -w gives one)"));
+    findings.push(
+      findingAt(
+        source,
+        "/spec/watch",
+        "render/no-watched-resource",
+        "info",
+        "rendered without a watched resource: the repository has no object this watch selects (render op -w gives one)",
+      ),
+    );
   }
   const out: RenderedXr = {
     source,
@@ -184,7 +204,12 @@ async function renderOperationSource(source: Manifest, index: RepoIndex, pool: R
 }
 
 function watchedIn(operation: JsonObject, index: RepoIndex): JsonObject | undefined {
-  const watch = ((operation.spec as JsonObject | undefined)?.watch ?? {}) as { apiVersion?: string; kind?: string; namespace?: string; matchLabels?: Record<string, string> };
+  const watch = ((operation.spec as JsonObject | undefined)?.watch ?? {}) as {
+    apiVersion?: string;
+    kind?: string;
+    namespace?: string;
+    matchLabels?: Record<string, string>;
+  };
   const found = index.manifests.find((m) => {
     if (m.apiVersion !== watch.apiVersion || m.kind !== watch.kind) return false;
     if (watch.namespace && m.namespace !== watch.namespace) return false;
@@ -196,7 +221,9 @@ function watchedIn(operation: JsonObject, index: RepoIndex): JsonObject | undefi
 
 function stepPointer(operation: JsonObject, step: string): string {
   const spec = (operation.spec ?? {}) as JsonObject;
-  const steps = (operation.kind === "Operation" ? spec.pipeline : ((spec.operationTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.pipeline) as { step?: string }[] | undefined;
+  const steps = (
+    operation.kind === "Operation" ? spec.pipeline : ((spec.operationTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.pipeline
+  ) as { step?: string }[] | undefined;
   const i = (steps ?? []).findIndex((s) => s?.step === step);
   if (i < 0) return "";
   return operation.kind === "Operation" ? `/spec/pipeline/${i}` : `/spec/operationTemplate/spec/pipeline/${i}`;
@@ -240,7 +267,16 @@ const runBudgets = new WeakMap<RuntimePool, { objects: number }>();
  * list is walked once, as it was when its render returned (the source's list of objects grows as
  * nested objects join it, and may be that very list), within the budget (RENDER_BUDGET).
  */
-async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoIndex, pool: RuntimePool, options: RepoRenderOptions, depth: number, prefix = "", spending?: SourceBudget): Promise<void> {
+async function addNested(
+  out: RenderedXr,
+  composed: JsonObject[],
+  index: RepoIndex,
+  pool: RuntimePool,
+  options: RepoRenderOptions,
+  depth: number,
+  prefix = "",
+  spending?: SourceBudget,
+): Promise<void> {
   const limit = options.maxNestedDepth ?? DEFAULT_MAX_NESTED_DEPTH;
   let budget = spending;
   if (!budget) {
@@ -258,13 +294,23 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
     const key = `${prefix}${renderedObjectKey(child)}`;
     const where = `nested ${child.kind} ${renderedObjectName(child)} (composed by ${out.source.kind} ${out.source.name ?? ""})`;
     if (depth > limit) {
-      out.findings.push(findingAt(out.source, "", "render/nested-depth", "info", `${where} was not rendered: nesting deeper than ${limit} (--max-nested-depth)`));
+      out.findings.push(
+        findingAt(out.source, "", "render/nested-depth", "info", `${where} was not rendered: nesting deeper than ${limit} (--max-nested-depth)`),
+      );
       continue;
     }
     const over = overBudget(budget);
     if (over) {
       budget.spent = true;
-      out.findings.push(findingAt(out.source, "", "render/budget", "warning", `${where} and the nested XRs after it were not rendered: ${over}; what they compose is unknown here (a Composition that composes XRs of its own type nests without end: lower --max-nested-depth, or break the cycle)`));
+      out.findings.push(
+        findingAt(
+          out.source,
+          "",
+          "render/budget",
+          "warning",
+          `${where} and the nested XRs after it were not rendered: ${over}; what they compose is unknown here (a Composition that composes XRs of its own type nests without end: lower --max-nested-depth, or break the cycle)`,
+        ),
+      );
       out.partial = [...(out.partial ?? []), key];
       return;
     }
@@ -313,8 +359,10 @@ async function addNested(out: RenderedXr, composed: JsonObject[], index: RepoInd
 /** Which budget is spent, said for the finding; undefined while none is. */
 function overBudget(b: SourceBudget): string | undefined {
   if (b.objects >= RENDER_BUDGET.objectsPerSource) return `the source already composes ${b.objects} objects, its budget is ${RENDER_BUDGET.objectsPerSource}`;
-  if (b.renders >= RENDER_BUDGET.nestedRendersPerSource) return `${b.renders} nested XRs of the source were rendered, its budget is ${RENDER_BUDGET.nestedRendersPerSource}`;
-  if (b.run.objects >= RENDER_BUDGET.objectsPerRun) return `the run's sources already compose ${b.run.objects} objects, the run's budget is ${RENDER_BUDGET.objectsPerRun}`;
+  if (b.renders >= RENDER_BUDGET.nestedRendersPerSource)
+    return `${b.renders} nested XRs of the source were rendered, its budget is ${RENDER_BUDGET.nestedRendersPerSource}`;
+  if (b.run.objects >= RENDER_BUDGET.objectsPerRun)
+    return `the run's sources already compose ${b.run.objects} objects, the run's budget is ${RENDER_BUDGET.objectsPerRun}`;
   return undefined;
 }
 
@@ -347,7 +395,9 @@ function notRunnableAt(n: NotRunnableStep, composition: Manifest, index: RepoInd
   const fn = index.functions.get(n.functionName);
   const steps = asArray(asObject(composition.object.spec)?.pipeline);
   const step = steps.findIndex((s) => asObject(s)?.step === n.step);
-  const at = fn ? { manifest: fn, pointer: "/spec/package" } : { manifest: composition, pointer: step >= 0 ? `/spec/pipeline/${step}/functionRef/name` : "/spec" };
+  const at = fn
+    ? { manifest: fn, pointer: "/spec/package" }
+    : { manifest: composition, pointer: step >= 0 ? `/spec/pipeline/${step}/functionRef/name` : "/spec" };
   return { what: n.functionName, step: n.step, reason: n.reason, fix: n.fix, severity: "warning", at };
 }
 

@@ -39,17 +39,15 @@ const HEALTH_RULES: Record<string, Rule> = {
   "networking.k8s.io/NetworkPolicy": exists,
   "/Namespace": (_o, status) => status.phase === undefined || status.phase === "Active",
   "/Service": (_o, status, spec) =>
-    spec.type !== "LoadBalancer" || ((status.loadBalancer as JsonObject | undefined)?.ingress as unknown[] | undefined)?.length! > 0,
+    spec.type !== "LoadBalancer" || (((status.loadBalancer as JsonObject | undefined)?.ingress as unknown[] | undefined)?.length ?? 0) > 0,
   "/PersistentVolumeClaim": (_o, status) => status.phase === "Bound",
   "/Pod": (o, status) => conditionStatus(o, "Ready") === "True" || status.phase === "Succeeded",
-  "apps/Deployment": (o, status, spec) =>
-    conditionStatus(o, "Available") === "True" && (status.updatedReplicas ?? 0) === replicas(spec),
+  "apps/Deployment": (o, status, spec) => conditionStatus(o, "Available") === "True" && (status.updatedReplicas ?? 0) === replicas(spec),
   "apps/StatefulSet": (_o, status, spec) => (status.readyReplicas ?? 0) === replicas(spec),
   "apps/ReplicaSet": (_o, status, spec) => (status.readyReplicas ?? 0) === replicas(spec),
   "apps/DaemonSet": (_o, status) => status.numberReady !== undefined && status.numberReady === status.desiredNumberScheduled,
   "batch/Job": (o) => conditionStatus(o, "Complete") === "True",
-  "networking.k8s.io/Ingress": (_o, status) =>
-    (((status.loadBalancer as JsonObject | undefined)?.ingress as unknown[] | undefined)?.length ?? 0) > 0,
+  "networking.k8s.io/Ingress": (_o, status) => (((status.loadBalancer as JsonObject | undefined)?.ingress as unknown[] | undefined)?.length ?? 0) > 0,
 };
 
 export function isHealthy(o: JsonObject): boolean {

@@ -130,7 +130,9 @@ function selected(input: Input, required: Record<string, JsonObject[]>): Map<str
         throw new Error(`cannot process environment config "${name}" by reference, "${key}": Required environment config "${name}" not found`);
       }
       if (resources.length > 1) {
-        throw new Error(`cannot process environment config "${name}" by reference, "${key}": expected exactly one required resource "${name}", got ${resources.length}`);
+        throw new Error(
+          `cannot process environment config "${name}" by reference, "${key}": expected exactly one required resource "${name}", got ${resources.length}`,
+        );
       }
       add(field, resources);
       return;
@@ -174,7 +176,9 @@ function mergeConfigsData(byField: Map<string, JsonObject[]>): JsonObject {
         if (!Object.hasOwn(c, "data")) throw new Error(`cannot get data from environment config "${name}": data: no such field`);
         if (c.data !== null) {
           if (!isObject(c.data)) {
-            throw new Error(`cannot get data from environment config "${name}": cannot unmarshal value from JSON: json: cannot unmarshal ${Array.isArray(c.data) ? "array" : typeof c.data === "boolean" ? "bool" : typeof c.data} into Go value of type map[string]interface {}`);
+            throw new Error(
+              `cannot get data from environment config "${name}": cannot unmarshal value from JSON: json: cannot unmarshal ${Array.isArray(c.data) ? "array" : typeof c.data === "boolean" ? "bool" : typeof c.data} into Go value of type map[string]interface {}`,
+            );
           }
           data = cloneJson(c.data);
         }

@@ -47,7 +47,7 @@ type JsonType = "object" | "array" | "string" | "number" | "boolean";
 const GO_TYPES: Record<JsonType, string> = { object: "struct", array: "slice", string: "string", number: "number", boolean: "bool" };
 
 function expectedType(schema: OpenAPISchema): JsonType | undefined {
-  if (schema["x-kubernetes-int-or-string"] || schema["x-kubernetes-preserve-unknown-fields"] && !schema.properties) return undefined;
+  if (schema["x-kubernetes-int-or-string"] || (schema["x-kubernetes-preserve-unknown-fields"] && !schema.properties)) return undefined;
   switch (schema.type) {
     case "object":
     case "array":

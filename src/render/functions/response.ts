@@ -1,13 +1,5 @@
 import { cloneJson, type JsonObject } from "../../core/json.js";
-import {
-  Ready,
-  Severity,
-  Target,
-  type Resource,
-  type RunFunctionRequest,
-  type RunFunctionResponse,
-  type State,
-} from "@crossplane-org/function-sdk-typescript";
+import { Ready, Severity, Target, type Resource, type RunFunctionRequest, type RunFunctionResponse, type State } from "@crossplane-org/function-sdk-typescript";
 
 /** Helpers shared by the built-in functions: a response seeded from the request, and results. */
 

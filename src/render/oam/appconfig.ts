@@ -67,13 +67,25 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
   }
   const rendered = (role: "workload" | "traits") =>
     components.flatMap((c) => (role === "workload" ? [c.workload] : c.traits).filter((n) => created.has(n)).map((n) => ({ c: c.name, o: n.object })));
-  const scopes = renderScopes(ac, components.map((c) => ({ at: c.at, refs: c.scopes, workload: created.has(c.workload) ? c.workload.object : undefined })), index, sink);
+  const scopes = renderScopes(
+    ac,
+    components.map((c) => ({ at: c.at, refs: c.scopes, workload: created.has(c.workload) ? c.workload.object : undefined })),
+    index,
+    sink,
+  );
   const objects = [...sortObjects(rendered("workload")), ...sortObjects(rendered("traits")), ...sortObjects(scopes.map((o) => ({ c: "", o })))];
   const keys = objects.map((o) => generatedKeys.get(o) ?? renderedObjectKey(o));
   return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ok: true, findings: findings() };
 }
 
-function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number, index: RepoIndex, options: OamRenderOptions, sink: FindingSink): RenderedComponent | undefined {
+function renderComponent(
+  ac: Manifest,
+  entry: Record<string, unknown>,
+  i: number,
+  index: RepoIndex,
+  options: OamRenderOptions,
+  sink: FindingSink,
+): RenderedComponent | undefined {
   const at = ptr("spec", "components", i);
   const { name, component } = componentOfEntry(ac, entry, at, index, sink);
   if (!name || !component) return undefined;
@@ -117,7 +129,12 @@ function renderComponent(ac: Manifest, entry: Record<string, unknown>, i: number
   };
 }
 
-function renderTrait(traitEntry: Record<string, unknown>, componentName: string, index: RepoIndex, options: OamRenderOptions): { error: string } | { object: JsonObject; definition?: Manifest; generated: boolean } {
+function renderTrait(
+  traitEntry: Record<string, unknown>,
+  componentName: string,
+  index: RepoIndex,
+  options: OamRenderOptions,
+): { error: string } | { object: JsonObject; definition?: Manifest; generated: boolean } {
   const raw = asObject(traitEntry.trait);
   if (!raw) return { error: "the entry has no trait" };
   const expanded = expandTrait(raw, index);
@@ -197,11 +214,20 @@ function noteStoreBasedPassing(ac: Manifest, entries: Record<string, unknown>[],
     return [{ holder: entry, at }, ...asArray(entry.traits).map((t, j) => ({ holder: asObject(t) ?? {}, at: `${at}/traits/${j}` }))];
   });
   for (const { holder, at } of holders) {
-    for (const [field, store] of [["dataOutputs", "outputstore"], ["dataInputs", "inputstore"]] as const) {
+    for (const [field, store] of [
+      ["dataOutputs", "outputstore"],
+      ["dataInputs", "inputstore"],
+    ] as const) {
       asArray(holder[field]).forEach((item, k) => {
         const key = Object.keys(asObject(item) ?? {}).find((key) => key.toLowerCase() === store);
         if (!key) return;
-        sink.add(ac, `${at}/${field}/${k}/${key}`, "render/oam-unsupported", "warning", `store-based data passing (${key}) is not rendered offline: the objects are rendered without the data it would pass`);
+        sink.add(
+          ac,
+          `${at}/${field}/${k}/${key}`,
+          "render/oam-unsupported",
+          "warning",
+          `store-based data passing (${key}) is not rendered offline: the objects are rendered without the data it would pass`,
+        );
       });
     }
   }

@@ -66,7 +66,12 @@ export function dataOutputs(holder: Record<string, unknown>): DataOutput[] {
     if (name === undefined) return [];
     const conditions = asArray(output.conditions).map((c) => {
       const cond = asObject(c) ?? {};
-      return { op: asString(cond.op), fieldPath: asString(cond.fieldPath), value: asString(cond.value), valueFromFieldPath: asString(asObject(cond.valueFrom)?.fieldPath) };
+      return {
+        op: asString(cond.op),
+        fieldPath: asString(cond.fieldPath),
+        value: asString(cond.value),
+        valueFromFieldPath: asString(asObject(cond.valueFrom)?.fieldPath),
+      };
     });
     return [{ name, fieldPath: asString(output.fieldPath) ?? "", conditions }];
   });

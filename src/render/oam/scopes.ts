@@ -53,7 +53,13 @@ export function renderScopes(ac: Manifest, uses: ScopeUse[], index: RepoIndex, s
 function loadScope(ac: Manifest, ref: ScopeRef, index: RepoIndex, sink: FindingSink): RenderedScope | null {
   const found = index.object(ref.apiVersion, ref.kind, ref.name, ac.namespace);
   if (!found) {
-    sink.add(ac, ref.at, "render/oam-scope", "warning", `scope ${ref.kind} "${ref.name}" is not in the repository: the runtime reads it from the cluster, so its workloadRefs are not rendered`);
+    sink.add(
+      ac,
+      ref.at,
+      "render/oam-scope",
+      "warning",
+      `scope ${ref.kind} "${ref.name}" is not in the repository: the runtime reads it from the cluster, so its workloadRefs are not rendered`,
+    );
     return null;
   }
   const object = cloneJson(found.object) as JsonObject;
@@ -61,7 +67,13 @@ function loadScope(ac: Manifest, ref: ScopeRef, index: RepoIndex, sink: FindingS
   if (!meta.namespace && ac.namespace) meta.namespace = ac.namespace;
   const definition = resolveScope(ref, index);
   if (!definition.definition) {
-    sink.add(ac, ref.at, "render/oam-scope", "warning", `no ScopeDefinition "${definition.definitionName ?? ""}" in the repository: where ${ref.kind} records its workloads (workloadRefsPath) is unknown, so the scope is rendered unchanged`);
+    sink.add(
+      ac,
+      ref.at,
+      "render/oam-scope",
+      "warning",
+      `no ScopeDefinition "${definition.definitionName ?? ""}" in the repository: where ${ref.kind} records its workloads (workloadRefsPath) is unknown, so the scope is rendered unchanged`,
+    );
     return { object };
   }
   return { object, path: asString(asObject(definition.definition.object.spec)?.workloadRefsPath) };

@@ -95,7 +95,10 @@ export class ModuleRuntime implements FunctionRuntime {
     });
     if (reply.load !== undefined) {
       const at = reply.syntax ? await syntaxErrorAt(this.modulePath) : undefined;
-      throw new FunctionFailure(`cannot load module ${displayPath(at?.file ?? this.modulePath)}${at ? `:${at.line}` : ""}: ${reply.syntax ? "SyntaxError: " : ""}${reply.load}`, at?.excerpt);
+      throw new FunctionFailure(
+        `cannot load module ${displayPath(at?.file ?? this.modulePath)}${at ? `:${at.line}` : ""}: ${reply.syntax ? "SyntaxError: " : ""}${reply.load}`,
+        at?.excerpt,
+      );
     }
     if (reply.error !== undefined) throw new FunctionFailure(`function ${this.name} threw: ${reply.error}`, reply.stack);
     return reply.rsp!;
@@ -119,15 +122,20 @@ export class ModuleRuntime implements FunctionRuntime {
  */
 function syntaxErrorAt(modulePath: string): Promise<{ file: string; line: number; excerpt?: string } | undefined> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--check", modulePath], { timeout: 10_000, maxBuffer: 256 * 1024, env: { PATH: process.env.PATH ?? "" } }, (err, _stdout, stderr) => {
-      if (!err) return resolve(undefined);
-      const lines = String(stderr).split("\n");
-      const head = /^(.*):(\d+)$/.exec(lines[0] ?? "");
-      if (!head) return resolve(undefined);
-      const file = head[1]!.startsWith("file://") ? fileURLToPath(head[1]!) : head[1]!;
-      const caret = lines.findIndex((l, i) => i > 0 && /^\s*\^+\s*$/.test(l));
-      resolve({ file, line: Number(head[2]), excerpt: caret > 0 ? lines.slice(1, caret + 1).join("\n") : undefined });
-    });
+    execFile(
+      process.execPath,
+      ["--check", modulePath],
+      { timeout: 10_000, maxBuffer: 256 * 1024, env: { PATH: process.env.PATH ?? "" } },
+      (err, _stdout, stderr) => {
+        if (!err) return resolve(undefined);
+        const lines = String(stderr).split("\n");
+        const head = /^(.*):(\d+)$/.exec(lines[0] ?? "");
+        if (!head) return resolve(undefined);
+        const file = head[1]!.startsWith("file://") ? fileURLToPath(head[1]!) : head[1]!;
+        const caret = lines.findIndex((l, i) => i > 0 && /^\s*\^+\s*$/.test(l));
+        resolve({ file, line: Number(head[2]), excerpt: caret > 0 ? lines.slice(1, caret + 1).join("\n") : undefined });
+      },
+    );
   });
 }
 

@@ -6,7 +6,15 @@ import { runGoTemplating } from "../functions/go-templating/function.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { removeTree } from "../../oci/unpack.js";
 import { isTrustedPackage } from "../../trust.js";
-import { BASE_IMAGES, LANGUAGE_NAMES, SOURCE_MOUNT, builderEnvironment, projectFunctionLanguage, rewriteImage, type EmbeddedFunction } from "../../project/index.js";
+import {
+  BASE_IMAGES,
+  LANGUAGE_NAMES,
+  SOURCE_MOUNT,
+  builderEnvironment,
+  projectFunctionLanguage,
+  rewriteImage,
+  type EmbeddedFunction,
+} from "../../project/index.js";
 import { BuiltinRuntime } from "./builtin.js";
 import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
 import { UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
@@ -25,19 +33,37 @@ export interface ProjectRuntimeOptions {
   trustedPackages?: string[];
 }
 
-const SERVE_FIX = "or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target";
+const SERVE_FIX =
+  "or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target";
 
 export function projectRuntime(name: string, fn: EmbeddedFunction, options: ProjectRuntimeOptions): FunctionRuntime {
   const where = `is a function of the project ${fn.project.file}`;
-  if (fn.source === "Tarball") return new UnavailableRuntime("builtin", `${where}, supplied as pre-built image tarballs; composition-ci does not load image tarballs`, `push the image and name it in a Function object, ${SERVE_FIX}`);
+  if (fn.source === "Tarball")
+    return new UnavailableRuntime(
+      "builtin",
+      `${where}, supplied as pre-built image tarballs; composition-ci does not load image tarballs`,
+      `push the image and name it in a Function object, ${SERVE_FIX}`,
+    );
   const dir = path.resolve(options.root, fn.dir);
-  if (!fs.existsSync(dir)) return new UnavailableRuntime("builtin", `${where}, built from ${fn.dir}, which is not in the repository`, `add the function's source folder ${fn.dir}, ${SERVE_FIX}`);
+  if (!fs.existsSync(dir))
+    return new UnavailableRuntime(
+      "builtin",
+      `${where}, built from ${fn.dir}, which is not in the repository`,
+      `add the function's source folder ${fn.dir}, ${SERVE_FIX}`,
+    );
   const language = projectFunctionLanguage(dir);
   if (language === "go-templating") return new ProjectGoTemplating(dir);
   if (language === "kcl") return kclRuntime(name, fn, dir, options);
-  const what = language ? `a ${LANGUAGE_NAMES[language]} function` : "a function no builder recognises (no kcl.mod, pyproject.toml with function/, go.mod, or only .gotmpl/.tmpl templates)";
-  const build = language === "python" ? "a Python function is built (pip in a container)" : language === "go" ? "a Go function is compiled" : "it cannot be built";
-  return new UnavailableRuntime("builtin", `${where}, built from ${fn.dir}: ${what}; ${build}, and composition-ci does not build functions`, `give it a command or module under functions: ${name} in .composition-ci.yaml, ${SERVE_FIX}`);
+  const what = language
+    ? `a ${LANGUAGE_NAMES[language]} function`
+    : "a function no builder recognises (no kcl.mod, pyproject.toml with function/, go.mod, or only .gotmpl/.tmpl templates)";
+  const build =
+    language === "python" ? "a Python function is built (pip in a container)" : language === "go" ? "a Go function is compiled" : "it cannot be built";
+  return new UnavailableRuntime(
+    "builtin",
+    `${where}, built from ${fn.dir}: ${what}; ${build}, and composition-ci does not build functions`,
+    `give it a command or module under functions: ${name} in .composition-ci.yaml, ${SERVE_FIX}`,
+  );
 }
 
 function kclRuntime(name: string, fn: EmbeddedFunction, dir: string, options: ProjectRuntimeOptions): FunctionRuntime {
@@ -50,7 +76,12 @@ function kclRuntime(name: string, fn: EmbeddedFunction, dir: string, options: Pr
       `add one line to .composition-ci.yaml (in the Action's pr mode, the base branch's): functions: {trusted: ["${repository}"]}, or run with --allow-exec if you trust the repository`,
     );
   }
-  if (!options.packages) return new UnavailableRuntime("package", `is a KCL function of the project, built from ${fn.dir}: it runs on ${base}, and this run pulls no packages`, "run check, render or diff (they pull trusted packages), not a command given only a functions file");
+  if (!options.packages)
+    return new UnavailableRuntime(
+      "package",
+      `is a KCL function of the project, built from ${fn.dir}: it runs on ${base}, and this run pulls no packages`,
+      "run check, render or diff (they pull trusted packages), not a command given only a functions file",
+    );
   return new ProjectPackageRuntime(name, base, "kcl", dir, options.packages);
 }
 
@@ -129,7 +160,9 @@ class ProjectGoTemplating implements FunctionRuntime {
 
   async run(req: RunFunctionRequest, timeoutMs: number, call?: CallContext): Promise<RunFunctionResponse> {
     const context: CallContext = { root: call?.root ?? this.dir, base: call?.base ?? this.dir, mounts: { ...(call?.mounts ?? {}), [SOURCE_MOUNT]: this.dir } };
-    const builtin = new BuiltinRuntime((r, c) => runGoTemplating(r, { defaultSource: SOURCE_MOUNT, ...(c ? { fileSystem: directoryFileSystem({ root: c.root, base: c.base, mounts: c.mounts }) } : {}) }));
+    const builtin = new BuiltinRuntime((r, c) =>
+      runGoTemplating(r, { defaultSource: SOURCE_MOUNT, ...(c ? { fileSystem: directoryFileSystem({ root: c.root, base: c.base, mounts: c.mounts }) } : {}) }),
+    );
     return builtin.run(req, timeoutMs, context);
   }
 

@@ -87,7 +87,8 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   return runtime === "Docker" ? dockerRuntime(fn, options) : packageRuntime(fn, options);
 }
 
-const TRUST_FIX = "add its repository to functions.trusted in .composition-ci.yaml (in the Action's pr mode, the base branch's), or run with --allow-exec if you trust the repository";
+const TRUST_FIX =
+  "add its repository to functions.trusted in .composition-ci.yaml (in the Action's pr mode, the base branch's), or run with --allow-exec if you trust the repository";
 
 /** A trusted package runs from its image without Docker; an image that cannot run here falls back to Docker where it answers. */
 function packageRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
@@ -167,7 +168,12 @@ function configuredRuntime(name: string, f: FunctionConfig, options: RuntimeOpti
 function dockerRuntime(fn: FunctionManifest, options: RuntimeOptions): FunctionRuntime {
   const settings = dockerSettings(fn.package ?? "", fn.annotations);
   if ("error" in settings) return new UnavailableRuntime("Docker", `function ${fn.name}: ${settings.error}`);
-  if (!options.allowExec) return new UnavailableRuntime("Docker", `would run the image ${settings.image}, which needs Docker and --allow-exec`, `${EXEC_FIX} and Docker is there, or ${CONFIGURE_FIX}`);
+  if (!options.allowExec)
+    return new UnavailableRuntime(
+      "Docker",
+      `would run the image ${settings.image}, which needs Docker and --allow-exec`,
+      `${EXEC_FIX} and Docker is there, or ${CONFIGURE_FIX}`,
+    );
   return dockerFor(fn.name, settings, options);
 }
 
@@ -225,4 +231,3 @@ class PreferPackageRuntime implements FunctionRuntime {
     await this.pkg.close();
   }
 }
-

@@ -17,7 +17,10 @@ export function markdownToText(markdown: string): string {
     }
     out.push(plain(line));
   }
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trim()}\n`;
+  return `${out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()}\n`;
 }
 
 function plain(line: string): string {

@@ -13,5 +13,11 @@ export function formatJson(report: Report): string {
   const packages = report.packages?.length ? { packages: report.packages } : {};
   const coverage = report.coverage ? { sources: report.coverage.sources, ...(report.coverage.tests ? { tests: report.coverage.tests } : {}) } : {};
   const policies = report.policies?.length ? { policies: report.policies } : {};
-  return JSON.stringify({ version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, ...coverage, ...packages, ...policies, findings }, null, 2) + "\n";
+  return (
+    JSON.stringify(
+      { version: 1, summary: { files, documents, errors, warnings, infos, suppressed }, ...coverage, ...packages, ...policies, findings },
+      null,
+      2,
+    ) + "\n"
+  );
 }

@@ -77,15 +77,29 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
       : unknown
         ? `### ⚠️ composition-ci drift: none among the ${rendered} rendered source${rendered === 1 ? "" : "s"}; ${unknown} unknown (did not render)`
         : "### ✅ composition-ci drift: none";
-  const snapshotBaseline = snapshot && (snapshotMissing ? `no snapshot (${code(snapshot)} ${snapshotMissing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet"})` : `the snapshot in ${code(snapshot)}`);
+  const snapshotBaseline =
+    snapshot &&
+    (snapshotMissing
+      ? `no snapshot (${code(snapshot)} ${snapshotMissing === "no-directory" ? "does not exist yet" : "holds no snapshot file yet"})`
+      : `the snapshot in ${code(snapshot)}`);
   const against = [snapshotBaseline, report.baselines.cluster && "the cluster"].filter(Boolean).join(" and ");
-  const states = [notRendered ? `${notRendered} not rendered (a function composition-ci cannot run here)` : "", failed ? `${failed} failed (their findings say why)` : ""].filter(Boolean);
+  const states = [
+    notRendered ? `${notRendered} not rendered (a function composition-ci cannot run here)` : "",
+    failed ? `${failed} failed (their findings say why)` : "",
+  ].filter(Boolean);
   const looked = `${rendered} of ${report.sources} source${report.sources === 1 ? "" : "s"} rendered${states.length ? `, ${states.join(", ")}: their drift is unknown` : ""}`;
-  const since = compared ? `; new or persisting since ${code(previous)}` : previousMissing ? `; first report: nothing to compare with yet (no earlier ${code(previousMissing)})` : "";
+  const since = compared
+    ? `; new or persisting since ${code(previous)}`
+    : previousMissing
+      ? `; first report: nothing to compare with yet (no earlier ${code(previousMissing)})`
+      : "";
   const parts = [title, `<sub>${looked}; compared with ${against || "nothing"}${since}.</sub>`];
   const command = snapshot ? code(updateSnapshotCommand(snapshot, { paths: report.paths })) : "";
   if (missing) {
-    const where = snapshotMissing === "no-directory" ? `The snapshot directory ${code(snapshot!)} does not exist yet` : `The snapshot directory ${code(snapshot!)} holds no snapshot file yet`;
+    const where =
+      snapshotMissing === "no-directory"
+        ? `The snapshot directory ${code(snapshot!)} does not exist yet`
+        : `The snapshot directory ${code(snapshot!)} holds no snapshot file yet`;
     parts.push(`> 📸 ${where}, so every source counts as added. Create it with ${command}, review it and commit it: the next run compares with it.`);
   }
   const next: string[] = [];
@@ -105,7 +119,9 @@ function renderDrift(report: DriftReport, level: Level, options: MarkdownOptions
         const detail = level === 1 ? trim(i.detail) : i.detail;
         return `${head}\n\n${fenced(detail, i.detail.startsWith("---") ? "diff" : "")}\n`;
       });
-      parts.push(`<details><summary>${escapeHtmlText(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`);
+      parts.push(
+        `<details><summary>${escapeHtmlText(source)} · ${items.length} item${items.length === 1 ? "" : "s"}</summary>\n\n${lines.join("\n")}\n\n</details>`,
+      );
     }
   }
   return parts.join("\n\n") + "\n";
@@ -119,7 +135,18 @@ function render(report: DiffReport, level: Level, options: MarkdownOptions): str
 function renderBlocks(report: DiffReport, level: Level, options: MarkdownOptions): string[] {
   const parts = [headline(report, options.title), numbers(report)];
   if (level > 0) parts.push(`> ✂️ ${CUTS[level]} ${options.fullReportHint ?? ""}`.trimEnd());
-  if (level < 3) parts.push(failingTests(report), replacements(report), summarySection(report, level), ...changesSection(report, level), definitionsSection(report), unrenderedFilesLine(report), findingsSections(report, FINDING_ROWS[level]!, options), notRenderedSection(report), stillFailingSection(report));
+  if (level < 3)
+    parts.push(
+      failingTests(report),
+      replacements(report),
+      summarySection(report, level),
+      ...changesSection(report, level),
+      definitionsSection(report),
+      unrenderedFilesLine(report),
+      findingsSections(report, FINDING_ROWS[level]!, options),
+      notRenderedSection(report),
+      stillFailingSection(report),
+    );
   parts.push(footer(report, options.describes));
   return parts.filter(Boolean);
 }
@@ -163,8 +190,14 @@ function failingTests(report: DiffReport): string {
   const fresh = new Set(report.findings.new);
   const rows = failing.map((f) => {
     // The first line says which test; the next ones are its differences, a few of them shown.
-    const [first = "", ...differences] = f.message.split("\n").map((l) => l.trim()).filter(Boolean);
-    const shown = differences.slice(0, MAX_TEST_DIFFERENCES).map((d) => `\n  - ${escapeMarkdownKeepingCode(d)}`).join("");
+    const [first = "", ...differences] = f.message
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const shown = differences
+      .slice(0, MAX_TEST_DIFFERENCES)
+      .map((d) => `\n  - ${escapeMarkdownKeepingCode(d)}`)
+      .join("");
     const more = differences.length > MAX_TEST_DIFFERENCES ? `\n  - …and ${differences.length - MAX_TEST_DIFFERENCES} more` : "";
     return `- ❌ ${fresh.has(f) ? "🆕 " : ""}${f.file ? `${code(`${f.file}${f.line ? `:${f.line}` : ""}`)} ` : ""}${escapeMarkdownKeepingCode(first)}${shown}${more}`;
   });
@@ -183,7 +216,8 @@ function headline(report: DiffReport, title?: string): string {
   const context = v.failOnNew && old ? `; ${old} error${old === 1 ? "" : "s"} already on the base branch` : "";
   // A change composition-ci could not render is not "unchanged": the headline says the diff is incomplete.
   const { unknown, affected } = renderGaps(report);
-  if (unknown) return `### ⚠️ ${name}: ${unknown} of ${affected} affected source${affected === 1 ? "" : "s"} could not be rendered: the rendered diff is incomplete (${rule}${context})`;
+  if (unknown)
+    return `### ⚠️ ${name}: ${unknown} of ${affected} affected source${affected === 1 ? "" : "s"} could not be rendered: the rendered diff is incomplete (${rule}${context})`;
   return `### ✅ ${name}: passes (${rule}${context})`;
 }
 
@@ -202,7 +236,11 @@ function numbers(report: DiffReport): string {
   const { unknown, affected } = renderGaps(report);
   const rendered = affected - unknown;
   const items = [
-    unknown ? (rendered === 0 ? "**no affected source rendered**" : `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**`) : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
+    unknown
+      ? rendered === 0
+        ? "**no affected source rendered**"
+        : `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**`
+      : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
     `objects +${added} ~${modified} −${removed}`,
     `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed`,
   ];
@@ -220,13 +258,17 @@ function replacements(report: DiffReport): string {
     for (const o of c.objects) {
       let text: string | undefined;
       if (o.status === "removed") text = `${code(o.key)} is **removed**`;
-      else if (o.replacedBy) text = `${code(o.key)} is **replaced**: ${o.replacedBy.map((f) => code(f)).join(", ")} change${o.replacedBy.length === 1 ? "s" : ""}`;
+      else if (o.replacedBy)
+        text = `${code(o.key)} is **replaced**: ${o.replacedBy.map((f) => code(f)).join(", ")} change${o.replacedBy.length === 1 ? "s" : ""}`;
       if (!text) continue;
       const entry = seen.get(text) ?? seen.set(text, { text, sources: [] }).get(text)!;
       entry.sources.push(c);
     }
   }
-  const lines = [...seen.values()].map(({ text, sources }) => `- ${text} in ${sources.length === 1 ? `${escapeMarkdown(sources[0]!.kind)} ${code(sources[0]!.name)}` : `${sources.length} sources (${shortList(sourceNames(sources))})`}`);
+  const lines = [...seen.values()].map(
+    ({ text, sources }) =>
+      `- ${text} in ${sources.length === 1 ? `${escapeMarkdown(sources[0]!.kind)} ${code(sources[0]!.name)}` : `${sources.length} sources (${shortList(sourceNames(sources))})`}`,
+  );
   return lines.length ? `⚠️ **Deleted or replaced when this merges**\n\n${lines.join("\n")}` : "";
 }
 
@@ -250,7 +292,8 @@ function summarySection(report: DiffReport, level: Level): string {
       if (o.status === "added") add(c.via, `+ ${label}`, c);
       else if (o.status === "removed") add(c.via, `- ${label}`, c);
       else if (o.status === "changed") {
-        for (const f of o.fields ?? []) add(c.via, `~ ${label}: ${f.path} ${f.before === undefined ? "(none)" : shown(f.before)} → ${f.after === undefined ? "(none)" : shown(f.after)}`, c);
+        for (const f of o.fields ?? [])
+          add(c.via, `~ ${label}: ${f.path} ${f.before === undefined ? "(none)" : shown(f.before)} → ${f.after === undefined ? "(none)" : shown(f.after)}`, c);
         if ((o.fields?.length ?? 0) >= MAX_FIELD_CHANGES) add(c.via, `~ ${label}: … more fields (the diff below)`, c);
       }
     }
@@ -308,7 +351,8 @@ function changesSection(report: DiffReport, level: Level): string[] {
   const shown = report.changes.filter((c) => c.status in SIGNS);
   if (shown.length === 0) {
     const { unknown, affected } = renderGaps(report);
-    if (unknown && unknown === affected) return ["None of the affected sources rendered: what the change does to them is below, where it can be known without rendering."];
+    if (unknown && unknown === affected)
+      return ["None of the affected sources rendered: what the change does to them is below, where it can be known without rendering."];
     return [unknown ? "No change among the sources that rendered." : "No rendered object changed."];
   }
   const [first, ...rest] = groupChanges(shown).map((g) => groupBlock(g, level));
@@ -326,11 +370,15 @@ function observedNote(changes: SourceChange[]): string {
 }
 
 function groupBlock({ changes, first: c }: ChangeGroup, level: Level): string {
-  const who = changes.length === 1 ? `${escapeMarkdown(c.kind)} ${code(c.name)} (${escapeMarkdown(c.file)})` : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(sourceNames(changes))})`;
+  const who =
+    changes.length === 1
+      ? `${escapeMarkdown(c.kind)} ${code(c.name)} (${escapeMarkdown(c.file)})`
+      : `${escapeMarkdown(c.kind)} ×${changes.length} (${shortList(sourceNames(changes))})`;
   const objects = c.objects.filter((o) => o.status !== "unchanged");
   const offline = c.observedReads?.length ? " ⓘ" : "";
   const line = `${SIGNS[c.status]} **${who}** via ${escapeMarkdown(c.via)}: ${stateText(c, objects)}${offline}`;
-  if (level === 2 || objects.length === 0) return level === 2 && objects.length ? `${line}\n${objects.map((o) => `  - ${o.status} ${code(o.key)}`).join("\n")}` : line;
+  if (level === 2 || objects.length === 0)
+    return level === 2 && objects.length ? `${line}\n${objects.map((o) => `  - ${o.status} ${code(o.key)}`).join("\n")}` : line;
   const diffs = objects.map((o) => fenced(level === 1 ? trim(o.diff ?? "") : (o.diff ?? ""), "diff"));
   const same = changes.length > 1 ? ` (the same for all ${changes.length})` : "";
   return `${line}\n\n<details><summary>diff${same}</summary>\n\n${diffs.join("\n\n")}\n\n</details>`;
@@ -344,7 +392,8 @@ function stateText(c: SourceChange, objects: SourceChange["objects"]): string {
     return `${what}${nested} (see the findings)${rest.length ? `; the rest: ${rest.join(", ")}` : ""}`;
   }
   const parts = objectParts(objects);
-  const prefix = c.status === "fixed" ? "failed at base, renders at head: " : c.status === "added" ? "new source: " : c.status === "removed" ? "source gone: " : "";
+  const prefix =
+    c.status === "fixed" ? "failed at base, renders at head: " : c.status === "added" ? "new source: " : c.status === "removed" ? "source gone: " : "";
   return `${prefix}${parts.join(", ") || "no objects"}`;
 }
 
@@ -377,15 +426,43 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
   };
   // The repository's own admission policies come first: what the platform team forbids.
   const violations = fresh.filter((f) => f.rule.startsWith("policy/") && f.rule !== "policy/changed");
-  if (violations.length) section("Policy violations new in this change", violations, (f) => ICONS[f.severity], (n) => `- …and ${n} more policy violations. ${options.fullReportHint ?? ""}`.trimEnd());
+  if (violations.length)
+    section(
+      "Policy violations new in this change",
+      violations,
+      (f) => ICONS[f.severity],
+      (n) => `- …and ${n} more policy violations. ${options.fullReportHint ?? ""}`.trimEnd(),
+    );
   const others = fresh.filter((f) => !violations.includes(f));
-  if (others.length) section(violations.length ? "Other new findings" : "New findings", others, (f) => ICONS[f.severity], (n) => `- …and ${n} more new findings. ${options.fullReportHint ?? ""}`.trimEnd());
-  if (fixed.length) section("Fixed by this change", fixed, () => "✅", (n) => `- …and ${n} more fixed.`);
+  if (others.length)
+    section(
+      violations.length ? "Other new findings" : "New findings",
+      others,
+      (f) => ICONS[f.severity],
+      (n) => `- …and ${n} more new findings. ${options.fullReportHint ?? ""}`.trimEnd(),
+    );
+  if (fixed.length)
+    section(
+      "Fixed by this change",
+      fixed,
+      () => "✅",
+      (n) => `- …and ${n} more fixed.`,
+    );
   if (old.length) {
-    const bySeverity = (["error", "warning", "info"] as Severity[]).map((s) => [s, old.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);
+    const bySeverity = (["error", "warning", "info"] as Severity[])
+      .map((s) => [s, old.filter((f) => f.severity === s).length] as const)
+      .filter(([, n]) => n > 0);
     const counts = bySeverity.map(([s, n]) => `${n} ${s === "info" ? "info" : `${s}${n === 1 ? "" : "s"}`}`).join(", ");
-    const listed = options.listBaseFindings && maxRows > 0 ? `\n\n${old.slice(0, maxRows).map((f) => findingLine(f, options)).join("\n")}${old.length > maxRows ? `\n- …and ${old.length - maxRows} more.` : ""}` : "";
-    parts.push(`<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}${listed}\n\n</details>`);
+    const listed =
+      options.listBaseFindings && maxRows > 0
+        ? `\n\n${old
+            .slice(0, maxRows)
+            .map((f) => findingLine(f, options))
+            .join("\n")}${old.length > maxRows ? `\n- …and ${old.length - maxRows} more.` : ""}`
+        : "";
+    parts.push(
+      `<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}${listed}\n\n</details>`,
+    );
   }
   return parts.join("\n\n");
 }
@@ -472,10 +549,18 @@ function sourceNames(changes: SourceChange[]): string[] {
 function footer(report: DiffReport, describes?: MarkdownOptions["describes"]): string {
   const { sources } = report;
   const scope = sources.all ? `all ${sources.total} sources` : `the ${sources.considered} of ${sources.total} sources the change affects`;
-  const states = [`${sources.rendered} rendered`, sources.notRendered ? `${sources.notRendered} not rendered` : "", sources.failed ? `${sources.failed} failed` : ""].filter(Boolean).join(", ");
+  const states = [
+    `${sources.rendered} rendered`,
+    sources.notRendered ? `${sources.notRendered} not rendered` : "",
+    sources.failed ? `${sources.failed} failed` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   // An edited sticky comment says which commit it describes, and since when: visibly current.
   const short = describes && /^[0-9a-f]{7,64}$/i.test(describes.sha) ? describes.sha.slice(0, 7) : undefined;
-  const current = short ? ` Describes ${describes!.url ? `[${code(short)}](${describes!.url})` : code(short)}${describes!.at ? ` as of ${escapeMarkdown(describes!.at)}` : ""}.` : "";
+  const current = short
+    ? ` Describes ${describes!.url ? `[${code(short)}](${describes!.url})` : code(short)}${describes!.at ? ` as of ${escapeMarkdown(describes!.at)}` : ""}.`
+    : "";
   return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${scope}: ${states}.${current}</sub>`;
 }
 
@@ -485,7 +570,6 @@ function where(f: Finding, options: MarkdownOptions): string {
   if (!options.linkBase) return label;
   return fileLink(`${f.file}${f.line ? `:${f.line}` : ""}`, options.linkBase, f.file, f.line);
 }
-
 
 function trim(diff: string): string {
   const lines = diff.split("\n");

@@ -13,7 +13,15 @@ const ANCHORS: ReadonlySet<string> = new Set(RULE_ANCHORS);
 /** A rule of the run: composition-ci's own (docs/rules.md), or one of the repository's admission policies, one rule each. */
 function sarifRule(id: string, findings: Finding[]): Record<string, unknown> {
   const doc = RULE_DOCS[id];
-  if (doc) return { id, name: id, shortDescription: { text: id }, fullDescription: { text: fullDescription(doc.what) }, help: help(doc), helpUri: rulesLink(doc.anchor) };
+  if (doc)
+    return {
+      id,
+      name: id,
+      shortDescription: { text: id },
+      fullDescription: { text: fullDescription(doc.what) },
+      help: help(doc),
+      helpUri: rulesLink(doc.anchor),
+    };
   const family = id.includes("/") ? FAMILY_DOCS[id.slice(0, id.indexOf("/"))] : undefined;
   if (id.startsWith("policy/")) {
     const policy = id.slice("policy/".length);
@@ -27,7 +35,15 @@ function sarifRule(id: string, findings: Finding[]): Record<string, unknown> {
       helpUri: `${DOCS}/policies.md`,
     };
   }
-  if (family) return { id, name: id, shortDescription: { text: id }, fullDescription: { text: fullDescription(family.what) }, help: help(family), helpUri: rulesLink(family.anchor) };
+  if (family)
+    return {
+      id,
+      name: id,
+      shortDescription: { text: id },
+      fullDescription: { text: fullDescription(family.what) },
+      help: help(family),
+      helpUri: rulesLink(family.anchor),
+    };
   // Not in docs/rules.md: a link only where the document has the anchor, never a dangling one.
   return { id, name: id, shortDescription: { text: id }, ...(ANCHORS.has(anchor(id)) ? { helpUri: rulesLink(anchor(id)) } : {}) };
 }
@@ -67,7 +83,7 @@ function help(doc: RuleDoc): { text: string; markdown: string } {
  */
 function plain(markdown: string): string {
   return markdown.replace(
-    /(`+)([\s\S]*?)\1|\\([!-\/:-@[-`{-~])|\[([^\]]*)\]\([^)]*\)|\*\*(\S(?:[\s\S]*?\S)?)\*\*|(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])/g,
+    /(`+)([\s\S]*?)\1|\\([!-/:-@[-`{-~])|\[([^\]]*)\]\([^)]*\)|\*\*(\S(?:[\s\S]*?\S)?)\*\*|(?<![\w*])\*(\S(?:[^*]*?\S)?)\*(?![\w*])/g,
     (_m, _ticks, code: string | undefined, escaped: string | undefined, link: string | undefined, strong: string | undefined, em: string | undefined) =>
       code !== undefined ? code.replace(/^ (.*) $/s, "$1") : (escaped ?? link ?? strong ?? em ?? ""),
   );

@@ -40,11 +40,14 @@ export function formatText(report: Report, color: boolean, debug = false): strin
 
 /** After the counts, what was rendered and tested: "clean" over sources that never rendered is no verdict. */
 function coverageLine({ sources: s, tests: t }: Coverage): string {
-  const because = Object.entries(s.notRenderedBecause).map(([what, n]) => `${what}: ${n}`).join(", ");
+  const because = Object.entries(s.notRenderedBecause)
+    .map(([what, n]) => `${what}: ${n}`)
+    .join(", ");
   let line = `rendered ${s.rendered} of ${s.total} source${s.total === 1 ? "" : "s"}`;
   if (s.notRendered) line += `, ${s.notRendered} not rendered (${because})`;
   if (s.failed) line += `, ${s.failed} failed`;
-  if (t) line += `; tests: ${t.run} run, ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ""}${t.errors ? `, ${t.errors} could not run` : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}`;
+  if (t)
+    line += `; tests: ${t.run} run, ${t.passed} passed${t.failed ? `, ${t.failed} failed` : ""}${t.errors ? `, ${t.errors} could not run` : ""}${t.skipped ? `, ${t.skipped} skipped` : ""}`;
   return line;
 }
 

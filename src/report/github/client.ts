@@ -42,7 +42,9 @@ export function gitHubClient(options: ClientOptions): GitHubClient {
     if (retryCount >= RATE_LIMIT_RETRIES) return false;
     const ms = Math.max(0, retryAfter) * 1000;
     if (waited + ms > budget) {
-      say(`${what}: it lifts in ${retryAfter}s, more than this run waits for GitHub (${Math.round((budget - waited) / 1000)}s left of ${budget / 1000}s); giving up`);
+      say(
+        `${what}: it lifts in ${retryAfter}s, more than this run waits for GitHub (${Math.round((budget - waited) / 1000)}s left of ${budget / 1000}s); giving up`,
+      );
       return false;
     }
     waited += ms;
@@ -96,5 +98,8 @@ async function withTimeout<T>(ms: number, send: (signal: AbortSignal) => T | Pro
 export function isRateLimited(err: unknown): boolean {
   const e = err as { status?: number; message?: string; response?: { headers?: Record<string, string> } };
   if (e.status === 429) return true;
-  return e.status === 403 && (/rate limit/i.test(e.message ?? "") || e.response?.headers?.["x-ratelimit-remaining"] === "0" || e.response?.headers?.["retry-after"] !== undefined);
+  return (
+    e.status === 403 &&
+    (/rate limit/i.test(e.message ?? "") || e.response?.headers?.["x-ratelimit-remaining"] === "0" || e.response?.headers?.["retry-after"] !== undefined)
+  );
 }

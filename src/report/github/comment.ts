@@ -59,7 +59,7 @@ export async function upsertStickyComment(req: StickyCommentRequest): Promise<St
     const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: req.issueNumber, body });
     // The comment says who we are, whatever the identity lookup guessed (a GitHub App's bot).
     if (data.user?.login) login = data.user.login;
-    return { action: "created", url: await keepOldest(req, login, data.id, body) ?? data.html_url };
+    return { action: "created", url: (await keepOldest(req, login, data.id, body)) ?? data.html_url };
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (!isRateLimited(err) && (status === 403 || status === 404)) return { action: "skipped", forbidden: (err as Error).message };
@@ -99,7 +99,12 @@ function partKey(key: string, part: number): string {
 async function deleteStaleParts(req: Omit<StickyCommentRequest, "body">, needed: number): Promise<void> {
   const login = await ownLogin(req.octokit);
   const prefix = `<!-- composition-ci:${req.key}:part-`;
-  const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, { owner: req.owner, repo: req.repo, issue_number: req.issueNumber, per_page: 100 });
+  const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, {
+    owner: req.owner,
+    repo: req.repo,
+    issue_number: req.issueNumber,
+    per_page: 100,
+  });
   const stale = comments.filter((c) => {
     if (c.user?.login !== login) return false;
     const first = (c.body ?? "").split("\n", 1)[0]!.replace(/\r$/, "");
@@ -112,7 +117,12 @@ async function deleteStaleParts(req: Omit<StickyCommentRequest, "body">, needed:
 /** The token identity's comments whose first line is the marker, oldest first. */
 async function markedComments(req: StickyCommentRequest, login: string): Promise<Found[]> {
   const marker = commentMarker(req.key);
-  const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, { owner: req.owner, repo: req.repo, issue_number: req.issueNumber, per_page: 100 });
+  const comments = await req.octokit.paginate(req.octokit.rest.issues.listComments, {
+    owner: req.owner,
+    repo: req.repo,
+    issue_number: req.issueNumber,
+    per_page: 100,
+  });
   return comments.filter((c) => c.user?.login === login && startsWithMarker(c.body, marker)).sort((a, b) => a.id - b.id);
 }
 
@@ -179,7 +189,8 @@ async function lookUpLogin(octokit: GitHubClient): Promise<string> {
   try {
     const data = await octokit.graphql<{ viewer?: { login?: unknown } }>("query { viewer { login } }");
     const login = data.viewer?.login;
-    if (typeof login === "string" && /^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/.test(login)) return integration && !login.endsWith("[bot]") ? `${login}[bot]` : login;
+    if (typeof login === "string" && /^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$/.test(login))
+      return integration && !login.endsWith("[bot]") ? `${login}[bot]` : login;
   } catch (err) {
     if (isRateLimited(err)) throw err;
   }

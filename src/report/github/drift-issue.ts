@@ -79,7 +79,13 @@ export async function syncDriftIssue(req: DriftIssueRequest): Promise<DriftIssue
 async function findIssue(req: DriftIssueRequest): Promise<Issue | undefined> {
   const login = await ownLogin(req.octokit);
   const marker = driftMarker(req.key);
-  const issues = (await req.octokit.paginate(req.octokit.rest.issues.listForRepo, { owner: req.owner, repo: req.repo, labels: DRIFT_LABEL, state: "all", per_page: 100 })) as Issue[];
+  const issues = (await req.octokit.paginate(req.octokit.rest.issues.listForRepo, {
+    owner: req.owner,
+    repo: req.repo,
+    labels: DRIFT_LABEL,
+    state: "all",
+    per_page: 100,
+  })) as Issue[];
   const ours = issues.filter((i) => !i.pull_request && i.user?.login === login && startsWithMarker(i.body, marker)).sort((a, b) => b.number - a.number);
   return ours.find((i) => i.state === "open") ?? ours[0];
 }

@@ -16,7 +16,8 @@ const STATES: LabelState[] = ["deletes", "changes", "no-changes", "incomplete"];
 export function labelState(report: DiffReport): LabelState {
   const removes = report.changes.some((c) => c.objects.some((o) => o.status === "removed" || o.replacedBy));
   if (removes) return "deletes";
-  if (report.objects.added + report.objects.changed > 0 || report.changes.some((c) => ["added", "removed", "changed", "fixed", "failed"].includes(c.status))) return "changes";
+  if (report.objects.added + report.objects.changed > 0 || report.changes.some((c) => ["added", "removed", "changed", "fixed", "failed"].includes(c.status)))
+    return "changes";
   if (renderGaps(report).unknown) return "incomplete";
   return "no-changes";
 }
@@ -25,7 +26,14 @@ export function labelName(key: string, state: LabelState): string {
   return `composition-ci${key === "default" ? "" : `:${key}`}/${state}`;
 }
 
-export async function setStateLabel(req: { octokit: GitHubClient; owner: string; repo: string; issueNumber: number; key: string; state: LabelState }): Promise<void> {
+export async function setStateLabel(req: {
+  octokit: GitHubClient;
+  owner: string;
+  repo: string;
+  issueNumber: number;
+  key: string;
+  state: LabelState;
+}): Promise<void> {
   const { octokit, owner, repo, issueNumber } = req;
   const wanted = labelName(req.key, req.state);
   const ours = new Set(STATES.map((s) => labelName(req.key, s)));

@@ -55,7 +55,13 @@ function checkVersion(composition: Manifest, xrd: Manifest, version: string, sin
   const v = versions.find((x) => x.name === version);
   const at = "/spec/compositeTypeRef/apiVersion";
   const say = (message: string) =>
-    sink.add(composition, at, "composition/xrd-version", related ? "error" : "warning", `${message} (XRD ${xrd.name ?? ""} in ${xrd.file}${related ? "" : ", in a sibling directory: it may never be installed with this Composition"})`);
+    sink.add(
+      composition,
+      at,
+      "composition/xrd-version",
+      related ? "error" : "warning",
+      `${message} (XRD ${xrd.name ?? ""} in ${xrd.file}${related ? "" : ", in a sibling directory: it may never be installed with this Composition"})`,
+    );
   if (!v) return say(`XRD has no version ${version} (versions: ${names.join(", ") || "none"})`);
   if (v.served === false) return say(`version ${version} is not served`);
   if (xrd.apiVersion === "apiextensions.crossplane.io/v1" && v.referenceable !== true) {
@@ -115,14 +121,26 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   const bare = fn.replace(/^(crossplane-contrib|upbound)-(?=function-)/, "");
   const builtin = bare.startsWith("function-") && ctx.builtinFunctions?.has(bare) ? fn.replace(/^.*?(function-)/, "$1") : undefined;
   if (builtin) {
-    sink.add(composition, at, "composition/function-missing", "info", `${label} runs "${fn}", which has no Function object here; composition-ci runs its built-in ${builtin} for it`);
+    sink.add(
+      composition,
+      at,
+      "composition/function-missing",
+      "info",
+      `${label} runs "${fn}", which has no Function object here; composition-ci runs its built-in ${builtin} for it`,
+    );
     return;
   }
   if (ctx.index.dependencyFunctions().has(fn)) return;
   const none = ctx.index.functions.size === 0;
   const guess = closest(fn, [...ctx.index.functions.keys(), ...Object.keys(ctx.config.functions)]);
   const message = `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml${guess ? `; did you mean "${guess}"?` : ""}`;
-  sink.addMissing(ctx.index, composition, at, { group: "pkg.crossplane.io", kind: "Function", name: fn }, { rule: "composition/function-missing", severity: none ? "warning" : "error", message });
+  sink.addMissing(
+    ctx.index,
+    composition,
+    at,
+    { group: "pkg.crossplane.io", kind: "Function", name: fn },
+    { rule: "composition/function-missing", severity: none ? "warning" : "error", message },
+  );
 }
 
 /** Of several XRDs defining the type, the one nearest the Composition (its own package first) among those with the version. */

@@ -42,10 +42,22 @@ export class FindingSink {
    * when a file composition-ci did not read holds such an object (a template, a document with a
    * YAML error), an info saying where it is and that nothing was checked against it.
    */
-  addMissing(index: RepoIndex, manifest: Manifest, pointer: string, ref: { group: string; kind: string; name: string }, missing: { rule: string; severity: Severity; message: string }): void {
+  addMissing(
+    index: RepoIndex,
+    manifest: Manifest,
+    pointer: string,
+    ref: { group: string; kind: string; name: string },
+    missing: { rule: string; severity: Severity; message: string },
+  ): void {
     const unread = index.unreadObject(ref.group, ref.kind, ref.name);
     if (!unread) return this.add(manifest, pointer, missing.rule, missing.severity, missing.message);
-    this.add(manifest, pointer, "reference/unread", "info", `${ref.kind} "${ref.name}" is only in ${unread.file}:${unread.line}, which composition-ci does not read (${unread.why}); nothing here is checked against it`);
+    this.add(
+      manifest,
+      pointer,
+      "reference/unread",
+      "info",
+      `${ref.kind} "${ref.name}" is only in ${unread.file}:${unread.line}, which composition-ci does not read (${unread.why}); nothing here is checked against it`,
+    );
   }
 
   /** Checks one manifest; an exception is an internal/error finding on it, and the other manifests go on. */

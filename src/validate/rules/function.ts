@@ -44,7 +44,13 @@ function checkPackage(fn: Manifest, sink: FindingSink): void {
   const { tag, digest } = packageVersion(pkg);
   if (digest) return;
   const say = (why: string) =>
-    sink.add(fn, "/spec/package", "function/package-unpinned", "warning", `${pkg} ${why}; pin a version tag (v1.2.3) or a digest (@sha256:…) so every install runs the same code`);
+    sink.add(
+      fn,
+      "/spec/package",
+      "function/package-unpinned",
+      "warning",
+      `${pkg} ${why}; pin a version tag (v1.2.3) or a digest (@sha256:…) so every install runs the same code`,
+    );
   if (!tag) say("has no tag, so it resolves to whatever the registry calls latest");
   else if (tag === "latest") say("uses the tag latest");
   else if (!SEMVER.test(tag)) say(`uses the floating tag ${tag}`);
@@ -79,7 +85,13 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
   if (expected && (groupOf(apiVersion) !== expected.group || kind !== expected.kind)) {
     // The function decodes its input into its own Go type and never compares apiVersion or kind:
     // another group works, so it is only worth a word.
-    sink.add(composition, at + "/kind", "function/input-invalid", "warning", `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}; it decodes the input as its own type anyway`);
+    sink.add(
+      composition,
+      at + "/kind",
+      "function/input-invalid",
+      "warning",
+      `${label}: ${pkg} takes a ${expected.group} ${expected.kind}, not ${apiVersion} ${kind}; it decodes the input as its own type anyway`,
+    );
     return;
   }
   const entry = ctx.registry.get(gvkOf(apiVersion, kind), composition.file);
@@ -91,6 +103,12 @@ function checkInput(composition: Manifest, step: Record<string, unknown>, i: num
   // generated CRD is often stricter than the type (a RawExtension is any value), so what the
   // schema refuses is a warning; what the function itself refuses shows when it renders.
   for (const v of read.violations) {
-    sink.add(composition, at + v.pointer, "function/input-invalid", v.severity === "info" ? "info" : "warning", `${label} (${apiVersion} ${kind}): ${v.message}`);
+    sink.add(
+      composition,
+      at + v.pointer,
+      "function/input-invalid",
+      v.severity === "info" ? "info" : "warning",
+      `${label} (${apiVersion} ${kind}): ${v.message}`,
+    );
   }
 }

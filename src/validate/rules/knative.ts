@@ -20,7 +20,6 @@ const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 /** config-defaults' max-revision-timeout-seconds, as Knative ships it. */
 const MAX_TIMEOUT_SECONDS = 600;
 
-
 export function knativeRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const m of ctx.index.manifests) {
@@ -44,14 +43,29 @@ function checkTemplate(m: Manifest, template: JsonObject | undefined, sink: Find
   const parent = asObject(m.object.metadata) ?? {};
   const add = (pointer: string, message: string) => sink.add(m, pointer, "knative/revision-name", "error", message);
   if (name) {
-    if (!dns1035(name)) add("/spec/template/metadata/name", `revision name "${name}" is not a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63 characters): the webhook refuses it`);
-    else if (!asString(parent.name) && asString(parent.generateName)) add("/spec/template/metadata/name", `a revision name may not be set when the ${m.kind} has a generateName: the webhook refuses it`);
-    else if (!name.startsWith(`${asString(parent.name) ?? ""}-`)) add("/spec/template/metadata/name", `revision name "${name}" must have the prefix "${asString(parent.name) ?? ""}-" (the ${m.kind}'s name): the webhook refuses it`);
+    if (!dns1035(name))
+      add(
+        "/spec/template/metadata/name",
+        `revision name "${name}" is not a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63 characters): the webhook refuses it`,
+      );
+    else if (!asString(parent.name) && asString(parent.generateName))
+      add("/spec/template/metadata/name", `a revision name may not be set when the ${m.kind} has a generateName: the webhook refuses it`);
+    else if (!name.startsWith(`${asString(parent.name) ?? ""}-`))
+      add(
+        "/spec/template/metadata/name",
+        `revision name "${name}" must have the prefix "${asString(parent.name) ?? ""}-" (the ${m.kind}'s name): the webhook refuses it`,
+      );
   }
   checkContainers(m, asObject(template.spec) ?? {}, sink);
   const timeout = asObject(template.spec)?.timeoutSeconds;
   if (typeof timeout === "number" && timeout !== 0 && (timeout < 0 || timeout > MAX_TIMEOUT_SECONDS)) {
-    sink.add(m, "/spec/template/spec/timeoutSeconds", "knative/timeout", "error", `timeoutSeconds ${timeout} is out of bounds: 0 <= it <= ${MAX_TIMEOUT_SECONDS} (config-defaults' max-revision-timeout-seconds; a cluster that raises it takes more)`);
+    sink.add(
+      m,
+      "/spec/template/spec/timeoutSeconds",
+      "knative/timeout",
+      "error",
+      `timeoutSeconds ${timeout} is out of bounds: 0 <= it <= ${MAX_TIMEOUT_SECONDS} (config-defaults' max-revision-timeout-seconds; a cluster that raises it takes more)`,
+    );
   }
 }
 
@@ -81,10 +95,12 @@ function checkContainers(m: Manifest, spec: JsonObject, sink: FindingSink): void
     if (c.name === "queue-proxy") add(`${at}/name`, '"queue-proxy" is a reserved container name');
     const port = portsOf(c)[0];
     if (port) {
-      if (typeof port.containerPort === "number" && RESERVED_PORTS.has(port.containerPort)) add(`${at}/ports/0/containerPort`, `${port.containerPort} is a reserved port, please use a different value`);
+      if (typeof port.containerPort === "number" && RESERVED_PORTS.has(port.containerPort))
+        add(`${at}/ports/0/containerPort`, `${port.containerPort} is a reserved port, please use a different value`);
       const name = asString(port.name) ?? "";
       if (!VALID_PORT_NAMES.has(name)) add(`${at}/ports/0/name`, `Port name ${name} is not allowed: name must be empty, or one of 'h2c', 'http1'`);
-      if (port.protocol !== undefined && port.protocol !== "" && port.protocol !== "TCP") add(`${at}/ports/0/protocol`, `protocol ${String(port.protocol)} is not allowed: only TCP`);
+      if (port.protocol !== undefined && port.protocol !== "" && port.protocol !== "TCP")
+        add(`${at}/ports/0/protocol`, `protocol ${String(port.protocol)} is not allowed: only TCP`);
     }
     const reserved = serving ? RESERVED_ENVS : RESERVED_ENVS.filter((e) => e !== "PORT");
     (Array.isArray(c.env) ? c.env.map((e) => asObject(e) ?? {}) : []).forEach((e, j) => {
@@ -134,7 +150,8 @@ function checkTraffic(m: Manifest, raw: unknown, inService: boolean, sink: Findi
     if (typeof t.latestRevision === "boolean" && (revision !== "") === t.latestRevision) {
       add(`${at}/latestRevision`, `may not set revisionName "${revision}" when latestRevision is ${t.latestRevision}`);
     }
-    if (inService && configuration) add(`${at}/configurationName`, "a Service's traffic may not name a configuration (the Service owns its one): the webhook disallows configurationName");
+    if (inService && configuration)
+      add(`${at}/configurationName`, "a Service's traffic may not name a configuration (the Service owns its one): the webhook disallows configurationName");
     else if (revision && configuration) add(at, "expected exactly one of revisionName and configurationName, got both");
     else if (revision && !qualified(revision)) add(`${at}/revisionName`, `revisionName "${revision}" is not a qualified name`);
     else if (configuration && !qualified(configuration)) add(`${at}/configurationName`, `configurationName "${configuration}" is not a qualified name`);
@@ -148,7 +165,8 @@ function checkTraffic(m: Manifest, raw: unknown, inService: boolean, sink: Findi
     if (first !== undefined) add(`${at}/tag`, `multiple definitions for "${tag}" (traffic[${first}] has it too)`);
     else tags.set(tag, i);
   });
-  if (sum !== 100) add(given.length ? "/spec/traffic" : "/spec", `traffic targets sum to ${sum}, want 100: the webhook refuses the ${m.kind}`, "knative/traffic-sum");
+  if (sum !== 100)
+    add(given.length ? "/spec/traffic" : "/spec", `traffic targets sum to ${sum}, want 100: the webhook refuses the ${m.kind}`, "knative/traffic-sum");
 }
 
 function qualified(name: string): boolean {

@@ -25,7 +25,6 @@ const DEPRECATED = ["nodejs20"];
 const RESERVED_ENVS = ["FUNC_RUNTIME", "FUNC_HANDLER", "FUNC_PORT", "FUNC_HANDLER_SOURCE", "FUNC_HANDLER_DEPENDENCIES", "MOD_NAME", "NODE_PATH", "PYTHONPATH"];
 const COMPILE_TIMEOUT_MS = 10_000;
 
-
 export function kymaRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const m of ctx.index.manifests) {
@@ -41,17 +40,32 @@ export function kymaRules(ctx: RuleContext): Finding[] {
 
 function checkFunction(m: Manifest, spec: JsonObject, sink: FindingSink): void {
   const runtime = asString(spec.runtime) ?? "";
-  if (DEPRECATED.includes(runtime)) sink.add(m, "/spec/runtime", "kyma/runtime", "warning", `runtime ${runtime} is deprecated in Kyma serverless: move to ${SUPPORTED.filter((r) => r.startsWith("nodejs")).join(" or ")}`);
+  if (DEPRECATED.includes(runtime))
+    sink.add(
+      m,
+      "/spec/runtime",
+      "kyma/runtime",
+      "warning",
+      `runtime ${runtime} is deprecated in Kyma serverless: move to ${SUPPORTED.filter((r) => r.startsWith("nodejs")).join(" or ")}`,
+    );
   else if (runtime && !SUPPORTED.includes(runtime)) {
     // A sample written for an older Kyma: the release the cluster runs decides, so a warning.
-    sink.add(m, "/spec/runtime", "kyma/runtime", "warning", `runtime ${runtime} is not one current Kyma serverless runs (${SUPPORTED.join(", ")}; ${DEPRECATED.join(", ")} deprecated); an older release may`);
+    sink.add(
+      m,
+      "/spec/runtime",
+      "kyma/runtime",
+      "warning",
+      `runtime ${runtime} is not one current Kyma serverless runs (${SUPPORTED.join(", ")}; ${DEPRECATED.join(", ")} deprecated); an older release may`,
+    );
   }
   const source = asObject(spec.source) ?? {};
-  if ((source.inline === undefined) === (source.gitRepository === undefined)) sink.add(m, "/spec/source", "kyma/source", "error", "Use GitRepository or Inline source: exactly one of spec.source.inline and spec.source.gitRepository");
+  if ((source.inline === undefined) === (source.gitRepository === undefined))
+    sink.add(m, "/spec/source", "kyma/source", "error", "Use GitRepository or Inline source: exactly one of spec.source.inline and spec.source.gitRepository");
   const env = Array.isArray(spec.env) ? spec.env.map((e) => asObject(e) ?? {}) : [];
   env.forEach((e, i) => {
     const name = asString(e.name);
-    if (name && RESERVED_ENVS.includes(name)) sink.add(m, `/spec/env/${i}/name`, "kyma/env", "error", `${name} is reserved by the runtime and cannot be used (reserved: ${RESERVED_ENVS.join(", ")})`);
+    if (name && RESERVED_ENVS.includes(name))
+      sink.add(m, `/spec/env/${i}/name`, "kyma/env", "error", `${name} is reserved by the runtime and cannot be used (reserved: ${RESERVED_ENVS.join(", ")})`);
   });
   checkSecretMounts(m, spec, sink);
   checkResources(m, spec, sink);
@@ -63,10 +77,20 @@ function checkSecretMounts(m: Manifest, spec: JsonObject, sink: FindingSink): vo
   const mounts = Array.isArray(spec.secretMounts) ? spec.secretMounts.map((s) => asObject(s) ?? {}) : [];
   const seen = new Map<string, number>();
   mounts.forEach((s, i) => {
-    for (const [field, value] of [["secretName", s.secretName], ["mountPath", s.mountPath]] as const) {
+    for (const [field, value] of [
+      ["secretName", s.secretName],
+      ["mountPath", s.mountPath],
+    ] as const) {
       if (typeof value !== "string") continue;
       const key = `${field}\u0000${value}`;
-      if (seen.has(key)) sink.add(m, `/spec/secretMounts/${i}/${field}`, "kyma/secret-mounts", "error", `${field} "${value}" is used by secretMounts[${seen.get(key)}] too: each secret and each path is mounted once`);
+      if (seen.has(key))
+        sink.add(
+          m,
+          `/spec/secretMounts/${i}/${field}`,
+          "kyma/secret-mounts",
+          "error",
+          `${field} "${value}" is used by secretMounts[${seen.get(key)}] too: each secret and each path is mounted once`,
+        );
       else seen.set(key, i);
     }
   });
@@ -81,7 +105,13 @@ function checkResources(m: Manifest, spec: JsonObject, sink: FindingSink): void 
     for (const name of ["cpu", "memory"]) {
       const [r, l] = [quantity(requests[name]), quantity(limits[name])];
       if (r !== undefined && l !== undefined && l < r) {
-        sink.add(m, `/spec/resourceConfiguration/${part}/resources/limits/${name}`, "kyma/resources", "error", `the ${name} limit ${String(limits[name])} is below the request ${String(requests[name])}: the Function's Deployment would be refused`);
+        sink.add(
+          m,
+          `/spec/resourceConfiguration/${part}/resources/limits/${name}`,
+          "kyma/resources",
+          "error",
+          `the ${name} limit ${String(limits[name])} is below the request ${String(requests[name])}: the Function's Deployment would be refused`,
+        );
       }
     }
   }
@@ -104,16 +134,40 @@ function checkInline(m: Manifest, inline: JsonObject, runtime: string, sink: Fin
     try {
       JSON.parse(dependencies);
     } catch (err) {
-      sink.add(m, "/spec/source/inline/dependencies", "kyma/dependencies", "error", `the inline dependencies are not a package.json: ${(err as Error).message}`);
+      sink.add(
+        m,
+        "/spec/source/inline/dependencies",
+        "kyma/dependencies",
+        "error",
+        `the inline dependencies are not a package.json: ${(err as Error).message}`,
+      );
     }
   }
   if (!source?.trim()) return;
   const at = "/spec/source/inline/source";
   const compiled = node ? checkNode(source) : runtime.startsWith("python") ? checkPython(source) : undefined;
-  if (compiled?.error) sink.add(m, at, "kyma/source-syntax", "error", `the inline ${node ? "JavaScript" : "Python"} does not compile${compiled.line ? ` (line ${compiled.line} of the source)` : ""}: ${compiled.error}`);
+  if (compiled?.error)
+    sink.add(
+      m,
+      at,
+      "kyma/source-syntax",
+      "error",
+      `the inline ${node ? "JavaScript" : "Python"} does not compile${compiled.line ? ` (line ${compiled.line} of the source)` : ""}: ${compiled.error}`,
+    );
   else if (compiled?.unchecked) sink.add(m, at, "kyma/source-syntax", "info", `the inline Python was not compiled: ${compiled.unchecked}`);
-  const main = node ? /\bmodule\.exports\b[\s\S]*\bmain\b|\bexports\.main\s*=|\bexport\s+(?:async\s+)?function\s+main\b|\bexport\s+(?:const|let|var)\s+main\b|\bexport\s*\{[^}]*\bmain\b|\bexport\s+default\b[\s\S]*\bmain\b/ : /^(?:async\s+)?def\s+main\s*\(/m;
-  if (!compiled?.error && !main.test(source)) sink.add(m, at, "kyma/handler", "error", node ? "the inline source exports no main: the Node.js runtime calls module.exports.main (or an exported main)" : "the inline source defines no main: the Python runtime calls def main(event, context)");
+  const main = node
+    ? /\bmodule\.exports\b[\s\S]*\bmain\b|\bexports\.main\s*=|\bexport\s+(?:async\s+)?function\s+main\b|\bexport\s+(?:const|let|var)\s+main\b|\bexport\s*\{[^}]*\bmain\b|\bexport\s+default\b[\s\S]*\bmain\b/
+    : /^(?:async\s+)?def\s+main\s*\(/m;
+  if (!compiled?.error && !main.test(source))
+    sink.add(
+      m,
+      at,
+      "kyma/handler",
+      "error",
+      node
+        ? "the inline source exports no main: the Node.js runtime calls module.exports.main (or an exported main)"
+        : "the inline source defines no main: the Python runtime calls def main(event, context)",
+    );
 }
 
 interface Compiled {

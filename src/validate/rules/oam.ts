@@ -46,15 +46,33 @@ function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink
   const resolved = componentWorkload(component, ctx)!;
   const typed = asString(workload.type);
   if (!typed && (!asString(workload.apiVersion) || !asString(workload.kind))) {
-    sink.add(component, "/spec/workload", "oam/definition-missing", "error", "the workload has neither apiVersion and kind nor a type naming a WorkloadDefinition");
+    sink.add(
+      component,
+      "/spec/workload",
+      "oam/definition-missing",
+      "error",
+      "the workload has neither apiVersion and kind nor a type naming a WorkloadDefinition",
+    );
     return;
   }
   if (!resolved.definition && !installed(resolved.definitionName, ctx)) {
     if (typed) {
       const message = `no WorkloadDefinition "${typed}" in the repository: the admission webhook cannot turn this workload type into a kind`;
-      sink.addMissing(ctx.index, component, "/spec/workload/type", { group: "core.oam.dev", kind: "WorkloadDefinition", name: typed }, { rule: "oam/definition-missing", severity: "error", message });
+      sink.addMissing(
+        ctx.index,
+        component,
+        "/spec/workload/type",
+        { group: "core.oam.dev", kind: "WorkloadDefinition", name: typed },
+        { rule: "oam/definition-missing", severity: "error", message },
+      );
     } else {
-      sink.add(component, "/spec/workload/kind", "oam/definition-missing", "warning", `no WorkloadDefinition "${resolved.definitionName ?? ""}" for ${String(workload.apiVersion)} ${String(workload.kind)} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
+      sink.add(
+        component,
+        "/spec/workload/kind",
+        "oam/definition-missing",
+        "warning",
+        `no WorkloadDefinition "${resolved.definitionName ?? ""}" for ${String(workload.apiVersion)} ${String(workload.kind)} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`,
+      );
     }
   }
   const schema = schemaOf(resolved.gvk, ctx);
@@ -65,7 +83,13 @@ function checkComponent(component: Manifest, ctx: RuleContext, sink: FindingSink
       if (typeof fp !== "string") return;
       const result = schemaAtPath(schema, fp);
       if (result.status !== "missing" && result.status !== "invalid") return;
-      sink.add(component, ptr("spec", "parameters", i, "fieldPaths", j), "oam/parameter-field-path", "error", `parameter "${String(parameter.name)}" sets ${fp}, which the schema of ${resolved.gvk!.apiVersion} ${resolved.gvk!.kind} does not have: ${result.message}`);
+      sink.add(
+        component,
+        ptr("spec", "parameters", i, "fieldPaths", j),
+        "oam/parameter-field-path",
+        "error",
+        `parameter "${String(parameter.name)}" sets ${fp}, which the schema of ${resolved.gvk!.apiVersion} ${resolved.gvk!.kind} does not have: ${result.message}`,
+      );
     });
   });
 }
@@ -94,7 +118,13 @@ export function entryComponentName(entry: Record<string, unknown>): string | und
  * The Component an ApplicationConfiguration entry names (`componentName`, or `revisionName`
  * without its `-v<N>` suffix), reporting a missing one or both names given.
  */
-export function componentOfEntry(ac: Manifest, entry: Record<string, unknown>, at: string, index: RepoIndex, sink: FindingSink): { name?: string; component?: Manifest } {
+export function componentOfEntry(
+  ac: Manifest,
+  entry: Record<string, unknown>,
+  at: string,
+  index: RepoIndex,
+  sink: FindingSink,
+): { name?: string; component?: Manifest } {
   const componentName = asString(entry.componentName);
   const revisionName = asString(entry.revisionName);
   if (componentName && revisionName) {
@@ -127,7 +157,15 @@ export function checkParameters(ac: Manifest, entry: Record<string, unknown>, at
   }
 }
 
-function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, componentName: string, workload: Resolved | undefined, ctx: RuleContext, sink: FindingSink): void {
+function checkTraits(
+  ac: Manifest,
+  entry: Record<string, unknown>,
+  at: string,
+  componentName: string,
+  workload: Resolved | undefined,
+  ctx: RuleContext,
+  sink: FindingSink,
+): void {
   const seen = new Map<string, number>();
   asArray(entry.traits).forEach((raw, j) => {
     const trait = asObject(asObject(raw)?.trait);
@@ -140,7 +178,13 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
       return;
     }
     if (seen.has(key)) {
-      sink.add(ac, tAt, "oam/duplicate-trait", "error", `component "${componentName}" has two ${resolved.gvk?.kind ?? key} traits (traits[${seen.get(key)}] and traits[${j}])`);
+      sink.add(
+        ac,
+        tAt,
+        "oam/duplicate-trait",
+        "error",
+        `component "${componentName}" has two ${resolved.gvk?.kind ?? key} traits (traits[${seen.get(key)}] and traits[${j}])`,
+      );
     } else seen.set(key, j);
     if (!resolved.definition) {
       if (!installed(resolved.definitionName, ctx)) traitDefinitionMissing(ac, tAt, trait, resolved, sink, ctx.index);
@@ -154,9 +198,21 @@ function checkTraits(ac: Manifest, entry: Record<string, unknown>, at: string, c
 function traitDefinitionMissing(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, sink: FindingSink, index: RepoIndex): void {
   if (typeof trait.name === "string") {
     const message = `no TraitDefinition "${trait.name}" in the repository: the admission webhook cannot turn this trait name into a kind`;
-    sink.addMissing(index, ac, `${at}/name`, { group: "core.oam.dev", kind: "TraitDefinition", name: trait.name }, { rule: "oam/definition-missing", severity: "error", message });
+    sink.addMissing(
+      index,
+      ac,
+      `${at}/name`,
+      { group: "core.oam.dev", kind: "TraitDefinition", name: trait.name },
+      { rule: "oam/definition-missing", severity: "error", message },
+    );
   } else {
-    sink.add(ac, `${at}/kind`, "oam/definition-missing", "warning", `no TraitDefinition "${resolved.definitionName ?? ""}" for ${resolved.gvk?.apiVersion ?? ""} ${resolved.gvk?.kind ?? ""} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`);
+    sink.add(
+      ac,
+      `${at}/kind`,
+      "oam/definition-missing",
+      "warning",
+      `no TraitDefinition "${resolved.definitionName ?? ""}" for ${resolved.gvk?.apiVersion ?? ""} ${resolved.gvk?.kind ?? ""} in the repository; the runtime falls back to a default definition (list it under clusterDefinitions if the cluster has it)`,
+    );
   }
 }
 
@@ -166,7 +222,13 @@ function checkApplicable(ac: Manifest, at: string, componentName: string, trait:
   const names = [workload.definitionRef, workload.definition?.name].filter((n): n is string => !!n);
   if (appliesTo(appliable, names, definitionGroup(workload.definitionRef))) return;
   const w = workload.definition?.name ?? workload.definitionRef ?? "";
-  sink.add(ac, at, "oam/trait-not-applicable", "error", `the trait "${trait.definition!.name ?? ""}" cannot apply to workload "${w}" of component "${componentName}" (appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}])`);
+  sink.add(
+    ac,
+    at,
+    "oam/trait-not-applicable",
+    "error",
+    `the trait "${trait.definition!.name ?? ""}" cannot apply to workload "${w}" of component "${componentName}" (appliable: [${appliable.map((a) => JSON.stringify(a)).join(", ")}])`,
+  );
 }
 
 function checkWorkloadRef(ac: Manifest, at: string, trait: Record<string, unknown>, resolved: Resolved, ctx: RuleContext, sink: FindingSink): void {
@@ -176,7 +238,13 @@ function checkWorkloadRef(ac: Manifest, at: string, trait: Record<string, unknow
   if (!schema) return;
   const result = schemaAtPath(schema, "spec.workloadRef");
   if (result.status !== "missing") return;
-  sink.add(ac, `${at}/spec/workloadRef`, "oam/workload-ref-path", "error", `the trait sets spec.workloadRef, but TraitDefinition "${resolved.definition?.name ?? ""}" has no workloadRefPath and the schema of ${resolved.gvk!.kind} has no such field: the API server would reject it`);
+  sink.add(
+    ac,
+    `${at}/spec/workloadRef`,
+    "oam/workload-ref-path",
+    "error",
+    `the trait sets spec.workloadRef, but TraitDefinition "${resolved.definition?.name ?? ""}" has no workloadRefPath and the schema of ${resolved.gvk!.kind} has no such field: the API server would reject it`,
+  );
 }
 
 /** dataOutputName references that resolve to nothing, and dependency cycles (none of them ever starts). */
@@ -205,13 +273,25 @@ export function checkDataDependencies(ac: Manifest, entries: Record<string, unkn
       if (name === undefined) return;
       const producer = producers.get(name);
       if (!producer) {
-        sink.add(ac, `${at}/dataInputs/${k}/valueFrom/dataOutputName`, "oam/data-dependency", "error", `dataOutputName "${name}" names no dataOutputs in this ApplicationConfiguration`);
+        sink.add(
+          ac,
+          `${at}/dataInputs/${k}/valueFrom/dataOutputName`,
+          "oam/data-dependency",
+          "error",
+          `dataOutputName "${name}" names no dataOutputs in this ApplicationConfiguration`,
+        );
         return;
       }
       edges.set(node, [...(edges.get(node) ?? []), producer]);
     });
   }
   for (const cycle of dataDependencyCycles(edges)) {
-    sink.add(ac, nodeAt.get(cycle[0]!) ?? "", "oam/data-dependency", "error", `data dependencies form a cycle: ${[...cycle, cycle[0]].join(" → ")}; none of them can ever start`);
+    sink.add(
+      ac,
+      nodeAt.get(cycle[0]!) ?? "",
+      "oam/data-dependency",
+      "error",
+      `data dependencies form a cycle: ${[...cycle, cycle[0]].join(" → ")}; none of them can ever start`,
+    );
   }
 }

@@ -1,5 +1,4 @@
 import type { JsonObject } from "../../core/json.js";
-import type { Manifest } from "../../manifest/manifest.js";
 import type { Finding } from "../../core/finding.js";
 import { guarded } from "../guard.js";
 import { asObject, asString, FindingSink, type RuleContext } from "./context.js";
@@ -19,7 +18,14 @@ export function porchRules(ctx: RuleContext): Finding[] {
     guarded(m, "checking the rules of", out, () => {
       const sink = new FindingSink();
       const spec = asObject(m.object.spec) ?? {};
-      const add = (pointer: string, message: string) => sink.add(m, pointer, m.kind === "PackageVariant" ? "porch/package-variant" : "porch/package-variant-set", "error", `${message}: the Porch controller stalls on the ${m.kind}`);
+      const add = (pointer: string, message: string) =>
+        sink.add(
+          m,
+          pointer,
+          m.kind === "PackageVariant" ? "porch/package-variant" : "porch/package-variant-set",
+          "error",
+          `${message}: the Porch controller stalls on the ${m.kind}`,
+        );
       if (m.kind === "PackageVariant") packageVariant(spec, add);
       else packageVariantSet(spec, add);
       out.push(...sink.findings);
@@ -46,8 +52,10 @@ function packageVariant(spec: JsonObject, add: Add): void {
   policies(spec, "spec", add, "/spec");
   const context = asObject(spec.packageContext);
   for (const key of ["name", "package-path"]) {
-    if (asObject(context?.data) && key in asObject(context!.data)!) add("/spec/packageContext/data", `spec.packageContext.data must not contain the key "${key}" (Porch sets it)`);
-    if (Array.isArray(context?.removeKeys) && context!.removeKeys.includes(key)) add("/spec/packageContext/removeKeys", `spec.packageContext.removeKeys must not contain the key "${key}"`);
+    if (asObject(context?.data) && key in asObject(context!.data)!)
+      add("/spec/packageContext/data", `spec.packageContext.data must not contain the key "${key}" (Porch sets it)`);
+    if (Array.isArray(context?.removeKeys) && context!.removeKeys.includes(key))
+      add("/spec/packageContext/removeKeys", `spec.packageContext.removeKeys must not contain the key "${key}"`);
   }
   (Array.isArray(spec.injectors) ? spec.injectors : []).forEach((i, n) => {
     if (!asString(asObject(i)?.name)) add(`/spec/injectors/${n}`, `spec.injectors[${n}].name must not be empty`);
@@ -57,9 +65,11 @@ function packageVariant(spec: JsonObject, add: Add): void {
 /** adoptionPolicy (default adoptNone) and deletionPolicy (default delete): one of two each. */
 function policies(spec: JsonObject, field: string, add: Add, pointer: string): void {
   const adoption = spec.adoptionPolicy;
-  if (adoption !== undefined && adoption !== "" && adoption !== "adoptNone" && adoption !== "adoptExisting") add(`${pointer}/adoptionPolicy`, `${field}.adoptionPolicy can only be "adoptNone" or "adoptExisting"`);
+  if (adoption !== undefined && adoption !== "" && adoption !== "adoptNone" && adoption !== "adoptExisting")
+    add(`${pointer}/adoptionPolicy`, `${field}.adoptionPolicy can only be "adoptNone" or "adoptExisting"`);
   const deletion = spec.deletionPolicy;
-  if (deletion !== undefined && deletion !== "" && deletion !== "orphan" && deletion !== "delete") add(`${pointer}/deletionPolicy`, `${field}.deletionPolicy can only be "orphan" or "delete"`);
+  if (deletion !== undefined && deletion !== "" && deletion !== "orphan" && deletion !== "delete")
+    add(`${pointer}/deletionPolicy`, `${field}.deletionPolicy can only be "orphan" or "delete"`);
 }
 
 function packageVariantSet(spec: JsonObject, add: Add): void {
@@ -68,7 +78,8 @@ function packageVariantSet(spec: JsonObject, add: Add): void {
   else {
     if (!asString(upstream.package)) add("/spec/upstream", "spec.upstream.package is a required field");
     if (!asString(upstream.repo)) add("/spec/upstream", "spec.upstream.repo is a required field");
-    if (!upstream.revision && !asString(upstream.workspaceName)) add("/spec/upstream", "either spec.upstream.revision or spec.upstream.workspaceName must be specified");
+    if (!upstream.revision && !asString(upstream.workspaceName))
+      add("/spec/upstream", "either spec.upstream.revision or spec.upstream.workspaceName must be specified");
   }
   const targets = Array.isArray(spec.targets) ? spec.targets.map((t) => asObject(t) ?? {}) : [];
   if (!targets.length) add("/spec", "must specify at least one item in spec.targets");
@@ -105,13 +116,21 @@ function target(t: JsonObject, i: number, add: Add): void {
 function checkTemplate(template: JsonObject, field: string, at: string, add: Add): void {
   policies(template, field, add, at);
   const downstream = asObject(template.downstream);
-  if (downstream?.repo !== undefined && downstream.repoExpr !== undefined) add(`${at}/downstream`, `${field} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\``);
-  if (downstream?.package !== undefined && downstream.packageExpr !== undefined) add(`${at}/downstream`, `${field} may specify only one of \`downstream.package\` and \`downstream.packageExpr\``);
-  for (const [key, name] of [["labelExprs", "labelExprs"], ["annotationExprs", "annotationExprs"]] as const) mapExprs(template[key], `${field}.${name}`, `${at}/${key}`, add);
+  if (downstream?.repo !== undefined && downstream.repoExpr !== undefined)
+    add(`${at}/downstream`, `${field} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\``);
+  if (downstream?.package !== undefined && downstream.packageExpr !== undefined)
+    add(`${at}/downstream`, `${field} may specify only one of \`downstream.package\` and \`downstream.packageExpr\``);
+  for (const [key, name] of [
+    ["labelExprs", "labelExprs"],
+    ["annotationExprs", "annotationExprs"],
+  ] as const)
+    mapExprs(template[key], `${field}.${name}`, `${at}/${key}`, add);
   mapExprs(asObject(template.packageContext)?.dataExprs, `${field}.packageContext.dataExprs`, `${at}/packageContext/dataExprs`, add);
   (Array.isArray(template.injectors) ? template.injectors.map((i) => asObject(i) ?? {}) : []).forEach((inj, i) => {
-    if (inj.name !== undefined && inj.nameExpr !== undefined) add(`${at}/injectors/${i}`, `${field}.injectors[${i}] may specify only one of \`name\` and \`nameExpr\``);
-    if (inj.name === undefined && inj.nameExpr === undefined) add(`${at}/injectors/${i}`, `${field}.injectors[${i}] must specify either \`name\` or \`nameExpr\``);
+    if (inj.name !== undefined && inj.nameExpr !== undefined)
+      add(`${at}/injectors/${i}`, `${field}.injectors[${i}] may specify only one of \`name\` and \`nameExpr\``);
+    if (inj.name === undefined && inj.nameExpr === undefined)
+      add(`${at}/injectors/${i}`, `${field}.injectors[${i}] must specify either \`name\` or \`nameExpr\``);
   });
   const pipeline = asObject(template.pipeline);
   for (const kind of ["validators", "mutators"]) {

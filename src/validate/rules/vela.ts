@@ -16,12 +16,47 @@ import { appliesTo, definitionGroup } from "./oam-semantics.js";
 /** Definitions every KubeVela installation has (`vela install`); the config's clusterDefinitions add more. */
 export const KUBEVELA_BUILTIN_DEFINITIONS = [
   // component types
-  "webservice", "worker", "task", "daemon", "cron-task", "statefulset", "k8s-objects", "ref-objects", "raw",
+  "webservice",
+  "worker",
+  "task",
+  "daemon",
+  "cron-task",
+  "statefulset",
+  "k8s-objects",
+  "ref-objects",
+  "raw",
   // traits
-  "scaler", "gateway", "expose", "labels", "annotations", "env", "sidecar", "init-container", "storage", "affinity",
-  "hostalias", "cpuscaler", "hpa", "json-patch", "json-merge-patch", "command", "container-image", "container-ports",
-  "resource", "startup-probe", "service-binding", "securitycontext", "podsecuritycontext", "topologyspreadconstraints",
-  "k8s-update-strategy", "lifecycle", "node-affinity", "service-account", "pure-ingress", "ingress", "ingress-1-20",
+  "scaler",
+  "gateway",
+  "expose",
+  "labels",
+  "annotations",
+  "env",
+  "sidecar",
+  "init-container",
+  "storage",
+  "affinity",
+  "hostalias",
+  "cpuscaler",
+  "hpa",
+  "json-patch",
+  "json-merge-patch",
+  "command",
+  "container-image",
+  "container-ports",
+  "resource",
+  "startup-probe",
+  "service-binding",
+  "securitycontext",
+  "podsecuritycontext",
+  "topologyspreadconstraints",
+  "k8s-update-strategy",
+  "lifecycle",
+  "node-affinity",
+  "service-account",
+  "pure-ingress",
+  "ingress",
+  "ingress-1-20",
 ];
 
 interface Workload {
@@ -70,7 +105,13 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
   const definition = ctx.index.componentDefinitions.get(definitionName);
   if (!definition && !known(definitionName, ctx)) {
     const message = `no ComponentDefinition "${definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
-    sink.addMissing(ctx.index, app, `${at}/type`, { group: "core.oam.dev", kind: "ComponentDefinition", name: definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
+    sink.addMissing(
+      ctx.index,
+      app,
+      `${at}/type`,
+      { group: "core.oam.dev", kind: "ComponentDefinition", name: definitionName },
+      { rule: "vela/definition-missing", severity: "warning", message },
+    );
   }
   // A pinned revision's parameters are the revision's, which the repository does not hold.
   if (!pinned) schemas.check(app, type, component.properties, `${at}/properties`, `component "${name}"`);
@@ -85,7 +126,13 @@ function checkComponent(app: Manifest, component: Record<string, unknown>, at: s
     const traitDefinition = ctx.index.traitDefinitions.get(traitRef.definitionName);
     if (!traitDefinition && !known(traitRef.definitionName, ctx)) {
       const message = `no TraitDefinition "${traitRef.definitionName}" in the repository (list it under clusterDefinitions if the cluster has it)`;
-      sink.addMissing(ctx.index, app, `${tAt}/type`, { group: "core.oam.dev", kind: "TraitDefinition", name: traitRef.definitionName }, { rule: "vela/definition-missing", severity: "warning", message });
+      sink.addMissing(
+        ctx.index,
+        app,
+        `${tAt}/type`,
+        { group: "core.oam.dev", kind: "TraitDefinition", name: traitRef.definitionName },
+        { rule: "vela/definition-missing", severity: "warning", message },
+      );
     }
     if (!traitRef.pinned) schemas.check(app, traitType, trait.properties, `${tAt}/properties`, `trait "${traitType}" of component "${name}"`);
     if (traitDefinition && workload && !traitRef.pinned) checkApplicable(app, tAt, traitType, traitDefinition, name, type, workload, sink);
@@ -109,7 +156,16 @@ function workloadOf(definition: Manifest, ctx: RuleContext): Workload | undefine
   return { resource, definition: definition.name ?? "" };
 }
 
-function checkApplicable(app: Manifest, at: string, traitType: string, traitDefinition: Manifest, componentName: string, componentType: string, workload: Workload, sink: FindingSink): void {
+function checkApplicable(
+  app: Manifest,
+  at: string,
+  traitType: string,
+  traitDefinition: Manifest,
+  componentName: string,
+  componentType: string,
+  workload: Workload,
+  sink: FindingSink,
+): void {
   const appliable = asArray(asObject(traitDefinition.object.spec)?.appliesToWorkloads).filter((s): s is string => typeof s === "string");
   const names = [workload.resource, workload.definition].filter((n): n is string => !!n);
   if (appliesTo(appliable, names, definitionGroup(workload.resource))) return;
@@ -149,11 +205,18 @@ function conflictMatches(entry: string, trait: AppTrait): boolean {
   const crd = asString(asObject(asObject(trait.definition?.object.spec)?.definitionRef)?.name);
   if (entry.startsWith("labelSelector:")) {
     const labels = trait.definition?.object.metadata?.labels ?? {};
-    const wanted = entry.slice("labelSelector:".length).split(",").map((s) => s.trim()).filter(Boolean);
-    return wanted.length > 0 && wanted.every((kv) => {
-      const [k, v] = kv.split("=");
-      return k !== undefined && labels[k.trim()] === (v ?? "").trim();
-    });
+    const wanted = entry
+      .slice("labelSelector:".length)
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    return (
+      wanted.length > 0 &&
+      wanted.every((kv) => {
+        const [k, v] = kv.split("=");
+        return k !== undefined && labels[k.trim()] === (v ?? "").trim();
+      })
+    );
   }
   if (entry.startsWith("*.")) return crd !== undefined && definitionGroup(crd) === entry.slice(2);
   return entry === trait.type || (crd !== undefined && entry === crd);
@@ -171,7 +234,14 @@ class ParameterSchemas {
   check(on: Manifest, definition: string, properties: unknown, at: string, label: string): void {
     const entry = this.entry(definition);
     if (!entry) return;
-    const read = embeddedYaml11(on, at, properties, this.ctx.engine.validateObject(properties ?? {}, entry), (o) => this.ctx.engine.validateObject(o, entry), this.ctx.yaml11);
+    const read = embeddedYaml11(
+      on,
+      at,
+      properties,
+      this.ctx.engine.validateObject(properties ?? {}, entry),
+      (o) => this.ctx.engine.validateObject(o, entry),
+      this.ctx.yaml11,
+    );
     for (const f of read.findings) this.sink.add(on, at + f.pointer, AMBIGUOUS_BOOLEAN, "warning", `properties of ${label} (${definition}): ${f.message}`);
     for (const v of read.violations) {
       this.sink.add(on, at + v.pointer, "vela/properties", v.severity ?? "error", `properties of ${label} (${definition}): ${v.message}`);

@@ -9,7 +9,6 @@ import { asObject, asString, type RuleContext } from "./context.js";
 
 /** xr/*: every XR and claim example in the repository has a Composition to render it. */
 
-
 export function xrRules(ctx: RuleContext): Finding[] {
   const out: Finding[] = [];
   for (const source of ctx.index.manifests) {
@@ -111,7 +110,11 @@ export function pickComposition(xr: JsonObject, index: RepoIndex, type: XrType, 
   const xrdSpec = asObject(type.xrd.object.spec) ?? {};
   const ofType = index.compositionsFor(String(xr.apiVersion), String(xr.kind)).length > 0;
   const named = (name: string, why: string): Manifest | NoComposition =>
-    index.compositionNamed(name, near) ?? { rule: "xr/composition-missing", message: `${why} names Composition "${name}", which is not in the repository`, certain: ofType };
+    index.compositionNamed(name, near) ?? {
+      rule: "xr/composition-missing",
+      message: `${why} names Composition "${name}", which is not in the repository`,
+      certain: ofType,
+    };
   const enforced = asString(asObject(xrdSpec.enforcedCompositionRef)?.name);
   if (enforced) return named(enforced, `the enforcedCompositionRef of XRD ${type.xrd.name ?? ""}`);
   const { ref, labels, hasSelector } = selection(xr, type);

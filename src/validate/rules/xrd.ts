@@ -41,7 +41,8 @@ function checkClaimNames(xrd: Manifest, spec: Record<string, unknown>, sink: Fin
   const add = (pointer: string, message: string) => sink.add(xrd, pointer, "xrd/claim-names", "error", message);
   const legacy = xrd.apiVersion === "apiextensions.crossplane.io/v1" || spec.scope === "LegacyCluster";
   if (!legacy) add("/spec/claimNames", "only LegacyCluster composite resources can offer claims (set scope: LegacyCluster or drop claimNames)");
-  if (claim.kind !== undefined && claim.kind === names.kind) add("/spec/claimNames/kind", `the claim kind "${String(claim.kind)}" is the XR kind too; they must differ`);
+  if (claim.kind !== undefined && claim.kind === names.kind)
+    add("/spec/claimNames/kind", `the claim kind "${String(claim.kind)}" is the XR kind too; they must differ`);
   if (claim.plural !== undefined && claim.plural === names.plural) {
     add("/spec/claimNames/plural", `the claim plural "${String(claim.plural)}" is the XR plural too; they must differ`);
   }
@@ -77,7 +78,13 @@ function checkCompositionRefs(xrd: Manifest, spec: Record<string, unknown>, ctx:
     const ref = asObject(asObject(composition.object.spec)?.compositeTypeRef) ?? {};
     const refGroup = asString(ref.apiVersion)?.split("/")[0];
     if (refGroup !== group || ref.kind !== kind) {
-      sink.add(xrd, at, "xrd/composition-ref", "error", `${key} names Composition "${name}" (${composition.file}), which is for ${String(ref.apiVersion)} ${String(ref.kind)}, not ${kind ?? "?"}`);
+      sink.add(
+        xrd,
+        at,
+        "xrd/composition-ref",
+        "error",
+        `${key} names Composition "${name}" (${composition.file}), which is for ${String(ref.apiVersion)} ${String(ref.kind)}, not ${kind ?? "?"}`,
+      );
     }
   }
 }
@@ -95,7 +102,13 @@ function checkSchemaKeywords(xrd: Manifest, spec: Record<string, unknown>, sink:
       const { additionalProperty: name, known } = e.params as { additionalProperty: string; known: string[] };
       const guess = closest(name, known);
       const at = `/spec/versions/${i}/schema/openAPIV3Schema${e.instancePath}${toPointer([name])}`;
-      sink.add(xrd, at, "xrd/schema-keyword", "warning", `\`${name}\` is no schema keyword: Crossplane drops it when it makes the XR's CRD, so nothing enforces it${guess ? `; did you mean \`${guess}\`?` : ""}`);
+      sink.add(
+        xrd,
+        at,
+        "xrd/schema-keyword",
+        "warning",
+        `\`${name}\` is no schema keyword: Crossplane drops it when it makes the XR's CRD, so nothing enforces it${guess ? `; did you mean \`${guess}\`?` : ""}`,
+      );
     }
   });
 }

@@ -19,7 +19,10 @@ export interface BuiltinSchema {
 export function loadBuiltinSchemas(dir = schemasDir()): BuiltinSchema[] {
   const fragments = readYaml(path.join(dir, "_fragments.yaml")) as Record<string, OpenAPISchema>;
   const out: BuiltinSchema[] = [];
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".yaml") && !f.startsWith("_")).sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") && !f.startsWith("_"))
+    .sort()) {
     const doc = readYaml(path.join(dir, name)) as { schemas?: { apiVersion: string; kind: string; schema: OpenAPISchema }[] };
     for (const entry of doc.schemas ?? []) {
       const gvk = gvkOf(entry.apiVersion, entry.kind);
@@ -41,9 +44,10 @@ function expand(node: unknown, fragments: Record<string, unknown>, stack: string
   }
   for (const [key, value] of Object.entries(node)) {
     if (key === "$use") continue;
-    out[key] = key === "properties" && isPlainObject(out.properties)
-      ? { ...out.properties, ...(expand(value, fragments, stack) as object) }
-      : expand(value, fragments, stack);
+    out[key] =
+      key === "properties" && isPlainObject(out.properties)
+        ? { ...out.properties, ...(expand(value, fragments, stack) as object) }
+        : expand(value, fragments, stack);
   }
   return out;
 }

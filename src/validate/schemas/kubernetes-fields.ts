@@ -64,7 +64,13 @@ export function unknownFieldsOf(root: string, object: unknown): ErrorObject[] {
     const fields = types[type]!;
     for (const [k, v] of Object.entries(value)) {
       if (Object.hasOwn(fields, k)) visit(fields[k]!, v, k);
-      else errors.push({ keyword: "additionalProperties", instancePath: toPointer(path), schemaPath: "#/additionalProperties", params: { additionalProperty: k, known: Object.keys(fields).sort() } });
+      else
+        errors.push({
+          keyword: "additionalProperties",
+          instancePath: toPointer(path),
+          schemaPath: "#/additionalProperties",
+          params: { additionalProperty: k, known: Object.keys(fields).sort() },
+        });
     }
   };
   const visit = (type: FieldType, value: unknown, segment: string | number) => {

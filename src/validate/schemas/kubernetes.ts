@@ -7,7 +7,6 @@ import { unknownCoreFields } from "./kubernetes-fields.js";
  * close objects: unknown fields come from the table of each type's fields (kubernetes-fields.ts).
  * Each model loads only when a manifest of its kind is seen.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type ModelClass = new (data: any) => { validate(): void };
 
 const MODELS: Record<string, () => Promise<ModelClass>> = {
@@ -35,28 +34,36 @@ const MODELS: Record<string, () => Promise<ModelClass>> = {
   "rbac.authorization.k8s.io/v1/Role": async () => (await import("kubernetes-models/rbac.authorization.k8s.io/v1/Role")).Role,
   "rbac.authorization.k8s.io/v1/RoleBinding": async () => (await import("kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding")).RoleBinding,
   "rbac.authorization.k8s.io/v1/ClusterRole": async () => (await import("kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole")).ClusterRole,
-  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": async () => (await import("kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding")).ClusterRoleBinding,
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": async () =>
+    (await import("kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding")).ClusterRoleBinding,
   "autoscaling/v2/HorizontalPodAutoscaler": async () => (await import("kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler")).HorizontalPodAutoscaler,
   "autoscaling/v1/HorizontalPodAutoscaler": async () => (await import("kubernetes-models/autoscaling/v1/HorizontalPodAutoscaler")).HorizontalPodAutoscaler,
   "policy/v1/PodDisruptionBudget": async () => (await import("kubernetes-models/policy/v1/PodDisruptionBudget")).PodDisruptionBudget,
   "storage.k8s.io/v1/StorageClass": async () => (await import("kubernetes-models/storage.k8s.io/v1/StorageClass")).StorageClass,
   "scheduling.k8s.io/v1/PriorityClass": async () => (await import("kubernetes-models/scheduling.k8s.io/v1/PriorityClass")).PriorityClass,
-  "apiextensions.k8s.io/v1/CustomResourceDefinition": async () => (await import("kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition")).CustomResourceDefinition,
-  "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration")).ValidatingWebhookConfiguration,
-  "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration")).MutatingWebhookConfiguration,
+  "apiextensions.k8s.io/v1/CustomResourceDefinition": async () =>
+    (await import("kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition")).CustomResourceDefinition,
+  "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration": async () =>
+    (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration")).ValidatingWebhookConfiguration,
+  "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration": async () =>
+    (await import("kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration")).MutatingWebhookConfiguration,
   "coordination.k8s.io/v1/Lease": async () => (await import("kubernetes-models/coordination.k8s.io/v1/Lease")).Lease,
   "discovery.k8s.io/v1/EndpointSlice": async () => (await import("kubernetes-models/discovery.k8s.io/v1/EndpointSlice")).EndpointSlice,
   "v1/Node": async () => (await import("kubernetes-models/v1/Node")).Node,
   "v1/Event": async () => (await import("kubernetes-models/v1/Event")).Event,
   "v1/PodTemplate": async () => (await import("kubernetes-models/v1/PodTemplate")).PodTemplate,
   "apps/v1/ControllerRevision": async () => (await import("kubernetes-models/apps/v1/ControllerRevision")).ControllerRevision,
-  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")).ValidatingAdmissionPolicy,
-  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": async () => (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding")).ValidatingAdmissionPolicyBinding,
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": async () =>
+    (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")).ValidatingAdmissionPolicy,
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": async () =>
+    (await import("kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding")).ValidatingAdmissionPolicyBinding,
   "apiregistration.k8s.io/v1/APIService": async () => (await import("kubernetes-models/apiregistration.k8s.io/v1/APIService")).APIService,
-  "certificates.k8s.io/v1/CertificateSigningRequest": async () => (await import("kubernetes-models/certificates.k8s.io/v1/CertificateSigningRequest")).CertificateSigningRequest,
+  "certificates.k8s.io/v1/CertificateSigningRequest": async () =>
+    (await import("kubernetes-models/certificates.k8s.io/v1/CertificateSigningRequest")).CertificateSigningRequest,
   "events.k8s.io/v1/Event": async () => (await import("kubernetes-models/events.k8s.io/v1/Event")).Event,
   "flowcontrol.apiserver.k8s.io/v1/FlowSchema": async () => (await import("kubernetes-models/flowcontrol.apiserver.k8s.io/v1/FlowSchema")).FlowSchema,
-  "flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration": async () => (await import("kubernetes-models/flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration")).PriorityLevelConfiguration,
+  "flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration": async () =>
+    (await import("kubernetes-models/flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration")).PriorityLevelConfiguration,
   "networking.k8s.io/v1/IPAddress": async () => (await import("kubernetes-models/networking.k8s.io/v1/IPAddress")).IPAddress,
   "networking.k8s.io/v1/ServiceCIDR": async () => (await import("kubernetes-models/networking.k8s.io/v1/ServiceCIDR")).ServiceCIDR,
   "node.k8s.io/v1/RuntimeClass": async () => (await import("kubernetes-models/node.k8s.io/v1/RuntimeClass")).RuntimeClass,
@@ -102,16 +109,38 @@ export const KUBERNETES_CORE_KINDS = Object.keys(MODELS);
 
 /** The API groups the Kubernetes API server serves itself (not from CRDs, as `gateway.networking.k8s.io` is). */
 const BUILT_IN_GROUPS = new Set([
-  "", "apps", "batch", "autoscaling", "policy", "extensions", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
-  "authentication.k8s.io", "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
-  "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "rbac.authorization.k8s.io",
-  "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io",
+  "",
+  "apps",
+  "batch",
+  "autoscaling",
+  "policy",
+  "extensions",
+  "admissionregistration.k8s.io",
+  "apiextensions.k8s.io",
+  "apiregistration.k8s.io",
+  "authentication.k8s.io",
+  "authorization.k8s.io",
+  "certificates.k8s.io",
+  "coordination.k8s.io",
+  "discovery.k8s.io",
+  "events.k8s.io",
+  "flowcontrol.apiserver.k8s.io",
+  "internal.apiserver.k8s.io",
+  "networking.k8s.io",
+  "node.k8s.io",
+  "rbac.authorization.k8s.io",
+  "resource.k8s.io",
+  "scheduling.k8s.io",
+  "storage.k8s.io",
+  "storagemigration.k8s.io",
 ]);
 
 /** The versions of a built-in kind composition-ci has a schema for (`v1` for node.k8s.io RuntimeClass). */
 export function kubernetesKindVersions(group: string, kind: string): string[] {
   const prefix = group ? `${group}/` : "";
-  return KUBERNETES_CORE_KINDS.filter((k) => k.startsWith(prefix) && k.endsWith(`/${kind}`) && k.split("/").length === (group ? 3 : 2)).map((k) => k.split("/").at(-2)!);
+  return KUBERNETES_CORE_KINDS.filter((k) => k.startsWith(prefix) && k.endsWith(`/${kind}`) && k.split("/").length === (group ? 3 : 2)).map(
+    (k) => k.split("/").at(-2)!,
+  );
 }
 
 export function isKubernetesBuiltInGroup(group: string): boolean {

@@ -92,7 +92,8 @@ function readLocal(template: string, file: string, root = "."): string | undefin
   const boundary = path.resolve(root, template.includes("{{") ? fixed.replace(/[^/]*$/, "") || "." : fixed);
   const real = fs.realpathSync(abs);
   const realBoundary = fs.realpathSync(fs.existsSync(boundary) ? boundary : root);
-  if (real !== realBoundary && !real.startsWith(realBoundary + path.sep)) throw new Error(`resolves outside ${path.relative(root, boundary) || "."}/ (a symbolic link?); not read`);
+  if (real !== realBoundary && !real.startsWith(realBoundary + path.sep))
+    throw new Error(`resolves outside ${path.relative(root, boundary) || "."}/ (a symbolic link?); not read`);
   if (!fs.statSync(real).isFile()) throw new Error("not a regular file; not read");
   return fs.readFileSync(real, "utf8");
 }

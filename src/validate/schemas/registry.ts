@@ -108,8 +108,7 @@ export class SchemaRegistry {
         const schema = sanitizeSchema(found.schema, defects, { jsonSchema: true });
         failures.push(...defects.map((d) => `schema for ${gvkLabel(gvk)} from ${found.origin} at ${d.path}: ${d.message}`));
         this.layers.location.set(key, { gvk, source: "location", origin: found.origin!, schema, structural: false });
-      }
-      else this.missingFromLocations.add(key);
+      } else this.missingFromLocations.add(key);
     }
     return failures;
   }
@@ -214,12 +213,26 @@ export class SchemaRegistry {
   private duplicateNote(gvk: Gvk, manifest: Manifest, first: SchemaEntry): RegistryNote {
     // Installed together for certain: one file, or one explicit package. One directory alone holds
     // alternatives as often (a test applies one fixture or the other): a warning.
-    const together = first.origin === manifest.file || (this.layout.packageOf(manifest.file) !== undefined && this.layout.samePackage(first.origin, manifest.file));
-    if (together) return { manifest, severity: "error", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same package; the cluster keeps whichever is applied last` };
+    const together =
+      first.origin === manifest.file || (this.layout.packageOf(manifest.file) !== undefined && this.layout.samePackage(first.origin, manifest.file));
+    if (together)
+      return {
+        manifest,
+        severity: "error",
+        message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same package; the cluster keeps whichever is applied last`,
+      };
     if (parentDir(first.origin) === parentDir(manifest.file)) {
-      return { manifest, severity: "warning", message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same directory: if both are applied, the cluster keeps whichever is applied last` };
+      return {
+        manifest,
+        severity: "warning",
+        message: `${gvkLabel(gvk)} is also defined, differently, in ${first.origin} in the same directory: if both are applied, the cluster keeps whichever is applied last`,
+      };
     }
-    return { manifest, severity: "info", message: `${gvkLabel(gvk)} is also defined in ${first.origin}, in another package; each manifest is checked against the definition nearest to it` };
+    return {
+      manifest,
+      severity: "info",
+      message: `${gvkLabel(gvk)} is also defined in ${first.origin}, in another package; each manifest is checked against the definition nearest to it`,
+    };
   }
 
   private addAll(layer: DefinitionLayer, defined: DefinedSchema[], manifest: Manifest, quiet: boolean): number {
@@ -232,7 +245,16 @@ export class SchemaRegistry {
       if (!quiet && existing.length) this.notes.push(this.duplicateNote(d.gvk, manifest, existing[0]!));
       const defects: SchemaDefect[] = [];
       const schema = sanitizeSchema(d.schema, defects);
-      const entry: SchemaEntry = { gvk: d.gvk, source: layer.startsWith("crd") ? "crd" : "xrd", origin: manifest.file, schema, structural: true, definedBy: manifest, definedAt: d.pointer, rawSchema: d.schema };
+      const entry: SchemaEntry = {
+        gvk: d.gvk,
+        source: layer.startsWith("crd") ? "crd" : "xrd",
+        origin: manifest.file,
+        schema,
+        structural: true,
+        definedBy: manifest,
+        definedAt: d.pointer,
+        rawSchema: d.schema,
+      };
       if (defects.length) entry.defects = defects;
       map.set(key, [...existing, entry]);
       this.ownDefinitions.delete(key);

@@ -48,7 +48,11 @@ export function sanitizeSchema(schema: unknown, defects: SchemaDefect[], options
       if (!isObject(value)) drop(key, `must map names to schemas, not ${describe(value)}`);
       else replace(key, sanitizeMap(value, defects, options, path));
     } else if (key === "items") {
-      if (Array.isArray(value)) replace(key, value.map((v, i) => sanitizeSchema(v, defects, options, `${path}[${i}]`)));
+      if (Array.isArray(value))
+        replace(
+          key,
+          value.map((v, i) => sanitizeSchema(v, defects, options, `${path}[${i}]`)),
+        );
       else if (isObject(value)) replace(key, sanitizeSchema(value, defects, options, `${path}[*]`));
       else drop(key, `must be a schema, not ${describe(value)}`);
     } else if (key === "additionalProperties" || key === "additionalItems") {
@@ -61,7 +65,11 @@ export function sanitizeSchema(schema: unknown, defects: SchemaDefect[], options
       else drop(key, `must be a schema, not ${describe(value)}`);
     } else if ((SCHEMA_LISTS as readonly string[]).includes(key)) {
       if (!Array.isArray(value)) drop(key, `must be a list of schemas, not ${describe(value)}`);
-      else replace(key, value.map((v) => sanitizeSchema(v, defects, options, path)));
+      else
+        replace(
+          key,
+          value.map((v) => sanitizeSchema(v, defects, options, path)),
+        );
     } else if ((STRING_LISTS as readonly string[]).includes(key)) {
       if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) drop(key, `must be a list of strings, not ${describe(value)}`);
     } else if (key === "enum") {
@@ -73,7 +81,8 @@ export function sanitizeSchema(schema: unknown, defects: SchemaDefect[], options
     } else if (key === "pattern" || key === "format" || key === "x-kubernetes-list-type" || key === "x-kubernetes-map-type") {
       if (typeof value !== "string") drop(key, `must be a string, not ${describe(value)}`);
     } else if (key === "x-kubernetes-validations") {
-      if (!Array.isArray(value) || !value.every((r) => isObject(r) && typeof r.rule === "string")) drop(key, "must be a list of rules, each with a rule string");
+      if (!Array.isArray(value) || !value.every((r) => isObject(r) && typeof r.rule === "string"))
+        drop(key, "must be a list of rules, each with a rule string");
     }
   }
   return (out ?? schema) as OpenAPISchema;

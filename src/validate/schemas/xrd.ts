@@ -34,7 +34,11 @@ export function isXrd(m: Manifest): boolean {
 
 const str: OpenAPISchema = { type: "string" };
 const nameRef = (): OpenAPISchema => ({ type: "object", required: ["name"], properties: { name: str } });
-const labelSelector = (): OpenAPISchema => ({ type: "object", required: ["matchLabels"], properties: { matchLabels: { type: "object", additionalProperties: str } } });
+const labelSelector = (): OpenAPISchema => ({
+  type: "object",
+  required: ["matchLabels"],
+  properties: { matchLabels: { type: "object", additionalProperties: str } },
+});
 const updatePolicy = (): OpenAPISchema => ({ type: "string", enum: ["Automatic", "Manual"], default: "Automatic" });
 const typedRef = (required: string[], withName = true): OpenAPISchema => ({
   type: "object",
@@ -47,7 +51,10 @@ const publishTo = (): OpenAPISchema => ({
   properties: {
     name: str,
     configRef: { type: "object", default: { name: "default" }, properties: { name: str } },
-    metadata: { type: "object", properties: { labels: { type: "object", additionalProperties: str }, annotations: { type: "object", additionalProperties: str }, type: str } },
+    metadata: {
+      type: "object",
+      properties: { labels: { type: "object", additionalProperties: str }, annotations: { type: "object", additionalProperties: str }, type: str },
+    },
   },
 });
 
@@ -69,7 +76,14 @@ function conditions(): OpenAPISchema {
     items: {
       type: "object",
       required: ["lastTransitionTime", "reason", "status", "type"],
-      properties: { lastTransitionTime: { type: "string", format: "date-time" }, message: str, reason: str, status: str, type: str, observedGeneration: { type: "integer", format: "int64" } },
+      properties: {
+        lastTransitionTime: { type: "string", format: "date-time" },
+        message: str,
+        reason: str,
+        status: str,
+        type: str,
+        observedGeneration: { type: "integer", format: "int64" },
+      },
     },
   };
 }

@@ -19,7 +19,10 @@ function missingKind(raw: string): Error {
 
 function checkKind(v: unknown, raw: () => string): JsonObject | null {
   if (v === null) return null;
-  if (!isObject(v)) throw new Error(`json: cannot unmarshal ${Array.isArray(v) ? "array" : typeof v === "string" ? "string" : typeof v} into Go value of type map[string]interface {}`);
+  if (!isObject(v))
+    throw new Error(
+      `json: cannot unmarshal ${Array.isArray(v) ? "array" : typeof v === "string" ? "string" : typeof v} into Go value of type map[string]interface {}`,
+    );
   if (typeof v.kind !== "string" || v.kind === "") throw missingKind(raw());
   return v;
 }

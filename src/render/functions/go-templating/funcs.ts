@@ -170,7 +170,11 @@ export function templateFuncs(tmpl: Template): FuncMap {
     fromYaml: fn([T.string], T.any, ([s]) => unmarshalYaml(s as string, { version: 3 }), { error: true }),
     getResourceCondition: fn([T.string, MAP_ANY], CONDITION, ([ct, res]) => getResourceCondition(ct as string, res)),
     setResourceNameAnnotation: fn([T.string], T.string, ([name]) => `gotemplating.fn.crossplane.io/composition-resource-name: ${name}`),
-    getComposedResource: fn([MAP_ANY, T.string], MAP_ANY, ([req, name]) => objectAt(req, [f("observed"), f("resources"), f(name as string), f("resource")]) ?? null),
+    getComposedResource: fn(
+      [MAP_ANY, T.string],
+      MAP_ANY,
+      ([req, name]) => objectAt(req, [f("observed"), f("resources"), f(name as string), f("resource")]) ?? null,
+    ),
     getCompositeResource: fn([MAP_ANY], MAP_ANY, ([req]) => objectAt(req, [f("observed"), f("composite"), f("resource")]) ?? null),
     getComposedConnectionDetails: fn(
       [MAP_ANY, T.string],

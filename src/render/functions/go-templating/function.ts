@@ -171,7 +171,10 @@ type Requirements = { extraResources: Record<string, ResourceSelector>; resource
  * An object of the function's own meta API (meta.gotemplating.fn.crossplane.io): connection
  * details, claim conditions, context or extra resources, applied to the response. The error, if any.
  */
-function applyMetaObject(obj: JsonObject, at: { rsp: RunFunctionResponse; req: RunFunctionRequest; dxr: Resource; requirements: Requirements }): string | undefined {
+function applyMetaObject(
+  obj: JsonObject,
+  at: { rsp: RunFunctionResponse; req: RunFunctionRequest; dxr: Resource; requirements: Requirements },
+): string | undefined {
   const { rsp, req, dxr, requirements } = at;
   switch (obj.kind) {
     case "CompositeConnectionDetails": {
@@ -218,7 +221,11 @@ function applyMetaObject(obj: JsonObject, at: { rsp: RunFunctionResponse; req: R
  * The input's template, read, parsed and executed against the request, as RunFunction does before
  * it reads the output (the input's ttl set on the response on the way). The output, or the error.
  */
-function executeTemplate(req: RunFunctionRequest, rsp: RunFunctionResponse, options: GoTemplatingOptions): { output: string; run: ReturnType<typeof reproducible> } | { error: string } {
+function executeTemplate(
+  req: RunFunctionRequest,
+  rsp: RunFunctionResponse,
+  options: GoTemplatingOptions,
+): { output: string; run: ReturnType<typeof reproducible> } | { error: string } {
   let input;
   try {
     input = decodeInput(req.input);

@@ -10,7 +10,8 @@ type Target = "map" | "conditions" | "requirements";
 
 export type Into = { found: boolean; value?: unknown } | { error: string };
 
-const jsonKind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v);
+const jsonKind = (v: unknown) =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v;
 
 class Mismatch extends Error {}
 

@@ -9,7 +9,6 @@ import type { ComposedTemplate, Patch, Resources } from "./types.js";
 import { decodeResources } from "./input.js";
 import { fromFieldPathPolicy, patchType, validateResources } from "./validate.js";
 
-
 const quote = (s: unknown) => JSON.stringify(s ?? "");
 
 /** function-patch-and-transform's RunFunction, in process. */
@@ -132,14 +131,7 @@ function renderTemplate(
 }
 
 /** Keeps a template tied to its existing resource: its name, readiness and connection details. */
-function adoptObserved(
-  t: ComposedTemplate,
-  ocd: JsonObject,
-  secret: Record<string, Buffer>,
-  dcd: Resource,
-  rsp: RunFunctionResponse,
-  s: RenderState,
-): void {
+function adoptObserved(t: ComposedTemplate, ocd: JsonObject, secret: Record<string, Buffer>, dcd: Resource, rsp: RunFunctionResponse, s: RenderState): void {
   const name = t.name!;
   const meta = (ocd.metadata ?? {}) as { name?: string; namespace?: string };
   const composed = dcd.resource as JsonObject;
@@ -161,14 +153,7 @@ function adoptObserved(
   }
 }
 
-function applyTemplatePatch(
-  p: Patch,
-  i: number,
-  name: string,
-  exists: boolean,
-  rsp: RunFunctionResponse,
-  apply: () => void,
-): "ok" | "skipped" | "fatal" {
+function applyTemplatePatch(p: Patch, i: number, name: string, exists: boolean, rsp: RunFunctionResponse, apply: () => void): "ok" | "skipped" | "fatal" {
   try {
     apply();
     return "ok";
@@ -204,8 +189,5 @@ function connectionSecret(oxr: JsonObject, details: Record<string, Uint8Array>, 
   const data = Object.fromEntries(Object.entries(details).map(([k, v]) => [k, Buffer.from(v).toString("base64")]));
   const metadata: JsonObject = { name: ref.name };
   if (ref.namespace) metadata.namespace = ref.namespace;
-  return desiredResource(
-    { apiVersion: "v1", kind: "Secret", metadata, data, type: "connection.crossplane.io/v1alpha1" },
-    Ready.READY_TRUE,
-  );
+  return desiredResource({ apiVersion: "v1", kind: "Secret", metadata, data, type: "connection.crossplane.io/v1alpha1" }, Ready.READY_TRUE);
 }

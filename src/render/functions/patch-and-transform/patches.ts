@@ -7,8 +7,6 @@ import { resolveTransforms } from "./transforms.js";
 import type { Combine, ComposedTemplate, Patch, PatchSet } from "./types.js";
 import { patchType, toFieldPathPolicy } from "./validate.js";
 
-
-
 function toPath(p: Patch): string {
   return p.toFieldPath ?? p.fromFieldPath ?? "";
 }
@@ -71,7 +69,10 @@ export function composedTemplates(patchSets: PatchSet[] | undefined, templates: 
     if ((s.patches ?? []).some((p) => patchType(p) === "PatchSet")) {
       throw new Error("a patch in a PatchSet cannot be of type PatchSet");
     }
-    sets.set(s.name ?? "", (s.patches ?? []).map((p) => ({ ...p, type: patchType(p) })));
+    sets.set(
+      s.name ?? "",
+      (s.patches ?? []).map((p) => ({ ...p, type: patchType(p) })),
+    );
   }
   return (templates ?? []).map((t) => {
     const patches: Patch[] = [];
@@ -91,9 +92,7 @@ export function composedTemplates(patchSets: PatchSet[] | undefined, templates: 
 
 /** True when the patch writes to a composed resource (rather than reading from one). */
 export function toComposedResource(p: Patch): boolean {
-  return ["FromCompositeFieldPath", "CombineFromComposite", "FromEnvironmentFieldPath", "CombineFromEnvironment"].includes(
-    patchType(p),
-  );
+  return ["FromCompositeFieldPath", "CombineFromComposite", "FromEnvironmentFieldPath", "CombineFromEnvironment"].includes(patchType(p));
 }
 
 export interface PatchTargets {
@@ -143,5 +142,3 @@ export function applyEnvironmentPatch(p: Patch, env: JsonObject, oxr: JsonObject
       return applyCombineFromVariablesPatch(p, env, dxr);
   }
 }
-
-

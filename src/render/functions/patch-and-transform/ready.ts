@@ -4,7 +4,6 @@ import { wrapError } from "./errors.js";
 import type { ReadinessCheck } from "./types.js";
 import { validateReadinessCheck } from "./validate.js";
 
-
 /** The status of condition `type` on an object, `Unknown` when absent. */
 export function conditionStatus(o: JsonObject, type: string): string {
   const conditions = (o.status as { conditions?: unknown } | undefined)?.conditions;

@@ -51,13 +51,16 @@ export function ptInputs(composition: Manifest): { input: Record<string, unknown
   const spec = asObject(composition.object.spec) ?? {};
   if (isLegacyResourcesMode(composition.object)) {
     // Keys the Composition leaves out stay out: undefined is not a value the decoder accepts.
-    const legacy = Object.fromEntries(Object.entries({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }).filter(([, v]) => v !== undefined));
+    const legacy = Object.fromEntries(
+      Object.entries({ resources: spec.resources, patchSets: spec.patchSets, environment: spec.environment }).filter(([, v]) => v !== undefined),
+    );
     return [{ input: legacy, at: "/spec" }];
   }
   const inputs: { input: Record<string, unknown>; at: string }[] = [];
   asArray(spec.pipeline).forEach((raw, i) => {
     const input = asObject(asObject(raw)?.input);
-    if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources") inputs.push({ input, at: ptr("spec", "pipeline", i, "input") });
+    if (input && groupOf(asString(input.apiVersion) ?? "") === "pt.fn.crossplane.io" && input.kind === "Resources")
+      inputs.push({ input, at: ptr("spec", "pipeline", i, "input") });
   });
   return inputs;
 }
@@ -87,7 +90,13 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
     const at = `${base}/resources/${i}`;
     if (typeof resource.name === "string") {
       if (names.has(resource.name)) {
-        scope.sink.add(scope.composition, `${at}/name`, "pt/duplicate-resource", "error", `resource name "${resource.name}" is used twice (also resources[${names.get(resource.name)}]); names must be unique in one input`);
+        scope.sink.add(
+          scope.composition,
+          `${at}/name`,
+          "pt/duplicate-resource",
+          "error",
+          `resource name "${resource.name}" is used twice (also resources[${names.get(resource.name)}]); names must be unique in one input`,
+        );
       } else names.set(resource.name, i);
     }
     const base_ = asObject(resource.base);
@@ -100,14 +109,22 @@ function checkInput(scope: Scope, input: Resources, base: string, ctx: RuleConte
       const k = patchSets.get(patch.patchSetName ?? "");
       if (k === undefined) {
         const known = [...patchSets.keys()];
-        scope.sink.add(scope.composition, `${pAt}/patchSetName`, "pt/patchset-missing", "error", `patch set "${patch.patchSetName ?? ""}" is not defined in this input (patch sets: ${known.join(", ") || "none"})`);
+        scope.sink.add(
+          scope.composition,
+          `${pAt}/patchSetName`,
+          "pt/patchset-missing",
+          "error",
+          `patch set "${patch.patchSetName ?? ""}" is not defined in this input (patch sets: ${known.join(", ") || "none"})`,
+        );
         return;
       }
       asArray(asObject(asArray(input.patchSets)[k])?.patches).forEach((sp, m) => {
         checkPatch(scope, (asObject(sp) ?? {}) as Patch, `${base}/patchSets/${k}/patches/${m}`, composed);
       });
     });
-    asArray(resource.readinessChecks).forEach((rc, k) => checkReadiness(scope, (asObject(rc) ?? {}) as unknown as ReadinessCheck, `${at}/readinessChecks/${k}`, composed));
+    asArray(resource.readinessChecks).forEach((rc, k) =>
+      checkReadiness(scope, (asObject(rc) ?? {}) as unknown as ReadinessCheck, `${at}/readinessChecks/${k}`, composed),
+    );
   });
   asArray(input.environment?.patches).forEach((p, j) => checkEnvironmentPatch(scope, (asObject(p) ?? {}) as Patch, `${base}/environment/patches/${j}`));
 }
@@ -183,7 +200,8 @@ function checkPatch(scope: Scope, patch: Patch, at: string, composed: Target | u
 function checkEnvironmentPatch(scope: Scope, patch: Patch, at: string): void {
   const type = patch.type ?? "FromCompositeFieldPath";
   let fromType: string | undefined;
-  if (type === "FromCompositeFieldPath") fromType = checkPath(scope, patch.fromFieldPath, `${at}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
+  if (type === "FromCompositeFieldPath")
+    fromType = checkPath(scope, patch.fromFieldPath, `${at}/fromFieldPath`, scope.xr, "pt/from-field-path", "fromFieldPath");
   if (type === "CombineFromComposite") checkCombineVariables(scope, patch, at);
   if (type === "ToCompositeFieldPath" || type === "CombineToComposite") {
     checkPath(scope, patch.toFieldPath ?? patch.fromFieldPath, `${at}/toFieldPath`, scope.xr, "pt/to-field-path", "toFieldPath");
@@ -260,7 +278,7 @@ function transformOutput(t: Transform, type: string | undefined, at: string, nee
       return type === "integer" || type === "number" ? type : undefined;
     case "map": {
       const pairs = asObject(t.map);
-      if (!pairs || Object.keys(pairs).length === 0) add(`${at}/map`, "a map transform with no pairs maps nothing: every input fails with \"key not found\"");
+      if (!pairs || Object.keys(pairs).length === 0) add(`${at}/map`, 'a map transform with no pairs maps nothing: every input fails with "key not found"');
       needs(["string"], "map");
       return undefined;
     }
@@ -292,7 +310,15 @@ function stringOutput(t: Transform, at: string, needs: Needs, add: Add): string 
 }
 
 const GO_TYPES: Record<string, string> = { string: "string", integer: "int64", boolean: "bool", object: "object", array: "array" };
-const JSON_TYPES: Record<string, string> = { string: "string", int: "integer", int64: "integer", float64: "number", bool: "boolean", object: "object", array: "array" };
+const JSON_TYPES: Record<string, string> = {
+  string: "string",
+  int: "integer",
+  int64: "integer",
+  float64: "number",
+  bool: "boolean",
+  object: "object",
+  array: "array",
+};
 
 function convertOutput(t: Transform, type: string | undefined, at: string, add: Add): string | undefined {
   const toType = t.convert?.toType;

@@ -138,7 +138,9 @@ export function resolveString(t: StringTransform, input: unknown): string {
       return stringJoin(input, t.join.separator ?? "");
     case "Replace":
       if (t.replace == null) throw missing("replace");
-      return formatValue(input).split(t.replace.search ?? "").join(t.replace.replace ?? "");
+      return formatValue(input)
+        .split(t.replace.search ?? "")
+        .join(t.replace.replace ?? "");
     default:
       throw new Error(`type ${t.type} is not supported for string transform type`);
   }
@@ -188,8 +190,7 @@ const B64 = /[A-Za-z0-9+/]/;
 
 /** Go's base64.StdEncoding.DecodeString: strict padding, errors name the offending byte. */
 function decodeBase64Strict(s: string): string {
-  const corrupt = (at: number) =>
-    wrapError(new Error(`illegal base64 data at input byte ${at}`), "string is not valid base64");
+  const corrupt = (at: number) => wrapError(new Error(`illegal base64 data at input byte ${at}`), "string is not valid base64");
   const clean: string[] = [];
   let quantum = 0;
   for (let i = 0; i < s.length; i++) {
@@ -317,4 +318,3 @@ function goJsonKind(v: unknown): string {
   if (typeof v === "number") return "number";
   return typeof v;
 }
-

@@ -71,10 +71,7 @@ export function validateResources(r: Resources): FieldError | undefined {
   if (!r.resources?.length && !r.environment?.patches?.length) {
     return required("resources", "resources or environment patches are required");
   }
-  return (
-    firstError(r.resources, "resources", validateComposedTemplate) ??
-    wrapField(validateEnvironmentPatches(r.environment?.patches), "environment")
-  );
+  return firstError(r.resources, "resources", validateComposedTemplate) ?? wrapField(validateEnvironmentPatches(r.environment?.patches), "environment");
 }
 
 export function validateComposedTemplate(t: ComposedTemplate): FieldError | undefined {
