@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { GoNumber, GoOpaque, float64, numberType, toPlainJson } from "../../src/render/functions/gotypes.js";
+import { GoOpaque, float64, goNumber, numberType, toPlainJson } from "../../src/render/functions/gotypes.js";
 import { extractConnectionDetails, getConnectionSecretRef, supportsConnectionDetails } from "../../src/render/functions/patch-and-transform/connection.js";
 import { applyCombineFromVariablesPatch, applyFromFieldPathPatch, composedTemplates } from "../../src/render/functions/patch-and-transform/patches.js";
 import { isReady } from "../../src/render/functions/patch-and-transform/ready.js";
@@ -29,7 +29,7 @@ function load(file: string): Case[] {
 }
 
 function typed(value: unknown, type: string | undefined): unknown {
-  if (type === "int") return new GoNumber("int", value as number);
+  if (type === "int") return goNumber("int", value as number);
   if (type === "float64") return float64(value as number);
   if (type && type.startsWith("[]")) return new GoOpaque(type, value);
   return value;
@@ -52,11 +52,7 @@ function expectOutcome(c: Case, fn: () => unknown, check?: (result: unknown) => 
   if (error) throw error;
   if (check) check(result);
   else expect(toPlainJson(result)).toEqual(c.want);
-  if (c.wantType) expect(goType(result)).toBe(c.wantType);
-}
-
-function goType(v: unknown): string | undefined {
-  return v instanceof GoNumber ? v.type : numberType(v);
+  if (c.wantType) expect(numberType(result)).toBe(c.wantType);
 }
 
 const TRANSFORMS: Record<string, (c: Case) => unknown> = {

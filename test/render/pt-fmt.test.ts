@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatValue, goSprintf } from "../../src/render/functions/gofmt.js";
-import { GoNumber, GoOpaque } from "../../src/render/functions/gotypes.js";
+import { GoOpaque, goNumber } from "../../src/render/functions/gotypes.js";
 
 /**
  * function-patch-and-transform formats with Go's fmt (string transforms, combines, %v of any
@@ -13,9 +13,9 @@ describe("P&T's fmt is Go's", () => {
     ["%q", [42], "'*'"],
     ["%x", [3.5], "0x1.cp+01"],
     ["%.2f", ["abc"], "%!f(string=ab)"],
-    ["%d", [new GoNumber("int", 5)], "5"],
-    ["%v", [new GoNumber("float64", 3)], "3"],
-    ["%T", [new GoNumber("float64", 3)], "float64"],
+    ["%d", [goNumber("int", 5)], "5"],
+    ["%v", [goNumber("float64", 3)], "3"],
+    ["%T", [goNumber("float64", 3)], "float64"],
     ["%v %T", [new GoOpaque("[]int", [64, 2]), new GoOpaque("[]int", [1])], "[64 2] []int"],
     ["%s", ["a", "b"], "a%!(EXTRA string=b)"],
     ["%s %s", ["a"], "a %!s(MISSING)"],

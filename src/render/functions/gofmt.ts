@@ -1,10 +1,10 @@
 import { formatValue as templateFormatValue, GoNum, sliceOf, sprintf, T, typed, type Value } from "../../gotemplate/index.js";
-import { GoNumber, GoOpaque } from "./gotypes.js";
+import { GoOpaque, isGoNumber } from "./gotypes.js";
 
 /**
  * Go's fmt for function-patch-and-transform's string transforms and combines: the project's one
  * fmt (src/gotemplate/fmt.ts: verbs, flags, width, precision, argument indexes and Go's in-band
- * error forms) over P&T's values, whose GoNumber boxes are the template engine's GoNum.
+ * error forms) over P&T's values, whose number boxes are already the template engine's GoNum.
  */
 export function goSprintf(format: string, args: unknown[]): string {
   return sprintf(format, args.map(asGoValue));
@@ -16,7 +16,7 @@ export function formatValue(v: unknown): string {
 }
 
 function asGoValue(v: unknown): Value {
-  if (v instanceof GoNumber) return v.type === "int64" ? v.value : new GoNum(T[v.type], v.value);
+  if (isGoNumber(v)) return v;
   if (v instanceof GoOpaque) return opaqueSlice(v) ?? asGoValue(v.value);
   if (Array.isArray(v)) return v.map(asGoValue);
   if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asGoValue(x)]));

@@ -1,16 +1,21 @@
+import { GoNum, T } from "../../gotemplate/index.js";
+
 /**
  * Go's dynamic types, as functions written in Go see JSON values. Kubernetes' JSON decoder gives
  * int64 for integral numbers and float64 otherwise, so a plain JS number maps to one of those by
- * its value. A `GoNumber` box records a number whose Go type differs from that default (an
- * integral float64 from a conversion, or a Go `int`), for as long as a transform chain runs.
+ * its value. A box records a number whose Go type differs from that default (an integral
+ * float64 from a conversion, or a Go `int`), for as long as a transform chain runs: the template
+ * engine's GoNum, the project's one model of Go numbers.
  */
 export type GoNumberType = "int" | "int64" | "float64";
+export type GoNumber = GoNum;
 
-export class GoNumber {
-  constructor(
-    readonly type: GoNumberType,
-    readonly value: number,
-  ) {}
+export function goNumber(type: GoNumberType, value: number): GoNumber {
+  return new GoNum(T[type], value);
+}
+
+export function isGoNumber(v: unknown): v is GoNumber {
+  return v instanceof GoNum && (v.type === T.int || v.type === T.int64 || v.type === T.float64);
 }
 
 /** A value of a Go type JSON cannot produce (e.g. `[]int`), used only to reproduce Go errors. */
@@ -22,17 +27,17 @@ export class GoOpaque {
 }
 
 export function float64(value: number): number | GoNumber {
-  return Number.isInteger(value) ? new GoNumber("float64", value) : value;
+  return Number.isInteger(value) ? goNumber("float64", value) : value;
 }
 
 export function numberValue(v: unknown): number | undefined {
   if (typeof v === "number") return v;
-  if (v instanceof GoNumber) return v.value;
+  if (isGoNumber(v)) return v.value;
   return undefined;
 }
 
 export function numberType(v: unknown): GoNumberType | undefined {
-  if (v instanceof GoNumber) return v.type;
+  if (isGoNumber(v)) return v.type.name as GoNumberType;
   if (typeof v === "number") return Number.isInteger(v) ? "int64" : "float64";
   return undefined;
 }
@@ -51,7 +56,7 @@ export function goTypeName(v: unknown): string {
 
 /** Replaces GoNumber boxes with plain numbers: what a JSON round trip does. */
 export function toPlainJson(v: unknown): unknown {
-  if (v instanceof GoNumber) return v.value;
+  if (isGoNumber(v)) return v.value;
   if (v instanceof GoOpaque) return toPlainJson(v.value);
   if (Array.isArray(v)) return v.map(toPlainJson);
   if (v && typeof v === "object") {
