@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,18 +18,21 @@ import {
 } from "../../project/index.js";
 import { BuiltinRuntime } from "./builtin.js";
 import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
-import { UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
+import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
+import { ProcessRuntime } from "../../runtimes/process.js";
 
 /**
  * A project's embedded function without a build, where its builder is no build at all
  * (crossplane/cli internal/project/functions): go-templating is the built-in with the folder as
  * its default source; KCL is the function-kcl package (trusted like any package) run as a process
- * with the builder's environment pointing at a read-only copy of the folder. Python and Go are
- * real builds: not rendered, saying what would render them.
+ * with the builder's environment pointing at a read-only copy of the folder; Go is compiled with
+ * the runner's go, only with --allow-exec. Python is a real build (pip in a container): not
+ * rendered, saying what would render it.
  */
 export interface ProjectRuntimeOptions {
   root: string;
   allowExec: boolean;
+  startTimeoutMs?: number;
   packages?: PackageSettings;
   trustedPackages?: string[];
 }
@@ -54,6 +58,7 @@ export function projectRuntime(name: string, fn: EmbeddedFunction, options: Proj
   const language = projectFunctionLanguage(dir);
   if (language === "go-templating") return new ProjectGoTemplating(dir);
   if (language === "kcl") return kclRuntime(name, fn, dir, options);
+  if (language === "go") return goRuntime(name, fn, dir, options);
   const what = language
     ? `a ${LANGUAGE_NAMES[language]} function`
     : "a function no builder recognises (no kcl.mod, pyproject.toml with function/, go.mod, or only .gotmpl/.tmpl templates)";
@@ -83,6 +88,86 @@ function kclRuntime(name: string, fn: EmbeddedFunction, dir: string, options: Pr
       "run check, render or diff (they pull trusted packages), not a command given only a functions file",
     );
   return new ProjectPackageRuntime(name, base, "kcl", dir, options.packages);
+}
+
+/**
+ * A Go function compiled with the runner's `go` (the CLI builds it with ko, the same compiler) and
+ * run as a process: repository code, so only with --allow-exec.
+ */
+function goRuntime(name: string, fn: EmbeddedFunction, dir: string, options: ProjectRuntimeOptions): FunctionRuntime {
+  if (!options.allowExec) {
+    return new UnavailableRuntime(
+      "process",
+      `is a Go function of the project ${fn.project.file}, built from ${fn.dir}: composition-ci compiles it with the runner's go only when it may run repository code`,
+      `run with --allow-exec (Action input allow-exec: true) if you trust the repository and go is on PATH, ${SERVE_FIX}`,
+    );
+  }
+  return new GoBuildRuntime(name, dir, options.startTimeoutMs ?? 60_000);
+}
+
+/** Go's own settings a build reads from the environment (no credentials): where modules and the build cache are, which proxy. */
+const GO_BUILD_ENV = ["GOPATH", "GOCACHE", "GOMODCACHE", "GOPROXY", "GONOSUMDB", "GONOPROXY", "GOPRIVATE", "GOFLAGS", "GOTOOLCHAIN", "GOROOT"];
+const GO_BUILD_TIMEOUT_MS = 300_000;
+
+/**
+ * `go build` of a copy of the folder into a binary of the run's own, then the binary as a process
+ * function (`--insecure --address`, as function-sdk-go serves). The build gets PATH, HOME and Go's
+ * own settings; the function gets PATH and a private HOME, like a pulled package.
+ */
+class GoBuildRuntime implements FunctionRuntime {
+  readonly kind = "process";
+  private work: string | undefined;
+  private started: Promise<ProcessRuntime> | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly dir: string,
+    private readonly startTimeoutMs: number,
+  ) {}
+
+  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
+    const runtime = await (this.started ??= this.build());
+    return runtime.run(req, timeoutMs);
+  }
+
+  private async build(): Promise<ProcessRuntime> {
+    this.work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-go-fn-"));
+    const source = readOnlyCopy(this.dir, path.join(this.work, "src"));
+    const binary = path.join(this.work, "function");
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CGO_ENABLED: "0" };
+    for (const key of GO_BUILD_ENV) if (process.env[key] !== undefined) env[key] = process.env[key];
+    const built = await new Promise<{ code: number | null; output: string; error?: string }>((resolve) => {
+      execFile("go", ["build", "-o", binary, "."], { cwd: source, env, timeout: GO_BUILD_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
+        const code = err ? ((err as NodeJS.ErrnoException).code === "ENOENT" ? null : 1) : 0;
+        resolve({ code, output: `${stdout}${stderr}`.trim(), error: err?.message });
+      });
+    });
+    if (built.code === null)
+      throw new FunctionNotRunnable(
+        "is a Go function of the project; go is not on PATH to build it",
+        "install Go on the runner (actions/setup-go), or build and serve the function yourself",
+      );
+    if (built.code !== 0) throw new FunctionFailure(`function ${this.name}: go build failed`, built.output.slice(-4096) || built.error);
+    const home = fs.mkdtempSync(path.join(this.work, "cci-function-home-"));
+    return new ProcessRuntime(this.name, {
+      command: [binary],
+      cwd: home,
+      startTimeoutMs: this.startTimeoutMs,
+      env: { PATH: process.env.PATH, HOME: home, TMPDIR: home },
+    });
+  }
+
+  async close(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (started)
+      await started.then(
+        (r) => r.close(),
+        () => undefined,
+      );
+    if (this.work) removeTree(this.work);
+    this.work = undefined;
+  }
 }
 
 /**
@@ -118,7 +203,7 @@ export class ProjectPackageRuntime implements FunctionRuntime {
 
   private package(): PackageRuntime {
     if (this.runtime) return this.runtime;
-    this.copy = readOnlyCopy(this.dir);
+    this.copy = readOnlyCopy(this.dir, path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-")), "src"));
     this.runtime = new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, this.copy));
     return this.runtime;
   }
@@ -132,8 +217,7 @@ export class ProjectPackageRuntime implements FunctionRuntime {
 }
 
 /** A copy of the folder (regular files and directories only: links are not followed out of it), files 0444 and directories 0555. */
-function readOnlyCopy(dir: string): string {
-  const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-")), "src");
+function readOnlyCopy(dir: string, target: string): string {
   const copy = (from: string, to: string) => {
     fs.mkdirSync(to);
     for (const e of fs.readdirSync(from, { withFileTypes: true })) {
