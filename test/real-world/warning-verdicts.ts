@@ -6,7 +6,7 @@
  */
 export const WARNING_VERDICTS: Record<string, string> = {
   "schema/missing":
-    "true: no schema for the kind here: managed resources and provider configs of providers whose CRDs are neither in the repository nor fetchable offline, and kinds of tools composition-ci ships no schema for (Argo CD, Flux, Knative, Kyma, SAP BTP, cert-manager, ...); the objects are read, not validated, said once per kind in text",
+    "true: no schema for the kind here: managed resources and provider configs of providers whose CRDs are neither in the repository nor fetchable offline, and kinds of tools composition-ci ships no schema for (Argo CD, Flux, Knative Eventing and the old build.knative.dev, Kyma kinds other than the serverless Function, SAP BTP, cert-manager, ...); the objects are read, not validated, said once per kind in text",
   "package/unavailable":
     "true: the packages the repository depends on cannot be pulled offline (the run is COMPOSITION_CI_OFFLINE=1 here); their kinds are checked without their CRDs, with the fix (functions pull)",
   "render/not-rendered":
