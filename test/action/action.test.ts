@@ -437,11 +437,19 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
       { method: "GET", path: new RegExp(comments), status: 500, times: 1 },
       { method: "POST", path: new RegExp(comments), status: 502, times: 1 },
     );
+    const before = github.requests.length;
     const r = await run();
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("comment created");
     expect(mine()).toHaveLength(1);
     expect(r.outputs["comment-url"]).toBe(mine()[0]!.html_url);
+    // what the API saw: the 500'd listing and its retry, then the 502'd creation and its retry
+    const calls = github.requests
+      .slice(before)
+      .filter((q) => q.url.split("?")[0] === comments)
+      .map((q) => q.method);
+    expect(calls.slice(0, 4)).toEqual(["GET", "GET", "POST", "POST"]);
+    expect(calls.filter((m) => m === "POST")).toHaveLength(2);
   }, 60_000);
 
   it("a deleted sticky comment (404 on update) is created again", async () => {

@@ -149,6 +149,17 @@ const KEY_PARTS = [
   "12345678901234567890",
 ];
 
+/**
+ * 10^k for k in -25..24 as the documents in random.json were made with it (Node 24's Math.pow): the double
+ * nearest 10^k, which is what the decimal text reads as in every engine, except 10^23, halfway between two
+ * doubles: Math.pow gave the upper one, the text "1e23" reads as the lower (even) one. Math.pow's last bit
+ * differs from one V8 version to another (Node 20's 10 ** -5 is 0.000009999999999999999), so it is not used.
+ */
+const pow10 = (k: number): number => (k === 23 ? 1.0000000000000001e23 : Number(`1e${k}`));
+
+/** 2^n, exactly: the bits of a double whose exponent field is 1023 + n and whose fraction is 0. */
+const pow2 = (n: number): number => new Float64Array(BigUint64Array.of(BigInt(1023 + n) << 52n).buffer)[0];
+
 export function randomDocuments(seed: number, count: number): unknown[] {
   const random = prng(seed);
   const int = (n: number) => Math.floor(random() * n);
@@ -195,15 +206,15 @@ export function randomDocuments(seed: number, count: number): unknown[] {
       case 0:
         return int(100) - 50;
       case 1:
-        return Math.floor((random() - 0.5) * 2 ** (int(70) + 1));
+        return Math.floor((random() - 0.5) * pow2(int(70) + 1));
       case 2:
-        return (random() - 0.5) * 10 ** (int(50) - 25);
+        return (random() - 0.5) * pow10(int(50) - 25);
       case 3:
         return Number((random() * 1000).toFixed(int(6)));
       case 4:
-        return pick([0, -0, 0.1, 1e21, 1e20, 1e-6, 1e-7, 123456789.125, 2 ** 53, 2 ** 63, 2 ** 64, 1e6, 999999.5, 5e-324]);
+        return pick([0, -0, 0.1, 1e21, 1e20, 1e-6, 1e-7, 123456789.125, 9007199254740992, 9223372036854775808, 18446744073709551616, 1e6, 999999.5, 5e-324]);
       case 5:
-        return Number((random() * 10 ** int(25)).toPrecision(int(17) + 1));
+        return Number((random() * pow10(int(25))).toPrecision(int(17) + 1));
       default:
         return random() * 100;
     }

@@ -275,10 +275,16 @@ describe("pulling an image from a registry on 127.0.0.1", () => {
   it("retries a 500 and gives up with the registry's words; a 404 is not retried", async () => {
     await pushLayered("acme/flaky");
     registry.failures.push({ pattern: /manifests/, status: 500, times: 1 });
+    // whether each request for the tag the registry saw carried a token
+    const tagRequests = (repository: string) => registry.requests.filter((q) => q.url === `/v2/${repository}/manifests/v1`).map((q) => !!q.authorization);
     await expect(pullImage(`${registry.host}/acme/flaky:v1`, options())).resolves.toBeDefined();
+    // the 500, the same request again (answered 401), then with the token
+    expect(tagRequests("acme/flaky")).toEqual([false, false, true]);
     const err = await pullImage(`${registry.host}/acme/missing:v1`, options()).catch((e: unknown) => e);
     expect((err as PullError).kind).toBe("registry");
     expect((err as Error).message).toContain("HTTP 404 MANIFEST_UNKNOWN");
+    // the 401, then the 404 once
+    expect(tagRequests("acme/missing")).toEqual([false, true]);
   });
 
   it("a registry that never answers times out", async () => {

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { RunFunctionRequest, Severity, type RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { directoryFileSystem, memoryFileSystem, readTemplates } from "../../src/render/functions/go-templating/filesystem.js";
+import { Template } from "../../src/gotemplate/index.js";
 import { runGoTemplating, type GoTemplatingOptions } from "../../src/render/functions/go-templating/function.js";
 
 /** The renderer-facing options of the built-in function-go-templating: file systems, seed and clock. */
@@ -151,8 +152,17 @@ data:
   });
 
   it("parse each template text once", () => {
-    const a = runGoTemplating(inline(text));
-    const b = runGoTemplating(inline(text));
-    expect(b).toEqual(a);
+    // a text no other test renders, so the first run cannot find it parsed already
+    const once = `${text}{{/* parse each template text once */}}`;
+    const parse = vi.spyOn(Template.prototype, "parse");
+    try {
+      const a = runGoTemplating(inline(once));
+      const b = runGoTemplating(inline(once));
+      expect(composed(a, "r").data).toEqual({ v: "<no value>" });
+      expect(b).toEqual(a);
+      expect(parse.mock.calls.filter(([t]) => t === once)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
