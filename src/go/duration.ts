@@ -1,4 +1,3 @@
-// go/: what imitates Go's standard library exactly (RE2, strings.Replace, time.Duration), tested against Go's own tables.
 /** Go's time.Duration: parsed and printed as Go does it, in nanoseconds (float64 here, int64 there). */
 
 const UNITS: Record<string, bigint> = { ns: 1n, us: 1000n, µs: 1000n, μs: 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };

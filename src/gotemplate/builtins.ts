@@ -1,5 +1,5 @@
-import { formatValue, sprint, sprintf, sprintln } from "./fmt.js";
-import { compareGoStrings } from "./sort.js";
+import { formatValue, sprint, sprintf, sprintln } from "../go/fmt.js";
+import { compareGoStrings } from "../go/sort.js";
 import {
   FLOAT_KINDS,
   GoError,
@@ -19,7 +19,7 @@ import {
   type GoType,
   type Signature,
   type Value,
-} from "./types.js";
+} from "../go/values.js";
 import { assignable } from "./exec.js";
 
 /** text/template's predefined functions (funcs.go): and, or, not, len, index, slice, call, eq…, print…, html, js, urlquery. */

@@ -1,4 +1,4 @@
-import type { CallContext } from "./types.js";
+import type { CallContext } from "../go/values.js";
 
 /**
  * Where random and time functions get their values. A render must be reproducible, so the

@@ -1,4 +1,4 @@
-import { GoError } from "./types.js";
+import { GoError } from "../go/values.js";
 
 /** Go's encoding/base64 and encoding/base32 (standard alphabets, padded, strict on decode). */
 

@@ -1,5 +1,5 @@
 import { BudgetExceeded, charge, chargeChars, chargeValue, withBudget } from "./budget.js";
-import { formatValue } from "./fmt.js";
+import { formatValue } from "../go/fmt.js";
 import {
   nodeString,
   type ArgNode,
@@ -14,8 +14,8 @@ import {
   type VariableNode,
   type BranchNode,
 } from "./nodes.js";
-import { quoteGo } from "./quote.js";
-import { sortedKeys } from "./sort.js";
+import { quoteGo } from "../go/quote.js";
+import { sortedKeys } from "../go/sort.js";
 import {
   GoError,
   GoFunc,
@@ -34,7 +34,7 @@ import {
   type GoMap,
   type GoType,
   type Value,
-} from "./types.js";
+} from "../go/values.js";
 
 /** Execution of parsed templates (text/template/exec.go) over the value model of types.ts. */
 

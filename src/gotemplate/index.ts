@@ -6,5 +6,5 @@ export { Template, type FuncMap } from "./template.js";
 export { ParseError } from "./parse.js";
 export { ExecError, isTrue } from "./exec.js";
 export { callContext, seededRandom, DEFAULT_NOW, DEFAULT_SEED, type ContextOptions } from "./context.js";
-export { sprint, sprintf, sprintln, formatValue } from "./fmt.js";
-export * from "./types.js";
+export { sprint, sprintf, sprintln, formatValue } from "../go/fmt.js";
+export * from "../go/values.js";

@@ -1,4 +1,4 @@
-import { quoteGo } from "./quote.js";
+import { quoteGo } from "../go/quote.js";
 
 /**
  * The lexer of Go's text/template (text/template/parse/lex.go): items with their position

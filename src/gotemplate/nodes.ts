@@ -1,4 +1,4 @@
-import { quoteGo } from "./quote.js";
+import { quoteGo } from "../go/quote.js";
 
 /** The parse tree of text/template/parse (node.go), with Go's String() forms for error messages. */
 

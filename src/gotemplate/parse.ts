@@ -13,8 +13,8 @@ import {
   type Tree,
   type VariableNode,
 } from "./nodes.js";
-import { INT64_MAX, INT64_MIN, parseFloat64, parseInt0, parseUint0 } from "./number.js";
-import { quoteGo, unquoteChar, unquoteGo } from "./quote.js";
+import { INT64_MAX, INT64_MIN, parseFloat64, parseInt0, parseUint0 } from "../go/number.js";
+import { quoteGo, unquoteChar, unquoteGo } from "../go/quote.js";
 
 /** The parser of text/template/parse (parse.go): text to trees, one per template defined. */
 

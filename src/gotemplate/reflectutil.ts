@@ -1,4 +1,4 @@
-import { GoFunc, GoNum, GoStruct, isNilCollection, typed, typeOf, type GoMap, type Value } from "./types.js";
+import { GoFunc, GoNum, GoStruct, isNilCollection, typed, typeOf, type GoMap, type Value } from "../go/values.js";
 
 /** reflect.DeepEqual, copystructure.Copy and mergo.Merge over template values. */
 

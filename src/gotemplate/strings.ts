@@ -1,5 +1,5 @@
 import { chargeChars } from "./budget.js";
-import { GoError } from "./types.js";
+import { GoError } from "../go/values.js";
 
 /** Go's strings and unicode behaviour where it differs from JavaScript's (runes, bytes, simple case mapping). */
 

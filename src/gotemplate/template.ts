@@ -3,8 +3,8 @@ import { callContext } from "./context.js";
 import { execute, ExecError, type ExecSet, type MissingKey } from "./exec.js";
 import { isEmptyTree, type Tree } from "./nodes.js";
 import { parse } from "./parse.js";
-import { quoteGo } from "./quote.js";
-import type { CallContext, GoFunc, Value } from "./types.js";
+import { quoteGo } from "../go/quote.js";
+import type { CallContext, GoFunc, Value } from "../go/values.js";
 
 export type FuncMap = Record<string, GoFunc>;
 

@@ -1,5 +1,5 @@
-import { LOCAL, UTC, addDuration, civil, dayName, durationString, formatTime, monthName, timeString, type Instant } from "./gotime.js";
-import { GoFunc, GoNum, GoStruct, T, float64, type CallContext, type GoType, type Value } from "./types.js";
+import { LOCAL, UTC, addDuration, civil, dayName, durationString, formatTime, monthName, timeString, type Instant } from "../go/time.js";
+import { GoFunc, GoNum, GoStruct, T, float64, type CallContext, type GoType, type Value } from "../go/values.js";
 
 /** time.Time, time.Duration, time.Month and time.Weekday as template values, with their methods. */
 

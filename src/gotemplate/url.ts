@@ -1,4 +1,4 @@
-import { GoError } from "./types.js";
+import { GoError } from "../go/values.js";
 
 /** The parts of Go's net/url that sprig's urlParse and urlJoin use. */
 

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { checkConstraint, compareVersions, newConstraint, newVersion, type Version } from "../gotemplate/semver.js";
+import { checkConstraint, compareVersions, newConstraint, newVersion, type Version } from "../go/semver.js";
 import { listTags, PullError } from "../oci/image.js";
 import type { RegistryClient } from "../oci/registry.js";
 import type { PackageDependency } from "./dependencies.js";

@@ -5,7 +5,7 @@ import { X509Certificate, createPrivateKey } from "node:crypto";
 import { compareSync } from "bcryptjs";
 import { DEFAULT_NOW, Template, type Value } from "../../src/gotemplate/index.js";
 import { timeValue } from "../../src/gotemplate/timevalue.js";
-import { UTC } from "../../src/gotemplate/gotime.js";
+import { UTC } from "../../src/go/time.js";
 import { sprigFuncs } from "../../src/gotemplate/sprig/index.js";
 import { HAS_SHARED, SHARED, describeShared } from "../helpers.js";
 

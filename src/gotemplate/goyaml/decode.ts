@@ -1,10 +1,10 @@
 import YAML, { Alias, Document, isAlias, isMap, isScalar, isSeq, type Node as YNode } from "yaml";
 export { parseDocuments as parseYamlDocuments };
 import { decodeBase64 } from "../encoding.js";
-import { formatFloat } from "../float.js";
-import { GoError, GoNum, T, float64, int, mapOf, typed, type GoMap, type Value } from "../types.js";
+import { formatFloat } from "../../go/float.js";
+import { GoError, GoNum, T, float64, int, mapOf, typed, type GoMap, type Value } from "../../go/values.js";
 import { resolvePlain, type Resolved, type YamlVersion } from "./resolve.js";
-import { parseTime, UTC } from "../gotime.js";
+import { parseTime, UTC } from "../../go/time.js";
 import { timeValue } from "../timevalue.js";
 import { decodeWithEvents } from "./events.js";
 

@@ -1,5 +1,5 @@
-import { formatFloat } from "../float.js";
-import { FLOAT_KINDS, GoError, GoFunc, GoNum, GoStruct, isNilCollection, type GoMap, type Value } from "../types.js";
+import { formatFloat } from "../../go/float.js";
+import { FLOAT_KINDS, GoError, GoFunc, GoNum, GoStruct, isNilCollection, type GoMap, type Value } from "../../go/values.js";
 import { needsQuotes } from "./resolve.js";
 import { escapeCharacter, isBreak, isPrintable } from "../../go/libyaml.js";
 

@@ -1,5 +1,5 @@
 import * as jsyaml from "js-yaml";
-import type { Value } from "../types.js";
+import type { Value } from "../../go/values.js";
 
 /**
  * The fast path of go-yaml decoding: js-yaml's parser events (styles, tags and anchors by source

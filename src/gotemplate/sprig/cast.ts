@@ -1,6 +1,6 @@
-import { formatValue } from "../fmt.js";
-import { parseFloat64, parseInt0 } from "../number.js";
-import { GoFunc, GoNum, GoStruct, isNilCollection, typeOf, type CallContext, type GoType, type Value } from "../types.js";
+import { formatValue } from "../../go/fmt.js";
+import { parseFloat64, parseInt0 } from "../../go/number.js";
+import { GoFunc, GoNum, GoStruct, isNilCollection, typeOf, type CallContext, type GoType, type Value } from "../../go/values.js";
 
 /** Conversions sprig relies on: spf13/cast (ToInt64, ToInt, ToFloat64), strval, empty, and a signature helper. */
 

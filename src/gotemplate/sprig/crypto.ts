@@ -6,8 +6,8 @@ import { decodePem } from "../crypto/der.js";
 import { ByteStream, generateKey, keyPem, parseKeyPem, type KeyType, type PrivateKey } from "../crypto/keys.js";
 import { createCertificate, parseCertificate, type Issuer } from "../crypto/x509.js";
 import { decodeBase64 } from "../encoding.js";
-import { formatValue } from "../fmt.js";
-import { GoError, GoStruct, SLICE_ANY, T, type CallContext, type GoType, type Value } from "../types.js";
+import { formatValue } from "../../go/fmt.js";
+import { GoError, GoStruct, SLICE_ANY, T, type CallContext, type GoType, type Value } from "../../go/values.js";
 import { fn } from "./cast.js";
 import { randomBytes } from "./random.js";
 

@@ -1,6 +1,6 @@
-import { LOCAL, UTC, addDuration, durationString, formatTime, loadLocation, parseDuration, parseTime, since, type Instant } from "../gotime.js";
+import { LOCAL, UTC, addDuration, durationString, formatTime, loadLocation, parseDuration, parseTime, since, type Instant } from "../../go/time.js";
 import { TIME, instantOf, nowInstant, roundDuration, timeValue } from "../timevalue.js";
-import { GoNum, GoStruct, T, type CallContext, type Value } from "../types.js";
+import { GoNum, GoStruct, T, type CallContext, type Value } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /**

@@ -1,6 +1,6 @@
-import { marshalJson, unmarshalJson } from "../json.js";
-import { sprintf } from "../fmt.js";
-import { GoError, T, typeOf, type Value } from "../types.js";
+import { marshalJson, unmarshalJson } from "../../go/json.js";
+import { sprintf } from "../../go/fmt.js";
+import { GoError, T, typeOf, type Value } from "../../go/values.js";
 import { deepEqual } from "../reflectutil.js";
 import { empty, fn } from "./cast.js";
 

@@ -1,6 +1,6 @@
 import { deepCopy, mergeMaps } from "../reflectutil.js";
-import { sortedKeys } from "../sort.js";
-import { GoError, MAP_ANY, SLICE_ANY, SLICE_STRING, T, typeOf, typed, type GoMap, type Value } from "../types.js";
+import { sortedKeys } from "../../go/sort.js";
+import { GoError, MAP_ANY, SLICE_ANY, SLICE_STRING, T, typeOf, typed, type GoMap, type Value } from "../../go/values.js";
 import { fn, strval } from "./cast.js";
 
 /**

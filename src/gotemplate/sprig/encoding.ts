@@ -1,5 +1,5 @@
 import { decodeBase32, decodeBase64, encodeBase32 } from "../encoding.js";
-import { GoError, T } from "../types.js";
+import { GoError, T } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** sprig's b64enc, b64dec, b32enc, b32dec: a decoding error is returned as the text. */

@@ -1,6 +1,6 @@
 import { charge } from "../budget.js";
 import { deepEqual } from "../reflectutil.js";
-import { GoError, GoNum, SLICE_ANY, T, int, nilOf, sliceOf, typeOf, typed, type Value } from "../types.js";
+import { GoError, GoNum, SLICE_ANY, T, int, nilOf, sliceOf, typeOf, typed, type Value } from "../../go/values.js";
 import { empty, fn, kindName, NIL_DEREF, toInt } from "./cast.js";
 
 /** sprig's list functions (list.go). The non-must forms panic where the must forms return an error. */

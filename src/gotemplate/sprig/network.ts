@@ -1,4 +1,4 @@
-import { GoError, T } from "../types.js";
+import { GoError, T } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** getHostByName looks a name up in DNS upstream; a render here has no network, so it says so. */

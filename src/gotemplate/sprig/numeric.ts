@@ -1,8 +1,8 @@
-import { decimalOp } from "../decimal.js";
-import { GoError, GoNum, T, type Value } from "../types.js";
+import { decimalOp } from "../../go/decimal.js";
+import { GoError, GoNum, T, type Value } from "../../go/values.js";
 import { fn, toFloat64, toInt, toInt64 } from "./cast.js";
 import { untilStep } from "./lists.js";
-import { sprint } from "../fmt.js";
+import { sprint } from "../../go/fmt.js";
 
 /** sprig's numeric.go and the arithmetic of functions.go (int64 wraps like Go's, floats through decimals). */
 

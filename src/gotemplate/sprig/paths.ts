@@ -1,5 +1,5 @@
 import { base, clean, dir, ext, isAbs } from "../path.js";
-import { T } from "../types.js";
+import { T } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** sprig's path and filepath functions (Linux: both slash-separated). */

@@ -1,5 +1,5 @@
 import { chargeChars } from "../budget.js";
-import { GoError, GoNum, T, type CallContext, type Value } from "../types.js";
+import { GoError, GoNum, T, type CallContext, type Value } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /**

@@ -1,5 +1,5 @@
-import { quoteMeta, Regexp } from "../regexp.js";
-import { GoNum, SLICE_STRING, T, nilOf, typed, type Value } from "../types.js";
+import { quoteMeta, Regexp } from "../../go/regexp.js";
+import { GoNum, SLICE_STRING, T, nilOf, typed, type Value } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** sprig's regex.go on RE2 (re2js): the plain forms panic on a bad pattern, the must forms return the error. */

@@ -1,5 +1,5 @@
-import { checkConstraint, compareVersions, newConstraint, newVersion, versionString, type Version } from "../semver.js";
-import { GoFunc, GoStruct, T, type GoType, type Value } from "../types.js";
+import { checkConstraint, compareVersions, newConstraint, newVersion, versionString, type Version } from "../../go/semver.js";
+import { GoFunc, GoStruct, T, type GoType, type Value } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** sprig's semver and semverCompare; a version is a *semver.Version with its methods. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { quoteGo } from "../quote.js";
-import { compareGoStrings } from "../sort.js";
+import { quoteGo } from "../../go/quote.js";
+import { compareGoStrings } from "../../go/sort.js";
 import {
   byteLen,
   bytesOf,
@@ -24,8 +24,8 @@ import {
   trimCutset,
   trimSpace,
 } from "../strings.js";
-import { formatValue } from "../fmt.js";
-import { GoNum, MAP_STRING, SLICE_STRING, T, typed, type Value } from "../types.js";
+import { formatValue } from "../../go/fmt.js";
+import { GoNum, MAP_STRING, SLICE_STRING, T, typed, type Value } from "../../go/values.js";
 import { fn, strval } from "./cast.js";
 
 /** sprig's string functions (strings.go, with goutils and xstrings behaviour). */

@@ -1,5 +1,5 @@
 import { formatURL, hostname, parseURL, userString } from "../url.js";
-import { GoError, MAP_ANY, T, typeOf, type GoMap } from "../types.js";
+import { GoError, MAP_ANY, T, typeOf, type GoMap } from "../../go/values.js";
 import { fn } from "./cast.js";
 
 /** sprig's urlParse and urlJoin (url.go). */

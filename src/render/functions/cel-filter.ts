@@ -1,6 +1,6 @@
 import { celEnv, isCelError, parse, plan, type CelEnv } from "@bufbuild/cel";
 import type { Resource, RunFunctionRequest, RunFunctionResponse, State } from "@crossplane-org/function-sdk-typescript";
-import { Regexp } from "../../gotemplate/regexp.js";
+import { Regexp } from "../../go/regexp.js";
 import { errorMessage, fatal, responseTo } from "./response.js";
 
 /**

@@ -1,4 +1,5 @@
-import { formatValue as templateFormatValue, GoNum, sliceOf, sprintf, T, typed, type Value } from "../../gotemplate/index.js";
+import { formatValue as templateFormatValue, sprintf } from "../../go/fmt.js";
+import { GoNum, sliceOf, T, typed, type Value } from "../../go/values.js";
 import { GoOpaque, isGoNumber } from "./gotypes.js";
 
 /**

@@ -1,4 +1,6 @@
-import { GoNum, T } from "../../gotemplate/index.js";
+import { GoNum, T } from "../../go/values.js";
+import { marshalJson } from "../../go/json.js";
+import type { Value } from "../../go/values.js";
 
 /**
  * Go's dynamic types, as functions written in Go see JSON values. Kubernetes' JSON decoder gives
@@ -65,34 +67,7 @@ export function toPlainJson(v: unknown): unknown {
   return v;
 }
 
-/** Go's encoding/json Marshal: map keys sorted, no spaces, HTML characters escaped. */
+/** Go's encoding/json Marshal (the project's one, src/go/json.ts): map keys sorted, no spaces, HTML characters escaped. */
 export function goJsonMarshal(v: unknown): string {
-  return marshal(toPlainJson(v));
-}
-
-function marshal(v: unknown): string {
-  if (v === null || v === undefined) return "null";
-  if (typeof v === "number") return formatJsonNumber(v);
-  if (typeof v === "string") return goJsonString(v);
-  if (typeof v === "boolean") return String(v);
-  if (Array.isArray(v)) return `[${v.map(marshal).join(",")}]`;
-  const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .map((k) => `${goJsonString(k)}:${marshal(o[k])}`)
-    .join(",")}}`;
-}
-
-function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/** Go's float formatting in encoding/json: shortest repr, exponent only below 1e-6 or from 1e21. */
-function formatJsonNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
-  const abs = Math.abs(n);
-  if (abs !== 0 && (abs < 1e-6 || abs >= 1e21)) {
-    return n.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
-  }
-  return String(n);
+  return marshalJson(toPlainJson(v) as Value);
 }

@@ -1,5 +1,5 @@
 import { unmarshalYaml } from "../../../gotemplate/goyaml/index.js";
-import { marshalJson } from "../../../gotemplate/json.js";
+import { marshalJson } from "../../../go/json.js";
 import { formatValue, GoError, sprintf, type Value } from "../../../gotemplate/index.js";
 import type { JsonObject } from "../../../core/json.js";
 

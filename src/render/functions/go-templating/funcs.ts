@@ -19,7 +19,7 @@ import {
   type Value,
 } from "../../../gotemplate/index.js";
 import { timeValue } from "../../../gotemplate/timevalue.js";
-import { parseTime, UTC, type Instant } from "../../../gotemplate/gotime.js";
+import { parseTime, UTC, type Instant } from "../../../go/time.js";
 import { getSegments, type Segment } from "../../../manifest/fieldpath.js";
 
 /** function-go-templating's own template functions (function_maps.go). */

@@ -10,7 +10,7 @@ import {
   type RunFunctionResponse,
 } from "@crossplane-org/function-sdk-typescript";
 import { ParseError, Template, type Value } from "../../../gotemplate/index.js";
-import { parseDuration } from "../../../gotemplate/gotime.js";
+import { parseDuration } from "../../../go/time.js";
 import { mergeMaps } from "../../../gotemplate/reflectutil.js";
 import { sprigFuncs } from "../../../gotemplate/sprig/index.js";
 import { desiredResource, errorMessage, fatal, responseTo } from "../response.js";

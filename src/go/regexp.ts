@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { GoError } from "./types.js";
+import { GoError } from "./values.js";
 
 /**
  * Go's regexp over re2js (RE2 semantics, linear time: patterns come from repositories). Indices

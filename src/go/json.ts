@@ -1,6 +1,6 @@
 import { formatFloat } from "./float.js";
 import { sortedKeys } from "./sort.js";
-import { FLOAT_KINDS, GoError, GoFunc, GoNum, GoStruct, float64, isNilCollection, type GoMap, type Value } from "./types.js";
+import { FLOAT_KINDS, GoError, GoFunc, GoNum, GoStruct, float64, isNilCollection, type GoMap, type Value } from "./values.js";
 
 /** Go's encoding/json: Marshal (sorted keys, HTML escaping, Go's float format) and Unmarshal into interface{}. */
 

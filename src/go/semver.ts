@@ -1,5 +1,5 @@
 import { Regexp } from "./regexp.js";
-import { GoError } from "./types.js";
+import { GoError } from "./values.js";
 
 /** Masterminds/semver v3 (as sprig v3.3.0 pins it): versions, comparison and constraints. */
 

@@ -1,6 +1,6 @@
 import { tzAbbreviation } from "./tzif.js";
-import { GoError } from "./types.js";
-import { DurationError, formatDuration, parseDuration as parseGoDuration } from "../go/duration.js";
+import { GoError } from "./values.js";
+import { DurationError, formatDuration, parseDuration as parseGoDuration } from "./duration.js";
 
 /**
  * Go's time package as sprig uses it: instants in a zone, layouts ("2006-01-02 15:04:05"),

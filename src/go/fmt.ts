@@ -1,6 +1,6 @@
 import { formatFloat, type FloatFormat } from "./float.js";
 import { canBackquote, isPrint, quoteGo, quoteRune } from "./quote.js";
-import { FLOAT_KINDS, GoFunc, GoNum, GoStruct, INT_KINDS, isNilCollection, typeOf, UINT_KINDS, type Value } from "./types.js";
+import { FLOAT_KINDS, GoFunc, GoNum, GoStruct, INT_KINDS, isNilCollection, typeOf, UINT_KINDS, type Value } from "./values.js";
 import { compareGoStrings } from "./sort.js";
 
 /** Go's fmt: Sprint, Sprintln and Sprintf over template values, with Go's verbs and error forms. */

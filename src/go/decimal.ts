@@ -1,3 +1,4 @@
+// go/: what imitates Go's standard library (and Masterminds semver, libyaml's emitter tables) exactly, once for the whole project, tested against Go's own tables.
 /**
  * The arithmetic of shopspring/decimal as sprig's addf, subf, mulf and divf use it: each float
  * becomes the decimal of its shortest representation, the operation is exact (division rounds
