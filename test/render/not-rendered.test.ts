@@ -73,8 +73,8 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     expect(notRendered).toHaveLength(1);
     expect(notRendered[0]).toMatchObject({ severity: "warning", file: "apis/composition.yaml", line: 9 });
     expect(notRendered[0]!.message).toBe(
-      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions. " +
-        "To render them: give it a command or module under functions: acme-configuration-appmain in .composition-ci.yaml, or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target",
+      "2 sources (XApp one, XApp two) were not rendered: function acme-configuration-appmain (step app) is a Go function of the project upbound.yaml, built from functions/main/: composition-ci compiles it with the runner's go only when it may run repository code. " +
+        "To render them: run with --allow-exec (Action input allow-exec: true) if you trust the repository and go is on PATH, or build and serve it yourself (`crossplane project build`, `up project build`), annotate a Function object of that name render.crossplane.io/runtime: Development and give its address with --development-target",
     );
     expect(stderr).toContain(
       "rendered 0 of 2 sources (XRs, claims, Operations, ApplicationConfigurations, kpt packages, Applications); not rendered: 2 (acme-configuration-appmain: 2)",
@@ -85,7 +85,7 @@ describe("sources composition-ci cannot render are not the repository's fault", 
     const { stderr, code } = await runCli(["render", "examples/one.yaml", "apis/composition.yaml"], tempRepo(upbound));
     expect(code).toBe(1);
     expect(stderr).toContain(
-      'step "app": function acme-configuration-appmain is a function of the project upbound.yaml, built from functions/main/: a Go function; a Go function is compiled, and composition-ci does not build functions',
+      'step "app": function acme-configuration-appmain is a Go function of the project upbound.yaml, built from functions/main/: composition-ci compiles it',
     );
   });
 
