@@ -1,3 +1,4 @@
+// action/: the GitHub Action's adapter: inputs and the event in, a use case of run/, outputs, the PR comment and the job summary out.
 import { context } from "@actions/github";
 
 /** What the workflow run is: its event, repository and links, as @actions/github reads them from the runner. */

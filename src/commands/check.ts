@@ -1,3 +1,4 @@
+// commands/: the CLI's adapter, one file per command: argv in, a use case of run/ (or a room's door), text, JSON or files out.
 import fs from "node:fs";
 import path from "node:path";
 import { renderSummary, sourceCoverage } from "../render/not-rendered.js";

@@ -1,3 +1,4 @@
+// config/: .composition-ci.yaml read and checked with its lines (its tests: and golden flags too).
 import fs from "node:fs";
 import path from "node:path";
 import * as YAML from "yaml";

@@ -1,3 +1,4 @@
+// drift/: what the rendered output drifted from: a committed snapshot, or what kubectl reads from a cluster.
 import { execFile } from "node:child_process";
 import { COMPOSITION_RESOURCE_NAME } from "../manifest/roles.js";
 import type { JsonObject } from "../core/json.js";

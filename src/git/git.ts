@@ -1,3 +1,4 @@
+// git/: the git binary through execFile: refs, changed files, a ref's tree in a directory of its own.
 import { execFile } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";

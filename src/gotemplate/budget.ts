@@ -1,3 +1,4 @@
+// gotemplate/: Go's text/template and sprig v3 on src/go's value model, for the built-in function-go-templating.
 /**
  * The budget of one template execution. Templates come from the repository (a pull request's
  * head included) and run synchronously, so a loop over `until 100000000`, a list doubled forty

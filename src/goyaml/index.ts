@@ -1,3 +1,4 @@
+// goyaml/: the YAML crossplane render prints (sigs.k8s.io/yaml over go-yaml v2), for render output and golden files.
 import { decodeKey, decodeString } from "./json.js";
 import { sortKeys } from "./keys.js";
 import { formatNumber } from "./number.js";

@@ -1,3 +1,4 @@
+// kpt/: kpt packages read as kpt reads them, their Kptfiles checked, their pipelines rendered; one door, this file.
 import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
 import type { RenderedSource } from "../rendered/source.js";

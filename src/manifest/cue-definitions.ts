@@ -1,3 +1,4 @@
+// manifest/: files to Manifests: discovery, YAML loading with positions and limits, the roles of files that are not manifests.
 import fs from "node:fs";
 import type { DiscoveredFile } from "./discover.js";
 import type { UnreadObject } from "./glimpse.js";

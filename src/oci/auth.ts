@@ -1,3 +1,4 @@
+// oci/: the OCI client: references, registry auth, pulls checked by digest, the content-addressed cache, unpacking.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// packages/: the packages a repository depends on, resolved against their registries, and their CRDs as schemas.
 import type { Manifest } from "../manifest/manifest.js";
 
 /**

@@ -1,3 +1,4 @@
+// policy/: the repository's own admission policies (ValidatingAdmissionPolicy, Kyverno, Gatekeeper) evaluated offline; one door, index.ts.
 import { pointerToFieldPath } from "../manifest/pointer.js";
 import type { Finding } from "../core/finding.js";
 import { setWorld, type ResourceLookup } from "../cel/environment.js";

@@ -1,3 +1,4 @@
+// render/: Crossplane and OAM rendering as their controllers render, and the built-in composition functions.
 import type { Config } from "../config/config.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { packageVersion } from "../manifest/package-ref.js";

@@ -1,3 +1,4 @@
+// report/: findings and changes as text, JSON, SARIF, JUnit and markdown, and the GitHub calls that post them.
 import type { DefinitionChange } from "./definition-changes.js";
 
 /**

@@ -1,3 +1,4 @@
+// testing/: CompositionTests (Upbound's and Crossplane's) and golden files; one door, index.ts.
 import type { Finding } from "../core/finding.js";
 import { maskFindings } from "../secrets/mask.js";
 import { maskerFor } from "../rendered/secrets.js";

@@ -1,3 +1,4 @@
+// validate/: schemas (built-in, CRDs, XRDs, packages, locations) and the semantic rules; findings with file and line.
 import { CelScalar, celMethod, isCelList, listType, type CelFunc, type CelList, type CelValue } from "@bufbuild/cel";
 import { compileRe2 } from "../go/re2.js";
 
