@@ -24,18 +24,22 @@ export function renderSources(index: RepoIndex, root?: string): Manifest[] {
   return [...xrs, ...operations, ...appConfigs, ...kpt, ...index.applications];
 }
 
-export function sourceFiles(source: Manifest, index: RepoIndex): Set<string> {
+/**
+ * The files a source renders from. An entry ending in `/` is a directory: every file below it (a
+ * project function's folder, which its build reads whole).
+ */
+export function sourceFiles(source: Manifest, index: RepoIndex, root?: string): Set<string> {
   const kpt = isKptSource(source) ? kptSourceFiles(source) : undefined;
   if (kpt) return kpt;
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
-  else if (index.isXrOrClaim(source)) addXrFiles(source, index, files);
-  else if (isOperationKind(source.object)) addOperationFiles(source, index, files);
+  else if (index.isXrOrClaim(source)) addXrFiles(source, index, files, root);
+  else if (isOperationKind(source.object)) addOperationFiles(source, index, files, root);
   return files;
 }
 
 /** An Operation's Functions, and the objects of the kinds its steps require or its watch selects. */
-function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
+function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string>, root?: string): void {
   const spec = asObject(source.object.spec) ?? {};
   const steps = asArray(source.kind === "Operation" ? spec.pipeline : asObject(asObject(spec.operationTemplate)?.spec)?.pipeline);
   const kinds = new Set<string>();
@@ -43,20 +47,30 @@ function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string
   if (watch) kinds.add(`${asString(watch.apiVersion)}/${asString(watch.kind)}`);
   for (const raw of steps) {
     const step = asObject(raw) ?? {};
-    const fn = index.functions.get(asString(asObject(step.functionRef)?.name) ?? "");
+    const name = asString(asObject(step.functionRef)?.name) ?? "";
+    const fn = index.functions.get(name);
     if (fn) files.add(fn.file);
+    else addProjectFunction(name, index, files, root);
     for (const sel of asArray(asObject(step.requirements)?.requiredResources))
       kinds.add(`${asString(asObject(sel)?.apiVersion)}/${asString(asObject(sel)?.kind)}`);
   }
   for (const m of index.manifests) if (kinds.has(`${m.apiVersion}/${m.kind}`)) files.add(m.file);
 }
 
-function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>): void {
-  addTypeFiles(index.xrTypeOf(source)!, source.file, index, files, new Set());
+/** A project's own function: its project file and its whole folder. */
+function addProjectFunction(name: string, index: RepoIndex, files: Set<string>, root?: string): void {
+  const embedded = index.embeddedFunction(name, root);
+  if (!embedded) return;
+  files.add(embedded.project.file);
+  files.add(embedded.dir);
+}
+
+function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>, root?: string): void {
+  addTypeFiles(index.xrTypeOf(source)!, source.file, index, files, new Set(), root);
 }
 
 /** An XR type's XRDs, Compositions and Functions, and those of the XR types its Compositions compose (nested XRs). */
-function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<string>, seen: Set<XrType>): void {
+function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<string>, seen: Set<XrType>, root?: string): void {
   if (seen.has(type)) return;
   seen.add(type);
   files.add(type.xrd.file);
@@ -69,13 +83,15 @@ function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<s
     for (const composition of index.compositionsFor(`${group}/${name}`, type.xrKind)) {
       files.add(composition.file);
       for (const step of asArray(asObject(composition.object.spec)?.pipeline)) {
-        const fn = index.functions.get(asString(asObject(asObject(step)?.functionRef)?.name) ?? "");
+        const name = asString(asObject(asObject(step)?.functionRef)?.name) ?? "";
+        const fn = index.functions.get(name);
         if (fn) files.add(fn.file);
+        else addProjectFunction(name, index, files, root);
         for (const resource of asArray(asObject(asObject(step)?.input)?.resources)) {
           const base = asObject(asObject(resource)?.base);
           const [g, v] = splitApiVersion(asString(base?.apiVersion) ?? "");
           const nested = index.xrType(g, v, asString(base?.kind) ?? "", near);
-          if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen);
+          if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen, root);
         }
       }
     }

@@ -334,9 +334,9 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   const rendered = new Set<string>();
   for (const side of sides) {
     for (const [m, key] of side.keys) {
-      const files = sourceFiles(m, side.result.index);
-      for (const file of files) if (changedSet.has(file)) rendered.add(file);
-      if ([...files].some((file) => changedSet.has(file))) affected.add(key);
+      const touched = [...sourceFiles(m, side.result.index, side.root)].flatMap((file) => (file.endsWith("/") ? changed.filter((c) => c.startsWith(file)) : changedSet.has(file) ? [file] : []));
+      for (const file of touched) rendered.add(file);
+      if (touched.length > 0) affected.add(key);
     }
   }
   const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { runCli, tempRepo } from "../helpers.js";
+import { gitRepo, runCli, tempRepo } from "../helpers.js";
+import fs from "node:fs";
+import path from "node:path";
 import { XAPP_EXAMPLE, XAPP_XRD, projectComposition } from "../fixtures/project.js";
 
 /**
@@ -39,6 +41,22 @@ describe("a project's go-templating function", () => {
       data: { size: "large" },
       metadata: { annotations: { "crossplane.io/composition-resource-name": "settings" } },
     });
+  });
+
+  it("diff: a change to the function's folder changes what its sources render, and says so", async () => {
+    const files = {
+      "upbound.yaml": PROJECT,
+      "apis/xrd.yaml": XAPP_XRD,
+      "apis/composition.yaml": COMPOSITION,
+      "functions/compose/main.yaml.gotmpl": TEMPLATE,
+      "examples/xr.yaml": XAPP_EXAMPLE,
+    };
+    const repo = gitRepo(files);
+    fs.writeFileSync(path.join(repo.dir, "functions/compose/main.yaml.gotmpl"), TEMPLATE.replace("size:", "sizing:"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+    const report = JSON.parse(stdout) as { sources: { considered: number; rendered: number }; changes: { status: string; objects: { status: string }[] }[] };
+    expect(report.sources).toMatchObject({ considered: 1, rendered: 1 });
+    expect(report.changes.map((c) => c.status)).toEqual(["changed"]);
   });
 
   it("an untrusted KCL project function is not rendered, naming its base package and the line that trusts it", async () => {
