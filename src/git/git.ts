@@ -236,3 +236,16 @@ function gitInput(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: st
     child.stdin?.end(input);
   });
 }
+
+/** A remote URL as `host/owner/name`: `https://github.com/org/repo.git`, `git@github.com:org/repo` and `ssh://git@github.com:22/org/repo` are one repository. */
+export function normalizedRemote(url: string): string {
+  return url
+    .trim()
+    .replace(/^[a-z+]+:\/\//i, "")
+    .replace(/^[^@/]+@/, "")
+    .replace(/^([^/:]+):(?!\d+\/)/, "$1/")
+    .replace(/:\d+\//, "/")
+    .replace(/\.git\/?$/, "")
+    .replace(/\/+$/, "")
+    .toLowerCase();
+}

@@ -9,6 +9,7 @@ import { pipelineFunctions, readCheckedPackage, stepName } from "./kptfile.js";
 import { directSubpackages, readPackage, topLevelPackages } from "./package.js";
 import { KptRuntimes, NotRunnable, type KptRuntimeOptions } from "./runtime.js";
 import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./source.js";
+import { porchVariants, renderPorchVariant } from "./porch.js";
 
 /**
  * kpt packages, the one door of `src/kpt/`: which packages a repository has (for `render --all`,
@@ -17,10 +18,13 @@ import { packageFiles, packageSource, renderKptSource, sourcePackage } from "./s
  */
 
 export { KPT_VIA } from "./source.js";
+export { porchVariants, porchVariantOf, porchSourceFiles, PORCH_VIA } from "./porch.js";
 export { updatePreview, type UpdatePreview } from "./update.js";
 
 export interface KptRenderOptions extends KptRuntimeOptions {
   root: string;
+  /** The checkout whose git remotes decide which Porch upstream packages are in this repository (default: root). */
+  gitRoot?: string;
   /** Which sources to render (all when absent); a package the selector never heard of renders. */
   select?: (source: Manifest) => boolean;
 }
@@ -70,6 +74,12 @@ export async function renderKptPackages(repo: KptRepo, options: KptRenderOptions
     const findings: Finding[] = [];
     const rendered = await guardedAsync(m, "rendering", findings, () => renderKptSource(root, pkg, options));
     out.push(rendered ?? failedInternally(m, findings));
+  }
+  for (const v of porchVariants(repo.manifests, root, options.gitRoot)) {
+    if (options.select && !options.select(v.variant)) continue;
+    const findings: Finding[] = [];
+    const rendered = await guardedAsync(v.variant, "rendering", findings, () => renderPorchVariant(root, v, repo.manifests, options));
+    out.push(rendered ?? failedInternally(v.variant, findings));
   }
   return out;
 }

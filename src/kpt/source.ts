@@ -34,7 +34,7 @@ export async function renderKptSource(root: string, pkg: KptPackage, options: Kp
   return sourceOf(pkg.kptfile, render);
 }
 
-function sourceOf(source: Manifest, render: PackageRender): RenderedSource {
+export function sourceOf(source: Manifest, render: PackageRender): RenderedSource {
   const found = [...render.findings, ...render.runs.flatMap((run) => resultFindings(run, render))];
   const stop = render.stop;
   if (stop instanceof NotRenderedStop) {

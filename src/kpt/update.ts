@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { git, materialize, resolveCommit, topLevel, type Materialized } from "../git/git.js";
+import { git, materialize, normalizedRemote, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import { GitignoreRules } from "../manifest/glob.js";
 import type { JsonObject } from "../core/json.js";
 import { unifiedDiff } from "../rendered/diff.js";
@@ -227,17 +227,7 @@ function confined(treeTop: string, directory: string): string {
 
 /** Git URLs compared by host and path: scheme, user, `.git` and the scp-like `host:path` form do not matter. */
 export function sameRepositoryUrl(a: string, b: string): boolean {
-  const norm = (u: string) =>
-    u
-      .trim()
-      .replace(/^[a-z+]+:\/\//i, "")
-      .replace(/^[^@/]+@/, "")
-      .replace(/^([^/:]+):(?!\d+\/)/, "$1/")
-      .replace(/:\d+\//, "/")
-      .replace(/\.git\/?$/, "")
-      .replace(/\/+$/, "")
-      .toLowerCase();
-  return norm(a) === norm(b);
+  return normalizedRemote(a) === normalizedRemote(b);
 }
 
 interface Trees {

@@ -4,7 +4,7 @@ import type { RepoIndex, XrType } from "../validate/repo-index.js";
 import { asArray, asObject, asString } from "../validate/rules/context.js";
 import { entryComponentName } from "../validate/rules/oam.js";
 import { scopeRefs } from "./oam/scopes.js";
-import { isKptSource, kptSources, kptSourceFiles } from "../kpt/index.js";
+import { isKptSource, kptSources, kptSourceFiles, porchSourceFiles, porchVariantOf, porchVariants } from "../kpt/index.js";
 import { isOperationKind } from "./crossplane/operation.js";
 
 /**
@@ -16,12 +16,13 @@ import { isOperationKind } from "./crossplane/operation.js";
  * Every source a repository renders, in index order: XRs, claims, ApplicationConfigurations,
  * Applications; with the tree's `root`, its kpt packages too (their Kptfiles, found on disk).
  */
-export function renderSources(index: RepoIndex, root?: string): Manifest[] {
+export function renderSources(index: RepoIndex, root?: string, gitRoot?: string): Manifest[] {
   const xrs = index.manifests.filter((m) => index.isXrOrClaim(m));
   const appConfigs = index.appConfigs.filter((ac) => ac.version === "v1alpha2");
   const operations = index.manifests.filter((m) => isOperationKind(m.object));
   const kpt = root === undefined ? [] : kptSources(index, root, true);
-  return [...xrs, ...operations, ...appConfigs, ...kpt, ...index.applications];
+  const variants = root === undefined ? [] : porchVariants(index.manifests, root, gitRoot).map((v) => v.variant);
+  return [...xrs, ...operations, ...appConfigs, ...kpt, ...variants, ...index.applications];
 }
 
 /**
@@ -31,6 +32,8 @@ export function renderSources(index: RepoIndex, root?: string): Manifest[] {
 export function sourceFiles(source: Manifest, index: RepoIndex, root?: string): Set<string> {
   const kpt = isKptSource(source) ? kptSourceFiles(source) : undefined;
   if (kpt) return kpt;
+  const variant = porchVariantOf(source);
+  if (variant) return porchSourceFiles(variant, index.manifests);
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
   else if (index.isXrOrClaim(source)) addXrFiles(source, index, files, root);

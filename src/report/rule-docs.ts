@@ -709,6 +709,7 @@ export const RULE_ANCHORS: readonly string[] = [
   "package-untrusted",
   "policy",
   "policy-changed",
+  "porch-downstream",
   "porch-package-variant",
   "porch-package-variant-set",
   "pt-duplicate-resource",

@@ -27,6 +27,8 @@ export interface RenderStepOptions {
   crossplaneVersion?: string;
   /** Functions to run from their real packages rather than their built-ins, where possible (diff: a version moves). */
   realPackages?: RuntimeOptions["realPackages"];
+  /** The checkout whose git remotes decide which Porch upstream packages are in this repository (diff's base is a copy without them). */
+  gitRoot?: string;
   /** Which sources to render (all when absent): diff renders only the affected ones. */
   select?: (source: Manifest) => boolean;
   /** The base side's rendered object of a key (diff): the policies admit the head's as an UPDATE of it. */
@@ -73,6 +75,7 @@ export async function renderAndValidate(
     ...(options.realPackages ? { realPackages: options.realPackages } : {}),
     templateMounts: result.config.templateMounts,
     timeoutMs: options.timeoutMs,
+    ...(options.gitRoot ? { gitRoot: options.gitRoot } : {}),
     clusterDefinitions: result.config.clusterDefinitions,
     select: options.select,
     schemaFor: (apiVersion, kind) => result.registry.get(gvkOf(apiVersion, kind))?.schema as JsonObject | undefined,

@@ -230,7 +230,7 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
     packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
     reuse,
   });
-  const candidates = renderSources(result.index, root);
+  const candidates = renderSources(result.index, root, options.root);
   const keys = sourceKeys(candidates);
   const change = trusted && headConfigChange(config, trusted);
   const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
@@ -270,6 +270,7 @@ async function renderSide(
   const select = selected ? (m: Manifest) => selected.has(side.keys.get(m) ?? "") : undefined;
   const rendered = await renderAndValidate(side.result, side.root, {
     ...renderStepOptions(options),
+    gitRoot: options.root,
     ...(realPackages?.size ? { realPackages } : {}),
     select,
     ...(previous ? { oldObject: (s: RenderedSource, key: string) => previous.get(`${side.keys.get(s.source) ?? ""}\u0000${key}`) } : {}),
