@@ -12,6 +12,7 @@ import { KptRuntimes, type KptRuntimeOptions } from "./runtime.js";
 import { sourceOf } from "./source.js";
 import { isObject } from "./yaml.js";
 import { normalizedRemote } from "../git/git.js";
+import { staysInside } from "../manifest/discover.js";
 
 /**
  * Porch PackageVariants whose upstream package is in this repository, rendered as the
@@ -65,7 +66,7 @@ export function porchVariants(manifests: readonly Manifest[], root: string, gitR
     const git = record(record(repository?.object.spec).git);
     if (!repository || typeof git.repo !== "string" || !remotes.has(normalizedRemote(git.repo)) || typeof upstream.package !== "string") continue;
     const dir = path.posix.normalize(path.posix.join(typeof git.directory === "string" ? git.directory : "/", upstream.package)).replace(/^\/+/, "");
-    if (!dir || dir.startsWith("..") || !fs.existsSync(path.join(root, dir, "Kptfile"))) continue;
+    if (!dir || !staysInside(root, dir) || !fs.existsSync(path.join(root, dir, "Kptfile"))) continue;
     const variant: PorchVariant = {
       variant: pv,
       repository,

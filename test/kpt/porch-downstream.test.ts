@@ -106,6 +106,24 @@ describe("Porch downstream packages", () => {
     expect(stderr).toMatch(/rendered 1 of 1 source/);
   });
 
+  it("an upstream directory that leads outside the repository is not read", async () => {
+    const { mkdtempSync, writeFileSync, symlinkSync, mkdirSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const outside = mkdtempSync(`${tmpdir()}/cci-outside-`);
+    mkdirSync(`${outside}/app`);
+    for (const [file, text] of Object.entries(PACKAGE)) writeFileSync(`${outside}/app/${file.slice("pkgs/app/".length)}`, text);
+    const dir = tempRepo({
+      ".git/config": `[remote "origin"]\n\turl = https://github.com/acme/packages.git\n`,
+      "porch/repository.yaml": REPOSITORY.replace("directory: /pkgs", "directory: /linked"),
+      "porch/variant.yaml": VARIANT,
+      "config/east-settings.yaml": SETTINGS,
+    });
+    symlinkSync(outside, `${dir}/linked`);
+    const { stderr } = await runCli(["render", "--all", "."], dir);
+    expect(stderr).not.toContain("PackageVariant");
+    expect(stderr).toMatch(/rendered 0 of 0 sources/);
+  });
+
   it("a package context on a package without package-context.yaml fails as the controller fails, at the variant", async () => {
     const dir = repo();
     const { rmSync } = await import("node:fs");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
 import { gitRepo, runCli, tempRepo } from "../helpers.js";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { XAPP_EXAMPLE, XAPP_XRD, projectComposition } from "../fixtures/project.js";
 
@@ -57,6 +58,23 @@ describe("a project's go-templating function", () => {
     const report = JSON.parse(stdout) as { sources: { considered: number; rendered: number }; changes: { status: string; objects: { status: string }[] }[] };
     expect(report.sources).toMatchObject({ considered: 1, rendered: 1 });
     expect(report.changes.map((c) => c.status)).toEqual(["changed"]);
+  });
+
+  it("a folder the project file names outside the repository is not read", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "cci-outside-"));
+    fs.writeFileSync(path.join(outside, "main.yaml.gotmpl"), TEMPLATE);
+    const project = `apiVersion: dev.crossplane.io/v1alpha1\nkind: Project\nmetadata: {name: platform}\nspec:\n  repository: xpkg.example.org/acme/platform\n  functions: [{source: Directory, directory: {name: escape}}]\n`;
+    const dir = tempRepo({
+      "crossplane-project.yaml": project,
+      "apis/xrd.yaml": XAPP_XRD,
+      "apis/composition.yaml": projectComposition("acme-platformescape"),
+      "examples/xr.yaml": XAPP_EXAMPLE,
+    });
+    fs.mkdirSync(path.join(dir, "functions"));
+    fs.symlinkSync(outside, path.join(dir, "functions/escape"));
+    const { stdout } = await runCli(["check", ".", "--format", "json"], dir);
+    const finding = (JSON.parse(stdout) as { findings: { rule: string; message: string }[] }).findings.find((f) => f.rule === "render/not-rendered");
+    expect(finding?.message).toContain("built from functions/escape/, which leads outside the repository; not read");
   });
 
   it("an untrusted KCL project function is not rendered, naming its base package and the line that trusts it", async () => {

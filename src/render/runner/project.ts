@@ -6,6 +6,7 @@ import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/fu
 import { runGoTemplating } from "../functions/go-templating/function.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { removeTree } from "../../oci/unpack.js";
+import { staysInside } from "../../manifest/discover.js";
 import { isTrustedPackage } from "../../trust.js";
 import {
   BASE_IMAGES,
@@ -49,6 +50,8 @@ export function projectRuntime(name: string, fn: EmbeddedFunction, options: Proj
       `push the image and name it in a Function object, ${SERVE_FIX}`,
     );
   const dir = path.resolve(options.root, fn.dir);
+  // A folder named by the project file (a pull request's head may write it) is read only inside the repository.
+  if (!staysInside(options.root, fn.dir)) return new UnavailableRuntime("builtin", `${where}, built from ${fn.dir}, which leads outside the repository; not read`, `keep the function's folder inside the repository, ${SERVE_FIX}`);
   if (!fs.existsSync(dir))
     return new UnavailableRuntime(
       "builtin",
