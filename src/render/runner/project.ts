@@ -51,7 +51,12 @@ export function projectRuntime(name: string, fn: EmbeddedFunction, options: Proj
     );
   const dir = path.resolve(options.root, fn.dir);
   // A folder named by the project file (a pull request's head may write it) is read only inside the repository.
-  if (!staysInside(options.root, fn.dir)) return new UnavailableRuntime("builtin", `${where}, built from ${fn.dir}, which leads outside the repository; not read`, `keep the function's folder inside the repository, ${SERVE_FIX}`);
+  if (!staysInside(options.root, fn.dir))
+    return new UnavailableRuntime(
+      "builtin",
+      `${where}, built from ${fn.dir}, which leads outside the repository; not read`,
+      `keep the function's folder inside the repository, ${SERVE_FIX}`,
+    );
   if (!fs.existsSync(dir))
     return new UnavailableRuntime(
       "builtin",
