@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Manifest } from "../manifest/manifest.js";
 import { resolveScope, resolveTrait, resolveWorkload, definitionRefName } from "../validate/oam-definitions.js";
 import type { RepoIndex, XrType } from "../validate/repo-index.js";
@@ -26,17 +27,18 @@ export function renderSources(index: RepoIndex, root?: string, gitRoot?: string)
 }
 
 /**
- * The files a source renders from. An entry ending in `/` is a directory: every file below it (a
- * project function's folder, which its build reads whole).
+ * The files a source renders from. An entry ending in `/` is a directory, and `""` the whole
+ * repository: every file below it (a project function's folder, which its build reads whole; a
+ * FileSystem template directory).
  */
-export function sourceFiles(source: Manifest, index: RepoIndex, root?: string): Set<string> {
+export function sourceFiles(source: Manifest, index: RepoIndex, root?: string, templateMounts: Record<string, string> = {}): Set<string> {
   const kpt = isKptSource(source) ? kptSourceFiles(source) : undefined;
   if (kpt) return kpt;
   const variant = porchVariantOf(source);
   if (variant) return porchSourceFiles(variant, index.manifests);
   const files = new Set([source.file]);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
-  else if (index.isXrOrClaim(source)) addXrFiles(source, index, files, root);
+  else if (index.isXrOrClaim(source)) addXrFiles(source, index, files, root, templateMounts);
   else if (isOperationKind(source.object)) addOperationFiles(source, index, files, root);
   return files;
 }
@@ -60,6 +62,28 @@ function addOperationFiles(source: Manifest, index: RepoIndex, files: Set<string
   for (const m of index.manifests) if (kinds.has(`${m.apiVersion}/${m.kind}`)) files.add(m.file);
 }
 
+/**
+ * function-go-templating's FileSystem source: the directory it reads its templates from, resolved
+ * as the renderer resolves it (relative to the Composition's directory, an absolute path through
+ * the config's templateMounts), every file below it.
+ */
+function addTemplateDirectory(step: Record<string, unknown> | undefined, compositionFile: string, mounts: Record<string, string>, files: Set<string>): void {
+  const input = asObject(step?.input);
+  if (input?.kind !== "GoTemplate" || input.source !== "FileSystem") return;
+  const dirPath = asString(asObject(input.fileSystem)?.dirPath);
+  if (!dirPath) return;
+  let dir: string | undefined;
+  if (path.posix.isAbsolute(dirPath)) {
+    const p = path.posix.normalize(dirPath);
+    const mount = Object.keys(mounts)
+      .filter((m) => p === m || p.startsWith(m.replace(/\/*$/, "/")))
+      .sort((a, b) => b.length - a.length)[0];
+    if (mount !== undefined) dir = path.posix.join(mounts[mount]!, path.posix.relative(mount, p));
+  } else dir = path.posix.join(path.posix.dirname(compositionFile), dirPath);
+  if (dir === undefined || dir.startsWith("..")) return;
+  files.add(dir === "." ? "" : `${dir.replace(/\/+$/, "")}/`);
+}
+
 /** A project's own function: its project file and its whole folder. */
 function addProjectFunction(name: string, index: RepoIndex, files: Set<string>, root?: string): void {
   const embedded = index.embeddedFunction(name, root);
@@ -68,12 +92,20 @@ function addProjectFunction(name: string, index: RepoIndex, files: Set<string>, 
   files.add(embedded.dir);
 }
 
-function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>, root?: string): void {
-  addTypeFiles(index.xrTypeOf(source)!, source.file, index, files, new Set(), root);
+function addXrFiles(source: Manifest, index: RepoIndex, files: Set<string>, root?: string, mounts: Record<string, string> = {}): void {
+  addTypeFiles(index.xrTypeOf(source)!, source.file, index, files, new Set(), root, mounts);
 }
 
 /** An XR type's XRDs, Compositions and Functions, and those of the XR types its Compositions compose (nested XRs). */
-function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<string>, seen: Set<XrType>, root?: string): void {
+function addTypeFiles(
+  type: XrType,
+  near: string,
+  index: RepoIndex,
+  files: Set<string>,
+  seen: Set<XrType>,
+  root?: string,
+  mounts: Record<string, string> = {},
+): void {
   if (seen.has(type)) return;
   seen.add(type);
   files.add(type.xrd.file);
@@ -90,11 +122,12 @@ function addTypeFiles(type: XrType, near: string, index: RepoIndex, files: Set<s
         const fn = index.functions.get(name);
         if (fn) files.add(fn.file);
         else addProjectFunction(name, index, files, root);
+        addTemplateDirectory(asObject(step), composition.file, mounts, files);
         for (const resource of asArray(asObject(asObject(step)?.input)?.resources)) {
           const base = asObject(asObject(resource)?.base);
           const [g, v] = splitApiVersion(asString(base?.apiVersion) ?? "");
           const nested = index.xrType(g, v, asString(base?.kind) ?? "", near);
-          if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen, root);
+          if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen, root, mounts);
         }
       }
     }

@@ -335,8 +335,8 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   const rendered = new Set<string>();
   for (const side of sides) {
     for (const [m, key] of side.keys) {
-      const touched = [...sourceFiles(m, side.result.index, side.root)].flatMap((file) =>
-        file.endsWith("/") ? changed.filter((c) => c.startsWith(file)) : changedSet.has(file) ? [file] : [],
+      const touched = [...sourceFiles(m, side.result.index, side.root, side.result.config.templateMounts)].flatMap((file) =>
+        file === "" || file.endsWith("/") ? changed.filter((c) => c.startsWith(file)) : changedSet.has(file) ? [file] : [],
       );
       for (const file of touched) rendered.add(file);
       if (touched.length > 0) affected.add(key);

@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { XAPP_EXAMPLE, XAPP_XRD } from "../fixtures/project.js";
+import { gitRepo, runCli } from "../helpers.js";
+
+/**
+ * diff: function-go-templating's FileSystem templates are files its sources render from. A change
+ * to one must change the sources (it said "passes · 0 sources changed").
+ */
+
+const composition = (dirPath: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: t
+      functionRef: {name: function-go-templating}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: FileSystem
+        fileSystem: {dirPath: ${dirPath}}
+`;
+
+const TEMPLATE =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    {{ setResourceNameAnnotation "cm" }}\ndata:\n  size: {{ .observed.composite.resource.spec.size | quote }}\n';
+
+async function changedSources(files: Record<string, string>, template: string) {
+  const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "examples/xr.yaml": XAPP_EXAMPLE, ...files });
+  fs.writeFileSync(path.join(repo.dir, template), TEMPLATE.replace("size:", "sizing:"));
+  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+  return (JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`);
+}
+
+describe("FileSystem templates are dependencies of their sources", () => {
+  it("a directory mounted by templateMounts", async () => {
+    const files = {
+      "apis/composition.yaml": composition("/templates"),
+      ".composition-ci.yaml": "templateMounts:\n  /templates: platform/templates\n",
+      "platform/templates/cm.yaml.gotmpl": TEMPLATE,
+    };
+    expect(await changedSources(files, "platform/templates/cm.yaml.gotmpl")).toEqual(["shop changed"]);
+  });
+
+  it("a directory relative to the Composition", async () => {
+    const files = { "apis/composition.yaml": composition("templates"), "apis/templates/cm.yaml.gotmpl": TEMPLATE };
+    expect(await changedSources(files, "apis/templates/cm.yaml.gotmpl")).toEqual(["shop changed"]);
+  });
+});
