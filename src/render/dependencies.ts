@@ -84,6 +84,25 @@ function addTemplateDirectory(step: Record<string, unknown> | undefined, composi
   files.add(dir === "." ? "" : `${dir.replace(/\/+$/, "")}/`);
 }
 
+/**
+ * The repository's objects a step may select, which the renderer answers from the repository:
+ * EnvironmentConfigs (function-environment-configs), the kinds function-extra-resources and a
+ * step's `requirements` ask for. Any of them changing may change what the step makes.
+ */
+function addSelectedObjects(step: Record<string, unknown> | undefined, index: RepoIndex, files: Set<string>): void {
+  const input = asObject(step?.input);
+  const group = (asString(input?.apiVersion) ?? "").split("/")[0] ?? "";
+  const kinds = new Set<string>();
+  if (group === "environmentconfigs.fn.crossplane.io") kinds.add("EnvironmentConfig");
+  if (group === "extra-resources.fn.crossplane.io" || group === "extraresources.fn.crossplane.io") {
+    for (const r of asArray(asObject(input?.spec)?.extraResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
+  }
+  for (const r of asArray(asObject(step?.requirements)?.requiredResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
+  kinds.delete("");
+  if (kinds.size === 0) return;
+  for (const m of index.manifests) if (kinds.has(m.kind)) files.add(m.file);
+}
+
 /** A project's own function: its project file and its whole folder. */
 function addProjectFunction(name: string, index: RepoIndex, files: Set<string>, root?: string): void {
   const embedded = index.embeddedFunction(name, root);
@@ -123,6 +142,7 @@ function addTypeFiles(
         if (fn) files.add(fn.file);
         else addProjectFunction(name, index, files, root);
         addTemplateDirectory(asObject(step), composition.file, mounts, files);
+        addSelectedObjects(asObject(step), index, files);
         for (const resource of asArray(asObject(asObject(step)?.input)?.resources)) {
           const base = asObject(asObject(resource)?.base);
           const [g, v] = splitApiVersion(asString(base?.apiVersion) ?? "");

@@ -286,11 +286,17 @@ async function renderSide(
  */
 function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[] } {
   const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
-  const before = new Map(base.result.manifests.filter((m) => knownChanges(m)).map((m) => [key(m), m]));
+  const known = base.result.manifests.filter((m) => knownChanges(m));
+  // Repositories keep alternatives side by side (examples, packages): the same object in the same
+  // file first; by identity alone only when the base has one of it (a moved file).
+  const inFile = new Map(known.map((m) => [`${m.file}|${key(m)}`, m]));
+  const byKey = new Map<string, Manifest[]>();
+  for (const m of known) byKey.set(key(m), [...(byKey.get(key(m)) ?? []), m]);
   const definitions: DefinitionDiff[] = [];
   for (const m of head.result.manifests) {
     const compare = knownChanges(m);
-    const old = compare ? before.get(key(m)) : undefined;
+    const alone = byKey.get(key(m));
+    const old = compare ? (inFile.get(`${m.file}|${key(m)}`) ?? (alone?.length === 1 ? alone[0] : undefined)) : undefined;
     if (!compare || !old || JSON.stringify(old.object) === JSON.stringify(m.object)) continue;
     const changes = compare(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
     if (changes.length) definitions.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes });

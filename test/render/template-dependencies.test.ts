@@ -50,3 +50,56 @@ describe("FileSystem templates are dependencies of their sources", () => {
     expect(await changedSources(files, "apis/templates/cm.yaml.gotmpl")).toEqual(["shop changed"]);
   });
 });
+
+describe("objects a step selects are dependencies of their sources", () => {
+  it("an EnvironmentConfig function-environment-configs selects", async () => {
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: env
+      functionRef: {name: function-environment-configs}
+      input:
+        apiVersion: environmentconfigs.fn.crossplane.io/v1beta1
+        kind: Input
+        spec:
+          environmentConfigs:
+            - {type: Reference, ref: {name: shared}}
+    - step: t
+      functionRef: {name: function-go-templating}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: Inline
+        inline:
+          template: |
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              annotations:
+                {{ setResourceNameAnnotation "cm" }}
+            data:
+              region: {{ index .context "apiextensions.crossplane.io/environment" "region" | quote }}
+`;
+    const env = (region: string) =>
+      `apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: ${region}}\n`;
+    const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE });
+    fs.writeFileSync(path.join(repo.dir, "env/shared.yaml"), env("west"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+    expect((JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`)).toEqual(["shop changed"]);
+  });
+});
+
+describe("what a change alters, known without rendering", () => {
+  it("objects of one name kept side by side in several folders are compared folder by folder", async () => {
+    const xrd = (field: string) => XAPP_XRD.replace("size: {type: string}", `${field}: {type: string}`);
+    const repo = gitRepo({ "a/xrd.yaml": xrd("size"), "b/xrd.yaml": xrd("tier") });
+    fs.writeFileSync(path.join(repo.dir, "b/xrd.yaml"), xrd("tier").replace("tier: {type: string}", "tier: {type: string}, zone: {type: string}"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+    const definitions = (JSON.parse(stdout) as { definitions?: { file: string }[] }).definitions ?? [];
+    expect(definitions.map((d) => d.file)).toEqual(["b/xrd.yaml"]);
+  });
+});
