@@ -13,6 +13,7 @@ export {
   admitted,
   mergeExplain,
   isPolicyObject,
+  isAdmissionPolicy,
   changedPolicies,
   type RepositoryPolicies,
   type PolicyRun,

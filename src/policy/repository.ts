@@ -120,12 +120,15 @@ export function isPolicyObject(m: Manifest): boolean {
 
 const ADMISSION_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
 
+/** A policy or a binding of one: what the policy room checks objects against. */
+export function isAdmissionPolicy(m: Manifest): boolean {
+  return isPolicyObject(m) || (m.group === "admissionregistration.k8s.io" && ADMISSION_KINDS.has(m.kind));
+}
+
 /** Policy objects of a tree, by kind and name. */
 function policyObjects(manifests: readonly Manifest[]): Map<string, Manifest> {
   const out = new Map<string, Manifest>();
-  for (const m of manifests) {
-    if (isPolicyObject(m) || (m.group === "admissionregistration.k8s.io" && ADMISSION_KINDS.has(m.kind))) out.set(`${m.kind}/${m.name ?? ""}`, m);
-  }
+  for (const m of manifests) if (isAdmissionPolicy(m)) out.set(`${m.kind}/${m.name ?? ""}`, m);
   return out;
 }
 

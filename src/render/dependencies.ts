@@ -98,6 +98,10 @@ function addSelectedObjects(step: Record<string, unknown> | undefined, index: Re
     for (const r of asArray(asObject(input?.spec)?.extraResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
   }
   for (const r of asArray(asObject(step?.requirements)?.requiredResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
+  addObjectsOfKinds(kinds, index, files);
+}
+
+function addObjectsOfKinds(kinds: Set<string>, index: RepoIndex, files: Set<string>): void {
   kinds.delete("");
   if (kinds.size === 0) return;
   for (const m of index.manifests) if (kinds.has(m.kind)) files.add(m.file);
@@ -136,6 +140,9 @@ function addTypeFiles(
     if (!name) continue;
     for (const composition of index.compositionsFor(`${group}/${name}`, type.xrKind)) {
       files.add(composition.file);
+      // Crossplane v1's native environment: the EnvironmentConfigs the Composition itself selects.
+      if (asArray(asObject(asObject(composition.object.spec)?.environment)?.environmentConfigs).length > 0)
+        addObjectsOfKinds(new Set(["EnvironmentConfig"]), index, files);
       for (const step of asArray(asObject(composition.object.spec)?.pipeline)) {
         const name = asString(asObject(asObject(step)?.functionRef)?.name) ?? "";
         const fn = index.functions.get(name);

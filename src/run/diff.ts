@@ -24,7 +24,7 @@ import type { RenderedSource } from "../rendered/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate, renderStepOptions } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
-import { changedPolicies } from "../policy/index.js";
+import { changedPolicies, isAdmissionPolicy } from "../policy/index.js";
 import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
 import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
@@ -153,7 +153,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const baseSide = await analyze(path.join(baseTree.dir, prefix), options, reuse);
     const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
     const headSide = await analyze(headRoot, options, reuse, narrow, baseSide);
-    const renderAll = options.all === true || everythingAffected(changed, headSide.result.config, baseSide.result.config);
+    const renderAll = options.all === true || everythingAffected(changed, [baseSide, headSide]);
     const coverage = renderCoverage(changed, [baseSide, headSide]);
     const selected = renderAll ? undefined : coverage.affected;
     // The head's rendered objects that exist at base are admitted as UPDATEs of the base's: with
@@ -324,11 +324,21 @@ function previousObjects(side: Side): Map<string, JsonObject> {
   return out;
 }
 
-/** The config changed, or code a configured function runs may have: every source may render differently. */
-function everythingAffected(changed: string[], ...configs: Config[]): boolean {
+/**
+ * Every source may render or be checked differently: the config changed; code a configured
+ * function runs may have; or a CRD or an admission policy changed, which every rendered object
+ * is checked against (a tightened schema or rule finds problems in sources whose files did not change).
+ */
+function everythingAffected(changed: string[], sides: Side[]): boolean {
   if (changed.includes(CONFIG_FILE)) return true;
-  const runsCode = configs.some((c) => Object.values(c.functions ?? {}).some((f) => "command" in f || "module" in f));
-  return runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f));
+  const runsCode = sides.some((side) => Object.values(side.result.config.functions ?? {}).some((f) => "command" in f || "module" in f));
+  if (runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f))) return true;
+  const changedSet = new Set(changed);
+  return sides.some((side) => side.result.manifests.some((m) => changedSet.has(m.file) && checksRenderedObjects(m)));
+}
+
+function checksRenderedObjects(m: Manifest): boolean {
+  return (m.group === "apiextensions.k8s.io" && m.kind === "CustomResourceDefinition") || isAdmissionPolicy(m);
 }
 
 /**
@@ -347,6 +357,8 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
       for (const file of touched) rendered.add(file);
       if (touched.length > 0) affected.add(key);
     }
+    // A changed CRD or policy is not applied as written only: every rendered object is checked against it.
+    for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) rendered.add(m.file);
   }
   const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
   return { affected, unrendered: changed.filter((f) => holdObjects.has(f) && !rendered.has(f)) };

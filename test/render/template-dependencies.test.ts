@@ -93,6 +93,31 @@ spec:
   });
 });
 
+describe("a Composition's own environment (Crossplane v1)", () => {
+  it("the EnvironmentConfigs it selects are dependencies of its sources", async () => {
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  environment:
+    environmentConfigs:
+      - {type: Reference, ref: {name: shared}}
+  resources:
+    - name: cm
+      base: {apiVersion: v1, kind: ConfigMap, data: {region: unknown}}
+      patches:
+        - {type: FromEnvironmentFieldPath, fromFieldPath: region, toFieldPath: data.region}
+`;
+    const env = (region: string) =>
+      `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: ${region}}\n`;
+    const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE });
+    fs.writeFileSync(path.join(repo.dir, "env/shared.yaml"), env("west"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+    expect((JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`)).toEqual(["shop changed"]);
+  });
+});
+
 describe("what a change alters, known without rendering", () => {
   it("objects of one name kept side by side in several folders are compared folder by folder", async () => {
     const xrd = (field: string) => XAPP_XRD.replace("size: {type: string}", `${field}: {type: string}`);
