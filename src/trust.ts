@@ -129,7 +129,7 @@ function* gateEffects(head: Config, base: Config): Generator<string> {
  * (function-kcl, function-shell, function-pythonic, function-cue, upstream function-go-templating's
  * FileSystem source, Upbound's API functions) is never trusted by default: a pull request could
  * make it run anything. The functions built in here (patch-and-transform, auto-ready,
- * go-templating, environment-configs, extra-resources, cel-filter) run in-process anyway.
+ * go-templating, environment-configs, extra-resources, cel-filter, kro) run in-process anyway.
  * `functions.trusted` of the base branch's config adds more, knowingly.
  */
 const VETTED_FUNCTIONS =

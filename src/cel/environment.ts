@@ -9,7 +9,7 @@ import { shapeOf, renameCalls, type Shape } from "./source.js";
  * for objects whose schema the tool does not know), and the budget (budget.ts).
  */
 
-export type Flavor = "kubernetes" | "kyverno";
+export type Flavor = "kubernetes" | "kyverno" | "kro";
 
 export class CelCompileError extends Error {}
 
@@ -42,7 +42,7 @@ function environment(flavor: Flavor): Environment {
       homogeneousAggregateLiterals: false,
       limits: { maxAstNodes: 10_000, maxDepth: 100, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 32 },
     });
-    registerLibraries(env, { now: () => world.now(), lookup: () => world.lookup, kyverno: flavor === "kyverno" });
+    registerLibraries(env, { now: () => world.now(), lookup: () => world.lookup, kyverno: flavor === "kyverno", kro: flavor === "kro" });
     environments.set(flavor, env);
   }
   return env;

@@ -3,6 +3,7 @@ import { metered } from "./budget.js";
 import { registerClusterLibraries } from "./lib-cluster.js";
 import { registerCoreLibraries } from "./lib-core.js";
 import { registerKindLibraries } from "./lib-kinds.js";
+import { registerKroLibraries } from "./lib-kro.js";
 import type { LibraryOptions, Registrar } from "./registrar.js";
 
 /**
@@ -37,4 +38,5 @@ export function registerLibraries(env: Environment, options: LibraryOptions): vo
   registerCoreLibraries(r);
   registerKindLibraries(r);
   registerClusterLibraries(r, options);
+  if (options.kro) registerKroLibraries(r);
 }

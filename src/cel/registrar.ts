@@ -17,4 +17,6 @@ export interface LibraryOptions {
   lookup: () => ((apiVersion: string, resource: string, namespace: string) => Record<string, unknown>[]) | undefined;
   /** Kyverno's libraries (ValidatingPolicy): `time.now()`, and resource/http/image/globalContext. */
   kyverno: boolean;
+  /** kro's libraries (function-kro): random, json, maps, list edits, omit. */
+  kro?: boolean;
 }

@@ -33,7 +33,7 @@ cluster, printing the same YAML stream as \`crossplane render\`. With --all, als
 ApplicationConfiguration into the workloads, traits and scopes the OAM runtime would create
 (KubeVela Applications are not rendered: their definitions are CUE). Built-in functions
 (function-patch-and-transform, function-auto-ready, function-go-templating,
-function-environment-configs, function-extra-resources, function-cel-filter) run in-process; trusted function packages are pulled from their
+function-environment-configs, function-extra-resources, function-cel-filter, function-kro) run in-process; trusted function packages are pulled from their
 registry and run as processes (see functions pull); others run as configured under functions:
 in .composition-ci.yaml, or as Development functions (annotation
 render.crossplane.io/runtime: Development).

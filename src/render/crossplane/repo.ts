@@ -7,7 +7,7 @@ import { guardedAsync } from "../../validate/guard.js";
 import { RepoIndex, type XrType } from "../../validate/repo-index.js";
 import { noCompositionFinding, pickComposition, xrFromClaim, type NoComposition } from "../../validate/rules/xr.js";
 import { cloneJson, type JsonObject } from "../../core/json.js";
-import { RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
+import { RUNTIME_ANNOTATION, RuntimePool, type FunctionManifest, type RuntimeOptions } from "../runner/select.js";
 import { isOperationKind, renderOperation } from "./operation.js";
 import { renderComposite, type RenderProblem, type Rendered } from "./render.js";
 import { type SchemaLookup } from "./pipeline.js";
@@ -50,9 +50,28 @@ export function functionManifests(manifests: Manifest[] | RepoIndex): Map<string
   for (const [name, m] of index.functions) {
     const annotations = (m.object.metadata?.annotations ?? {}) as Record<string, string>;
     const pkg = (m.object.spec as JsonObject | undefined)?.package;
-    out.set(name, { name, package: typeof pkg === "string" ? pkg : undefined, annotations: stringValues(annotations) });
+    const args = annotations[RUNTIME_ANNOTATION] === "Development" ? undefined : runtimeArgs(m.object, index);
+    out.set(name, { name, package: typeof pkg === "string" ? pkg : undefined, annotations: stringValues(annotations), ...(args ? { args } : {}) });
   }
   return out;
+}
+
+/**
+ * The flags a Function's package runs with: its DeploymentRuntimeConfig's `package-runtime`
+ * container args (`default` when it names none, which Crossplane makes without any). Undefined
+ * when the config it names is not in the repository.
+ */
+function runtimeArgs(fn: JsonObject, index: RepoIndex): string[] | undefined {
+  const ref = (fn.spec as JsonObject | undefined)?.runtimeConfigRef as JsonObject | undefined;
+  const name = typeof ref?.name === "string" ? ref.name : "default";
+  const config = index.manifests.find((m) => m.group === "pkg.crossplane.io" && m.kind === "DeploymentRuntimeConfig" && m.name === name);
+  if (!config) return name === "default" ? [] : undefined;
+  const pod = (((config.object.spec as JsonObject | undefined)?.deploymentTemplate as JsonObject | undefined)?.spec as JsonObject | undefined)?.template as
+    | JsonObject
+    | undefined;
+  const containers = ((pod?.spec as JsonObject | undefined)?.containers ?? []) as JsonObject[];
+  const container = Array.isArray(containers) ? containers.find((c) => c?.name === "package-runtime") : undefined;
+  return Array.isArray(container?.args) ? container.args.filter((a): a is string => typeof a === "string") : [];
 }
 
 function problemFinding(p: RenderProblem, source: Manifest, composition: Manifest): Finding {

@@ -5,12 +5,14 @@ import { runGoTemplating } from "../functions/go-templating/function.js";
 import { runEnvironmentConfigs } from "../functions/environment-configs.js";
 import { runExtraResources } from "../functions/extra-resources.js";
 import { runCelFilter } from "../functions/cel-filter.js";
+import { kroFlags, runKro } from "../functions/kro/function.js";
 import { contribFunctionName } from "../../manifest/package-ref.js";
-import { FunctionFailure, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
+import { FunctionFailure, FunctionNotRunnable, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { withExecLimits } from "../../gotemplate/budget.js";
 
-export type BuiltinFunction = (req: RunFunctionRequest, call?: CallContext) => RunFunctionResponse;
+/** `args`: the function's command-line flags, from its DeploymentRuntimeConfig; undefined when unknown. */
+export type BuiltinFunction = (req: RunFunctionRequest, call?: CallContext, args?: string[]) => RunFunctionResponse;
 
 /** Built-in functions by package path (registry and tag ignored). */
 const BUILTINS: Record<string, BuiltinFunction> = {
@@ -21,6 +23,7 @@ const BUILTINS: Record<string, BuiltinFunction> = {
   "crossplane-contrib/function-environment-configs": runEnvironmentConfigs,
   "crossplane-contrib/function-extra-resources": runExtraResources,
   "crossplane-contrib/function-cel-filter": runCelFilter,
+  "crossplane-contrib/function-kro": (req, _call, args) => runKro(req, kroFlags(args)),
 };
 
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
@@ -39,13 +42,17 @@ export function builtinByName(name: string): BuiltinFunction | undefined {
 export class BuiltinRuntime implements FunctionRuntime {
   readonly kind = "builtin";
 
-  constructor(private readonly fn: BuiltinFunction) {}
+  constructor(
+    private readonly fn: BuiltinFunction,
+    private readonly args?: string[],
+  ) {}
 
   async run(req: RunFunctionRequest, timeoutMs?: number, call?: CallContext): Promise<RunFunctionResponse> {
     try {
       // A built-in runs on this thread: the template budget enforces --timeout for it.
-      return timeoutMs ? withExecLimits({ ms: timeoutMs }, () => this.fn(req, call)) : this.fn(req, call);
+      return timeoutMs ? withExecLimits({ ms: timeoutMs }, () => this.fn(req, call, this.args)) : this.fn(req, call, this.args);
     } catch (err) {
+      if (err instanceof FunctionNotRunnable) throw err;
       throw new FunctionFailure(`built-in function crashed: ${(err as Error).stack ?? String(err)}`);
     }
   }

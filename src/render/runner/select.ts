@@ -28,6 +28,8 @@ export interface FunctionManifest {
   annotations: Record<string, string>;
   /** The runtime annotation was set by the caller (`render -a`), not by the repository. */
   runtimeByCaller?: boolean;
+  /** The flags its package runs with (its DeploymentRuntimeConfig's), when the repository says. */
+  args?: string[];
 }
 
 export interface RuntimeOptions {
@@ -81,8 +83,8 @@ export function runtimeFor(fn: FunctionManifest | undefined, name: string, optio
   if (runtime === "Development") return developmentBuiltin(name, fn, options) ?? developmentRuntime(name, fn, options);
   const builtin = runtime === "Docker" ? undefined : builtinFor(fn.package ?? "");
   const real = options.realPackages?.get(name);
-  if (builtin && real && options.packages) return new PreferPackageRuntime(packageRuntime(fn, options), new BuiltinRuntime(builtin), real);
-  if (builtin) return new BuiltinRuntime(builtin);
+  if (builtin && real && options.packages) return new PreferPackageRuntime(packageRuntime(fn, options), new BuiltinRuntime(builtin, fn.args), real);
+  if (builtin) return new BuiltinRuntime(builtin, fn.args);
   if (runtime && runtime !== "Docker") return new UnavailableRuntime("Docker", `function ${name}: unknown runtime "${runtime}"`);
   return runtime === "Docker" ? dockerRuntime(fn, options) : packageRuntime(fn, options);
 }
