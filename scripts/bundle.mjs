@@ -35,8 +35,20 @@ if (process.execArgv.length === 0 && !process.env.COMPOSITION_CI_NO_REEXEC) {
 }
 `;
 
+// This build's identity (its source and its locked dependencies): the work store (src/cache/store.ts)
+// reads only what the same build wrote.
+const { createHash } = await import("node:crypto");
+const { readdirSync, readFileSync } = await import("node:fs");
+const buildHash = createHash("sha256");
+const sourceFiles = (dir) =>
+  readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`) : [`${dir}/${e.name}`]))
+    .sort();
+for (const file of [...sourceFiles("src"), "package-lock.json"]) buildHash.update(`${file}\0`).update(readFileSync(file));
+
 const { metafile } = await build({
   entryPoints: { "cli-main": "src/cli.ts", index: "src/index.ts" },
+  define: { __COMPOSITION_CI_BUILD__: JSON.stringify(buildHash.digest("hex").slice(0, 16)) },
   outdir,
   bundle: true,
   platform: "node",

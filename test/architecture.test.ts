@@ -15,7 +15,7 @@ import { REPO } from "./helpers.js";
 /** From the bottom up; rooms on one floor do not import each other. */
 const FLOORS: string[][] = [
   ["core", "go", "version"],
-  ["goyaml", "gotemplate"],
+  ["goyaml", "gotemplate", "cache"],
   ["manifest", "oci", "git"],
   ["secrets", "config", "project"],
   ["rendered", "trust"],

@@ -12,7 +12,10 @@ import { glimpseObjects, type UnreadObject } from "./glimpse.js";
 import { MANIFEST_SCHEMA, withGoNumbers } from "./go-numbers.js";
 import { yaml11ScalarsOfDocuments, yaml11ScalarsOfEvents, type Yaml11Scalar } from "./yaml11.js";
 import { isKuttlAssertion, isKustomizationFile, isRenderOutput } from "./roles.js";
-import { templateLanguage } from "./templates.js";
+import { inHelmChartTemplates, templateLanguage } from "./templates.js";
+import { contentKey, type WorkStore } from "../cache/store.js";
+import { fromStored, toStored, type StoredLoad } from "./stored.js";
+import type { LoadedFile } from "./loaded.js";
 
 export interface LoadLimits {
   /** Files larger than this are reported and skipped. */
@@ -23,21 +26,7 @@ export interface LoadLimits {
 
 export const DEFAULT_LIMITS: LoadLimits = { maxFileBytes: 5 * 1024 * 1024, maxAliasCount: 100 };
 
-export interface LoadedFile {
-  source?: SourceFile;
-  manifests: Manifest[];
-  findings: Finding[];
-  /** YAML documents read, empty ones included. */
-  documents: number;
-  /** Set when the file's objects are not meant to be applied (see roles.ts): it yields no manifests. */
-  role?: FileRole;
-  /** A kustomization file's document (it may have no apiVersion and kind, so it is no manifest). */
-  kustomization?: unknown;
-  /** Objects seen in the file but not read (a template, a document with a YAML error): glimpse.ts. */
-  unread?: UnreadObject[];
-}
-
-export type FileRole = "test-assertion" | "test-template" | "render-output" | "kustomize-patch" | "addon-template";
+export type { FileRole, LoadedFile } from "./loaded.js";
 
 /** Reads and loads one file, checking its size before reading it. */
 export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT_LIMITS, cache?: LoadCache): LoadedFile {
@@ -50,7 +39,7 @@ export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT
     const same = cache.sameFile(file, stat, limits);
     if (same) return same;
     const bytes = readExactly(fd, stat.size);
-    return cache.sameBytes(file, bytes, limits) ?? cache.keep(file, stat, bytes, limits, loadFile(file, bytes, limits, abs));
+    return cache.sameBytes(file, bytes, limits) ?? cache.keep(file, stat, bytes, limits, cache.stored(file, bytes, limits, abs));
   } finally {
     fs.closeSync(fd);
   }
@@ -65,6 +54,29 @@ export function loadPath(abs: string, file: string, limits: LoadLimits = DEFAULT
  */
 export class LoadCache {
   private readonly files = new Map<string, CachedLoad>();
+
+  /**
+   * With a `store`, a file whose bytes (at its path, under the same limits) were parsed by an
+   * earlier run is not parsed again. `remember: false`: nothing is kept in memory for a second
+   * tree (one tree is read).
+   */
+  constructor(
+    private readonly store?: WorkStore,
+    private readonly remember = true,
+  ) {}
+
+  /** The file loaded from the store, or loaded and put there. */
+  stored(file: string, bytes: Buffer, limits: LoadLimits, abs?: string): LoadedFile {
+    if (!this.store) return loadFile(file, bytes, limits, abs);
+    // A file's load reads its path (roles) and, for a template, whether it is in a Helm chart: both are in the key.
+    const helm = abs !== undefined && inHelmChartTemplates(abs);
+    const key = contentKey("load", file, String(limits.maxFileBytes), String(limits.maxAliasCount), String(helm), bytes);
+    const kept = this.store.get(key);
+    const loaded = kept === undefined ? loadFile(file, bytes, limits, abs) : fromStored(kept as StoredLoad);
+    if (kept === undefined) this.store.set(key, toStored(loaded));
+    if (loaded.source) loaded.source.key = key;
+    return loaded;
+  }
 
   /** The file as loaded before, when `stat` says it is the same file, unchanged. */
   sameFile(file: string, stat: fs.Stats, limits: LoadLimits): LoadedFile | undefined {
@@ -83,6 +95,7 @@ export class LoadCache {
 
   /** Remembers a file's load and returns it (the first tree owns these objects). */
   keep(file: string, stat: fs.Stats, bytes: Buffer, limits: LoadLimits, loaded: LoadedFile): LoadedFile {
+    if (!this.remember) return loaded;
     this.files.set(file, { stat, bytes, limits, loaded, findings: loaded.findings.map((f) => ({ ...f })) });
     return loaded;
   }

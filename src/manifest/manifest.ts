@@ -13,6 +13,8 @@ export class SourceFile {
   private index?: PositionLocator;
   /** js-yaml read the file, and it has no anchor or alias: its positions come from js-yaml's events. */
   plain = false;
+  /** The key of the file's bytes in the work store (cache/store.ts), when a store read it. */
+  key?: string;
   /** Plain scalars YAML 1.1 reads as booleans and YAML 1.2 as strings (yaml11.ts); most files have none. */
   yaml11: readonly Yaml11Scalar[] = [];
   private yaml11Groups?: Map<string, Yaml11Scalar[]>;

@@ -21,7 +21,7 @@ export function templateLanguage(text: string, file: string, abs?: string): stri
 
 const chartDirs = new Map<string, boolean>();
 
-function inHelmChartTemplates(abs: string): boolean {
+export function inHelmChartTemplates(abs: string): boolean {
   for (let dir = path.dirname(abs); path.dirname(dir) !== dir; dir = path.dirname(dir)) {
     if (path.basename(dir) !== "templates") continue;
     const chart = path.dirname(dir);

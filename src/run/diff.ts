@@ -18,7 +18,8 @@ import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js
 import { maskFindings, type SecretMasker } from "../secrets/mask.js";
 import { maskerFor } from "../rendered/secrets.js";
 import type { Engine } from "../validate/kubeconform.js";
-import { loadLimits, TreeReuse, validateRepo, type ValidateResult } from "./validate.js";
+import { loadLimits, openWorkStore, TreeReuse, validateRepo, type ValidateResult } from "./validate.js";
+import { defaultCacheDir } from "../validate/compile.js";
 import { preload } from "../manifest/read.js";
 import type { RenderedSource } from "../rendered/source.js";
 import { TOOL_VERSION } from "../version.js";
@@ -143,7 +144,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       headRoot = path.join(headTree.dir, prefix);
     }
     // The trees share what they have in common: files parsed once, objects checked once per schema.
-    const reuse = options.fullValidation ? undefined : new TreeReuse();
+    const reuse = options.fullValidation ? undefined : new TreeReuse(openWorkStore(options.packages?.cacheDir ?? defaultCacheDir(), options.root));
     const writing = materialize(baseCommit, top, { ...cheap, linkFrom: cheap.linkFrom && headTop });
     writing.catch(() => undefined); // awaited below; meanwhile it must not count as unhandled
     // While git writes the base tree, the head's files are parsed: most of the base's are the same.

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Config, MissingSchemaPolicy } from "../config/config.js";
 import { DEFAULT_LIMITS, LoadCache, type LoadLimits } from "../manifest/load.js";
+import { WorkStore } from "../cache/store.js";
+import { KnownClean } from "../validate/known-clean.js";
 import { readManifests } from "../manifest/read.js";
 import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../core/finding.js";
@@ -77,14 +79,26 @@ export interface ValidateOptions {
  * registry and rules, so each result is what a validation of that tree alone gives.
  */
 export class TreeReuse {
-  readonly scanned = new LoadCache();
-  readonly library = new LoadCache();
+  readonly scanned: LoadCache;
+  readonly library: LoadCache;
+
+  /** With a `store`, what an earlier run parsed and found valid is not done again for either tree. */
+  constructor(readonly store?: WorkStore) {
+    this.scanned = new LoadCache(store);
+    this.library = new LoadCache(store);
+  }
+
   private shared?: { dir: string | undefined; engine: SchemaEngine };
 
   engine(dir: string | undefined): SchemaEngine {
     if (!this.shared || this.shared.dir !== dir) this.shared = { dir, engine: new SchemaEngine(new ValidatorCompiler(dir), true) };
     return this.shared.engine;
   }
+}
+
+/** The work store of `root` in the cache directory; none without one, or with COMPOSITION_CI_WORK_CACHE=0. */
+export function openWorkStore(cacheBase: string | undefined, root: string): WorkStore | undefined {
+  return cacheBase && process.env.COMPOSITION_CI_WORK_CACHE !== "0" ? WorkStore.open(cacheBase, root) : undefined;
 }
 
 /** Milliseconds per phase: reading (discovery and parsing), the registry, schemas, rules, the rest. */
@@ -117,14 +131,18 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const lap = stopwatch(options.timings);
   const limits = loadLimits(config, options.limits);
   const { reuse } = options;
-  const scanned = readManifests(options.paths, options.root, config.ignore, limits, reuse?.scanned);
+  const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
+  // Files parsed (and objects found valid) by an earlier run with the same bytes are not parsed (checked) again.
+  const store = reuse ? reuse.store : openWorkStore(cacheBase, options.root);
+  const loads = reuse?.scanned ?? (store && new LoadCache(store, false));
+  const scanned = readManifests(options.paths, options.root, config.ignore, limits, loads);
   const crdPaths = [...config.crds, ...(options.crds ?? [])];
-  const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits, reuse?.library) : undefined;
+  const library = reuse?.library ?? loads;
+  const extra = crdPaths.length ? readManifests(crdPaths, options.root, [], limits, library) : undefined;
   const policyPaths = [...config.policies, ...(options.policies ?? [])];
-  const policyFiles = policyPaths.length && !options.policiesFrom ? readManifests(policyPaths, options.root, [], limits, reuse?.library) : undefined;
+  const policyFiles = policyPaths.length && !options.policiesFrom ? readManifests(policyPaths, options.root, [], limits, library) : undefined;
   lap("read");
 
-  const cacheBase = options.cacheDir === null ? undefined : (options.cacheDir ?? defaultCacheDir());
   const validatorDir = cacheBase && path.join(cacheBase, "validators");
   const templates = [...config.schemaLocations, ...(options.schemaLocations ?? [])];
   const locations = templates.length
@@ -162,6 +180,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const missing = { policy, packagesUnavailable: fromPackages.findings.some((f) => f.rule === "package/unavailable") };
   const yaml11 = new Yaml11Ledger();
   const stale = new Set<SchemaEntry>();
+  const known = store && new KnownClean(store);
   const coreForKubeconform: Manifest[] = [];
   schemaEngine.remember(() => {
     for (const m of scanned.manifests) {
@@ -169,10 +188,11 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
       if (core && engine !== "builtin") coreForKubeconform.push(m);
       if (!(core && engine === "kubeconform"))
         guarded(m, "validating", findings, () =>
-          findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11, stale))),
+          findings.push(...withoutPlaceholderPackage(m, checkManifest(m, registry, schemaEngine, missing, yaml11, stale, known))),
         );
     }
   });
+  store?.save();
   findings.push(...staleFindings(stale));
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
@@ -260,6 +280,7 @@ function checkManifest(
   missing: { policy: MissingSchemaPolicy; packagesUnavailable: boolean },
   yaml11: Yaml11Ledger,
   stale: Set<SchemaEntry>,
+  known?: KnownClean,
 ): Finding[] {
   if (isLocalConfig(m.object)) return []; // a kpt function's config: no API server reads it
   const gvk: Gvk = { group: m.group, version: m.version, kind: m.kind };
@@ -270,7 +291,13 @@ function checkManifest(
     if (missing.policy === "ignore") return ambiguous;
     return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];
   }
-  const violations = withAlternatives(m, entry, engine.validateObject(withoutStatus(m.object), entry), registry, engine, stale);
+  const knownKey = known?.key(m, entry);
+  if (knownKey !== undefined && known!.has(knownKey)) {
+    engine.problems(entry); // the schema's own problems are still said
+    return [];
+  }
+  const raw = engine.validateObject(withoutStatus(m.object), entry);
+  const violations = withAlternatives(m, entry, raw, registry, engine, stale);
   const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
   const findings = setterPlaceholders(
     m,
@@ -289,6 +316,7 @@ function checkManifest(
         "missing required field `metadata.name`: the API server refuses an object with neither a name nor a generateName",
       ),
     );
+  if (knownKey !== undefined && raw.length === 0 && findings.length === 0) known!.add(knownKey);
   return findings;
 }
 

@@ -147,6 +147,6 @@ function contentKey(entry: SchemaEntry): string {
 let nextExternal = 1;
 
 /** JSON would print Infinity and NaN as null: keep them apart. */
-function exactNumbers(_key: string, value: unknown): unknown {
+export function exactNumbers(_key: string, value: unknown): unknown {
   return typeof value === "number" && !Number.isFinite(value) ? `\u0000${value}` : value;
 }

@@ -1,0 +1,50 @@
+import { createHash } from "node:crypto";
+import type { WorkStore } from "../cache/store.js";
+import type { Manifest } from "../manifest/manifest.js";
+import type { SchemaEntry } from "./schemas/registry.js";
+import { exactNumbers } from "./engine.js";
+
+/**
+ * Objects an earlier run found valid against a schema, kept in the work store by the file's
+ * content, the object's place in it and the schema's content: such an object is not validated
+ * again. Only a clean result is kept (a result with findings is made again, with its positions and
+ * its alternatives), and only against a schema whose whole content is in the key: a definition's
+ * (CRD, XRD, schema location, built-in) or Kubernetes' own kinds (this build's validators, which the
+ * store's build id covers).
+ */
+export class KnownClean {
+  private readonly entryKeys = new WeakMap<SchemaEntry, string | null>();
+
+  constructor(private readonly store: WorkStore) {}
+
+  /** The key of `m` checked against `entry`; undefined when the result cannot be kept. */
+  key(m: Manifest, entry: SchemaEntry): string | undefined {
+    const file = m.source.key;
+    const schema = this.entryKey(entry);
+    if (file === undefined || schema === null || m.source.yaml11Of(m.docIndex, m.pointerPrefix).length > 0) return undefined;
+    // The parts cannot run into each other: the file's key has no colon, the index and the prefix (`/items/3`) neither.
+    return `clean:${file}:${m.docIndex}:${m.pointerPrefix}:${schema}`;
+  }
+
+  has(key: string): boolean {
+    return this.store.has(key);
+  }
+
+  add(key: string): void {
+    this.store.mark(key);
+  }
+
+  private entryKey(entry: SchemaEntry): string | null {
+    let key = this.entryKeys.get(entry);
+    if (key === undefined) {
+      // Kubernetes' own kinds validate with this build's shipped validators.
+      if (entry.external) key = entry.source === "kubernetes" ? `kubernetes:${entry.gvk.group}/${entry.gvk.version}/${entry.gvk.kind}` : null;
+      else
+        key = createHash("sha256")
+          .update(`${entry.structural}|${JSON.stringify(entry.schema ?? null, exactNumbers)}`)
+          .digest("base64url");
+      this.entryKeys.set(entry, key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,129 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildId, contentKey, WorkStore } from "../../src/cache/store.js";
+import { loadFile } from "../../src/manifest/load.js";
+import { fromStored, toStored } from "../../src/manifest/stored.js";
+import { describeShared, runCli, SHARED } from "../helpers.js";
+
+/** The work store (issue 38): what one run keeps, the next reads; never another build's, never half a pack. */
+
+const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "cci-store-"));
+const packsOf = (cache: string) => fs.readdirSync(path.join(cache, "work", buildId()));
+
+describe("WorkStore", () => {
+  it("keeps values across runs, for the same root only", () => {
+    const cache = temp();
+    const first = WorkStore.open(cache, "/repo/a");
+    first.set("k", { nested: [1, -0, Number.NaN, "x"] });
+    first.save();
+    const again = WorkStore.open(cache, "/repo/a");
+    expect(again.get("k")).toEqual({ nested: [1, -0, Number.NaN, "x"] });
+    expect(again.has("k")).toBe(true);
+    expect(WorkStore.open(cache, "/repo/b").get("k")).toBeUndefined();
+  });
+
+  it("writes nothing when a run only read what was there", () => {
+    const cache = temp();
+    const store = WorkStore.open(cache, "/r");
+    store.set("k", 1);
+    store.save();
+    const [pack] = packsOf(cache);
+    const file = path.join(cache, "work", buildId(), pack!);
+    const before = fs.statSync(file).mtimeMs;
+    fs.utimesSync(file, new Date(before - 10_000), new Date(before - 10_000));
+    const aged = fs.statSync(file).mtimeMs;
+    const reader = WorkStore.open(cache, "/r");
+    expect(reader.get("k")).toBe(1);
+    reader.save();
+    expect(fs.statSync(file).mtimeMs).toBe(aged);
+  });
+
+  it("a pack of another build, a corrupt pack and a truncated one are empty stores", () => {
+    const cache = temp();
+    const store = WorkStore.open(cache, "/r");
+    store.set("k", "v");
+    store.save();
+    const file = path.join(cache, "work", buildId(), packsOf(cache)[0]!);
+    const good = fs.readFileSync(file);
+    fs.writeFileSync(file, good.subarray(0, good.length - 1));
+    expect(WorkStore.open(cache, "/r").get("k")).toBeUndefined();
+    fs.writeFileSync(file, Buffer.from("not a pack"));
+    expect(WorkStore.open(cache, "/r").get("k")).toBeUndefined();
+    fs.writeFileSync(
+      file,
+      Buffer.from(
+        good.toString("latin1").replace(
+          buildId(),
+          buildId().replace(/.$/, (c) => (c === "0" ? "1" : "0")),
+        ),
+        "latin1",
+      ),
+    );
+    expect(WorkStore.open(cache, "/r").get("k")).toBeUndefined();
+  });
+
+  it("keeps the most recently used entries that fit its size", () => {
+    const cache = temp();
+    const store = WorkStore.open(cache, "/r", 3000);
+    for (let i = 0; i < 10; i++) store.set(`k${i}`, "x".repeat(500));
+    store.save();
+    const kept = WorkStore.open(cache, "/r", 3000);
+    const present = Array.from({ length: 10 }, (_, i) => kept.has(`k${i}`)).filter(Boolean).length;
+    expect(present).toBeGreaterThan(2);
+    expect(present).toBeLessThan(10);
+  });
+
+  it("saves atomically: concurrent writers leave one whole pack and no temporary file", () => {
+    const cache = temp();
+    const a = WorkStore.open(cache, "/r");
+    const b = WorkStore.open(cache, "/r");
+    a.set("a", 1);
+    b.set("b", 2);
+    a.save();
+    b.save();
+    expect(packsOf(cache)).toHaveLength(1);
+    const after = WorkStore.open(cache, "/r");
+    expect(after.get("b")).toBe(2);
+  });
+
+  it("content keys cannot be forged by moving a separator", () => {
+    expect(contentKey("ab", "c")).not.toBe(contentKey("a", "bc"));
+  });
+});
+
+describe("a loaded file, stored and read back", () => {
+  it("is the same load: objects, findings, positions, YAML 1.1 scalars, unread objects", () => {
+    const text = [
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {debug: yes, n: 0644}",
+      "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: s}",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b\n",
+    ].join("\n---\n");
+    const loaded = loadFile("dir/file.yaml", Buffer.from(text));
+    const back = fromStored(structuredClone(toStored(loaded)));
+    expect(back.findings).toEqual(loaded.findings);
+    expect(back.unread).toEqual(loaded.unread);
+    expect(back.documents).toBe(loaded.documents);
+    expect(back.source!.yaml11).toEqual(loaded.source!.yaml11);
+    expect(back.source!.yaml11.length).toBeGreaterThan(0);
+    expect(back.manifests.map((m) => [m.kind, m.name, m.docIndex, m.pointerPrefix, m.object])).toEqual(
+      loaded.manifests.map((m) => [m.kind, m.name, m.docIndex, m.pointerPrefix, m.object]),
+    );
+    expect(back.manifests[1]!.source).toBe(back.source);
+    expect(back.source!.locate(1, "/items/0/metadata/name")).toEqual(loaded.source!.locate(1, "/items/0/metadata/name"));
+  });
+});
+
+describeShared("the example corpora, checked cold and then warm", () => {
+  for (const corpus of ["auto-ready-examples", "go-templating-examples", "oam-runtime-examples", "patch-and-transform-examples"]) {
+    it(`${corpus}: the same output byte for byte`, async () => {
+      const cache = temp();
+      const dir = path.join(SHARED, "corpus", corpus);
+      const cold = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir);
+      expect(packsOf(cache)).toHaveLength(1);
+      const warm = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir);
+      expect(warm.stdout).toBe(cold.stdout);
+    });
+  }
+});
