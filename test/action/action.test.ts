@@ -537,7 +537,8 @@ describe("the Action when the GitHub API misbehaves: outputs and the summary are
   it("an API that never answers times out; the step still reports, and passes on fail-on: never", async () => {
     github.faults.push({ method: "GET", path: /./, hang: true, times: 100 });
     const started = Date.now();
-    const r = await run({ "INPUT_COMMENT-KEY": "hang" });
+    // Each request gives up after 500 ms here (1.5 s in the other tests): the retries of several requests add up.
+    const r = await run({ "INPUT_COMMENT-KEY": "hang", COMPOSITION_CI_GITHUB_TIMEOUT_MS: "500" });
     github.faults = [];
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(0);

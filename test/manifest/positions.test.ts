@@ -23,6 +23,7 @@ function pointers(value: unknown, prefix = ""): string[] {
   return out;
 }
 
+/** Compares every pointer of the file; disagreements are collected (one assertion per file keeps the corpus run short). */
 function compare(file: string): number {
   const text = fs.readFileSync(file, "utf8");
   let fast: EventPositionIndex;
@@ -33,12 +34,15 @@ function compare(file: string): number {
   }
   const slow = new PositionIndex(text);
   let checked = 0;
+  const disagree: string[] = [];
   YAML.parseAllDocuments(text, { uniqueKeys: false }).forEach((doc, i) => {
     for (const p of pointers(doc.toJS({ maxAliasCount: 100 }))) {
-      expect(fast.locate(i, p), `${file} document ${i} ${p}`).toEqual(slow.locate(i, p));
+      const [a, b] = [fast.locate(i, p), slow.locate(i, p)];
+      if (a.line !== b.line || a.column !== b.column) disagree.push(`document ${i} ${p}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
       checked++;
     }
   });
+  expect(disagree.slice(0, 10), file).toEqual([]);
   return checked;
 }
 
@@ -60,7 +64,14 @@ describe("pointer positions from js-yaml events agree with the yaml document tre
     "on every file of ../shared/corpus",
     () => {
       let checked = 0;
-      for (const f of yamlFiles(path.join(SHARED, "corpus"))) checked += compare(f);
+      // A file whose text another file already had gives the same answers: checked once.
+      const seen = new Set<string>();
+      for (const f of yamlFiles(path.join(SHARED, "corpus"))) {
+        const text = fs.readFileSync(f, "utf8");
+        if (seen.has(text)) continue;
+        seen.add(text);
+        checked += compare(f);
+      }
       expect(checked).toBeGreaterThan(10_000);
     },
     120_000,
