@@ -74,8 +74,18 @@ export class LoadCache {
     const kept = this.store.get(key);
     const loaded = kept === undefined ? loadFile(file, bytes, limits, abs) : fromStored(kept as StoredLoad);
     if (kept === undefined) this.store.set(key, toStored(loaded));
-    if (loaded.source) loaded.source.key = key;
+    if (loaded.source) {
+      loaded.source.key = key;
+      if (!loaded.source.eventsIfParsed) this.withoutPositions.push({ key, loaded });
+    }
     return loaded;
+  }
+
+  private readonly withoutPositions: { key: string; loaded: LoadedFile }[] = [];
+
+  /** Files kept without positions that a finding has since needed: kept again with them (their events), so no later run parses them again for that. */
+  keepPositions(): void {
+    for (const { key, loaded } of this.withoutPositions.splice(0)) if (loaded.source?.eventsIfParsed) this.store?.set(key, toStored(loaded));
   }
 
   /** The file as loaded before, when `stat` says it is the same file, unchanged. */

@@ -53,6 +53,15 @@ export class SourceFile {
     return (this.packed ??= packEvents(jsyaml.parseEvents(this.text, {})));
   }
 
+  /** The packed events if a position was asked for (the work store keeps them then), or as kept. */
+  get eventsIfParsed(): PackedEvents | undefined {
+    return this.packed;
+  }
+
+  set eventsIfParsed(events: PackedEvents | undefined) {
+    this.packed = events;
+  }
+
   locate(docIndex: number, pointer: string): Position {
     this.index ??= positionLocator(this.text, this.events);
     return this.index.locate(docIndex, pointer);

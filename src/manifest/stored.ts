@@ -3,6 +3,7 @@ import type { UnreadObject } from "./glimpse.js";
 import type { FileRole, LoadedFile } from "./loaded.js";
 import { Manifest, SourceFile, type KubeObject } from "./manifest.js";
 import type { Yaml11Scalar } from "./yaml11.js";
+import type { PackedEvents } from "./positions.js";
 
 /**
  * A loaded file as plain data for the work store (cache/store.ts), and back: the text and the
@@ -10,7 +11,7 @@ import type { Yaml11Scalar } from "./yaml11.js";
  * parsed in this run.
  */
 export interface StoredLoad {
-  source?: { file: string; text: string; plain: boolean; yaml11: readonly Yaml11Scalar[] };
+  source?: { file: string; text: string; plain: boolean; yaml11: readonly Yaml11Scalar[]; events?: PackedEvents };
   manifests: { object: KubeObject; docIndex: number; pointerPrefix: string }[];
   findings: Finding[];
   documents: number;
@@ -23,7 +24,17 @@ export function toStored(loaded: LoadedFile): StoredLoad {
   const { source, manifests, ...rest } = loaded;
   return {
     ...rest,
-    ...(source ? { source: { file: source.file, text: source.text, plain: source.plain, yaml11: source.yaml11 } } : {}),
+    ...(source
+      ? {
+          source: {
+            file: source.file,
+            text: source.text,
+            plain: source.plain,
+            yaml11: source.yaml11,
+            ...(source.eventsIfParsed ? { events: source.eventsIfParsed } : {}),
+          },
+        }
+      : {}),
     manifests: manifests.map((m) => ({ object: m.object, docIndex: m.docIndex, pointerPrefix: m.pointerPrefix })),
   };
 }
@@ -34,6 +45,7 @@ export function fromStored(stored: StoredLoad): LoadedFile {
   if (source && kept) {
     source.plain = kept.plain;
     source.yaml11 = kept.yaml11;
+    source.eventsIfParsed = kept.events;
   }
   return {
     ...rest,

@@ -192,7 +192,6 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
         );
     }
   });
-  store?.save();
   findings.push(...staleFindings(stale));
   findings.push(...schemaProblems(registry, schemaEngine));
   lap("schemas");
@@ -232,6 +231,9 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
+  // What this run learnt (parses, clean checks, the positions its findings needed) for the next run.
+  for (const cache of new Set([loads, library])) cache?.keepPositions();
+  store?.save();
   lap("finish");
   return {
     findings: reported,

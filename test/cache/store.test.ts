@@ -112,6 +112,10 @@ describe("a loaded file, stored and read back", () => {
     );
     expect(back.manifests[1]!.source).toBe(back.source);
     expect(back.source!.locate(1, "/items/0/metadata/name")).toEqual(loaded.source!.locate(1, "/items/0/metadata/name"));
+    // Once a position was needed, the parser's events are kept too: the next run does not parse the file for it.
+    const withPositions = fromStored(structuredClone(toStored(loaded)));
+    expect(withPositions.source!.eventsIfParsed).toEqual(loaded.source!.eventsIfParsed);
+    expect(withPositions.source!.locate(0, "/data/n")).toEqual(loaded.source!.locate(0, "/data/n"));
   });
 });
 

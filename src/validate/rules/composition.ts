@@ -132,7 +132,7 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
   }
   if (ctx.index.dependencyFunctions().has(fn)) return;
   const none = ctx.index.functions.size === 0;
-  const guess = closest(fn, [...ctx.index.functions.keys(), ...Object.keys(ctx.config.functions)]);
+  const guess = functionGuess(fn, ctx);
   const message = `${label} runs Function "${fn}", which is neither a pkg.crossplane.io Function in the repository nor listed under functions: in .composition-ci.yaml${guess ? `; did you mean "${guess}"?` : ""}`;
   sink.addMissing(
     ctx.index,
@@ -141,6 +141,15 @@ function checkFunctionKnown(composition: Manifest, fn: string, at: string, label
     { group: "pkg.crossplane.io", kind: "Function", name: fn },
     { rule: "composition/function-missing", severity: none ? "warning" : "error", message },
   );
+}
+
+/** The known Function name nearest a missing one, worked out once per name and run (Compositions repeat their steps). */
+const guesses = new WeakMap<RuleContext, Map<string, string | undefined>>();
+function functionGuess(fn: string, ctx: RuleContext): string | undefined {
+  let known = guesses.get(ctx);
+  if (!known) guesses.set(ctx, (known = new Map()));
+  if (!known.has(fn)) known.set(fn, closest(fn, [...ctx.index.functions.keys(), ...Object.keys(ctx.config.functions)]));
+  return known.get(fn);
 }
 
 /** Of several XRDs defining the type, the one nearest the Composition (its own package first) among those with the version. */
