@@ -86,8 +86,9 @@ function addTemplateDirectory(step: Record<string, unknown> | undefined, composi
 
 /**
  * The repository's objects a step may select, which the renderer answers from the repository:
- * EnvironmentConfigs (function-environment-configs), the kinds function-extra-resources and a
- * step's `requirements` ask for. Any of them changing may change what the step makes.
+ * EnvironmentConfigs (function-environment-configs), the kinds function-extra-resources,
+ * function-kro's externalRefs and a step's `requirements` ask for. Any of them changing may
+ * change what the step makes.
  */
 function addSelectedObjects(step: Record<string, unknown> | undefined, index: RepoIndex, files: Set<string>): void {
   const input = asObject(step?.input);
@@ -97,6 +98,8 @@ function addSelectedObjects(step: Record<string, unknown> | undefined, index: Re
   if (group === "extra-resources.fn.crossplane.io" || group === "extraresources.fn.crossplane.io") {
     for (const r of asArray(asObject(input?.spec)?.extraResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
   }
+  // function-kro's externalRefs: objects the graph reads by name or labels.
+  if (group === "kro.fn.crossplane.io") for (const r of asArray(input?.resources)) kinds.add(asString(asObject(asObject(r)?.externalRef)?.kind) ?? "");
   for (const r of asArray(asObject(step?.requirements)?.requiredResources)) kinds.add(asString(asObject(r)?.kind) ?? "");
   addObjectsOfKinds(kinds, index, files);
 }

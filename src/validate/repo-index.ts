@@ -181,6 +181,32 @@ export class RepoIndex {
   }
 
   /**
+   * The repository's objects of a kind nearest a file (one per namespace and name), as a function
+   * that requires them would get them from the cluster once the repository is applied.
+   * EnvironmentConfigs are answered by environmentConfigs().
+   */
+  objectsOfKind(apiVersion: string, kind: string, near: string): Record<string, unknown>[] {
+    if (kind === "EnvironmentConfig" && apiVersion.startsWith("apiextensions.crossplane.io/")) return [];
+    if (!this.byKind) {
+      this.byKind = new Map();
+      for (const m of this.manifests) {
+        const key = `${m.apiVersion}\u0000${m.kind}`;
+        (this.byKind.get(key) ?? this.byKind.set(key, []).get(key)!).push(m);
+      }
+    }
+    const all = this.byKind.get(`${apiVersion}\u0000${kind}`);
+    if (!all) return [];
+    const byName = new Map<string, Manifest>();
+    for (const m of this.layout.nearestAll(all, (m) => m.file, near)) {
+      const key = `${m.namespace ?? ""}/${m.name ?? ""}`;
+      if (!byName.has(key)) byName.set(key, m);
+    }
+    return [...byName.values()].map((m) => m.object);
+  }
+
+  private byKind?: Map<string, Manifest[]>;
+
+  /**
    * The repository's Secrets nearest a file (one per namespace and name): what a function's
    * credentials may come from when a repository renders, as EnvironmentConfigs do.
    */

@@ -205,6 +205,60 @@ spec:
   });
 });
 
+describe("required resources the repository holds, of any kind", () => {
+  const composition = (namespace: string) => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: fetch
+      functionRef: {name: function-extra-resources}
+      input:
+        apiVersion: extra-resources.fn.crossplane.io/v1beta1
+        kind: Input
+        spec:
+          extraResources:
+            - {apiVersion: v1, kind: ConfigMap, into: settings, type: Reference, ref: {name: settings}${namespace}}
+    - step: compose
+      functionRef: {name: function-go-templating}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: Inline
+        inline:
+          template: |
+            {{- $cm := index .context "apiextensions.crossplane.io/extra-resources" "settings" 0 }}
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              annotations:
+                {{ setResourceNameAnnotation "copy" }}
+            data:
+              tier: {{ $cm.data.tier | quote }}
+`;
+  const configMaps = {
+    "config/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {tier: gold}\n",
+    "config/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: other}\ndata: {tier: bronze}\n",
+  };
+
+  it("a ConfigMap asked for by name in its namespace is the one the function gets", async () => {
+    const dir = tempRepo({ "xrd.yaml": XRD, "composition.yaml": composition(", namespace: default"), "xr.yaml": XR, ...configMaps });
+    const { stdout } = await runCli(["render", "--all", "."], dir);
+    expect(stdout).toContain("tier: gold");
+    expect(stdout).not.toContain("bronze");
+  });
+
+  it("asked for by name without a namespace, it reaches no namespaced object, as in Crossplane: not rendered, saying where the repository holds it", async () => {
+    const { findings } = await check({ "xrd.yaml": XRD, "composition.yaml": composition(""), "xr.yaml": XR, ...configMaps });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "render/not-rendered").map((f) => f.message)).toEqual([
+      expect.stringContaining("needs ConfigMap settings, which the repository holds only in namespaces default, other"),
+    ]);
+  });
+});
+
 describe("noise", () => {
   it("patch-and-transform's 'not adding new composed resource' on a first render is an info, not a warning", async () => {
     const composition = `apiVersion: apiextensions.crossplane.io/v1

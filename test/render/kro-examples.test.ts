@@ -61,6 +61,13 @@ describeShared("function-kro's examples render built in", () => {
     expect(composed.get("vpc")!.spec.forProvider.cidrBlock).toBe(xr.status.platformConfig.vpcCidr);
   });
 
+  it("externalref in a repository render: the ConfigMaps the repository holds answer the externalRefs", async () => {
+    const { stdout } = await runCli(["render", "--all", "."], path.join(EXAMPLES, "externalref"));
+    const xr = parseAllDocuments(stdout)[0]!.toJS() as Obj;
+    expect(xr.status.notifications).toEqual({ subscriberCount: "3", teams: "dev, platform, security", hasOncall: true });
+    expect(stdout).toContain("kind: VPC");
+  });
+
   it("omit: the field omit() stands for is left out", async () => {
     const { composed } = await render("omit");
     expect(composed.get("vpc")!.spec.forProvider).not.toHaveProperty("enableDnsHostnames");

@@ -51,6 +51,11 @@ export interface PipelineEnvironment {
   observedResources?: JsonObject[];
   /** Resources functions may require (required and extra resources). */
   requiredResources?: JsonObject[];
+  /**
+   * The repository's objects of a kind that a function may require besides those (a repository
+   * render): what the cluster would hold once the repository is applied.
+   */
+  repositoryObjects?: (apiVersion: string, kind: string) => JsonObject[];
   context?: JsonObject;
   credentials?: JsonObject[];
   /**
@@ -183,7 +188,7 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
         {
           step: step.step,
           functionName: fnName,
-          reason: `needs ${unresolved.join(", ")}, which the repository does not hold (the cluster does)`,
+          reason: `needs ${unresolved.join("; ")}`,
           fix: "add it to the repository (beside the XR or its Composition), or pass it with --required-resources",
         },
       ]);
@@ -218,7 +223,7 @@ async function runWithRequirements(
   const runtime = inputs.runtime(fnName);
   const bootstrap = { requiredResources: req.requiredResources, requiredSchemas: req.requiredSchemas };
   let requirements: Requirements | undefined;
-  const unresolved = unresolvedByName(step.requirements?.requiredResources ?? [], inputs.requiredResources ?? []);
+  const unresolved = unresolvedByName(step.requirements?.requiredResources ?? [], inputs);
   for (let i = 0; ; i++) {
     let rsp: RunFunctionResponse;
     try {
@@ -243,8 +248,8 @@ async function runWithRequirements(
       throw new PipelineError(`pipeline step "${step.step}": requirements didn't stabilize after ${MAX_REQUIREMENTS_ITERATIONS} iterations`, step.step, fnName);
     }
     requirements = rsp.requirements;
-    const asked = resolveRequirements(requirements, inputs.requiredResources ?? [], inputs.schemaFor);
-    unresolved.push(...unresolvedByName(Object.values({ ...requirements?.extraResources, ...requirements?.resources }), inputs.requiredResources ?? []));
+    const asked = resolveRequirements(requirements, inputs);
+    unresolved.push(...unresolvedByName(Object.values({ ...requirements?.extraResources, ...requirements?.resources }), inputs));
     // What the step's bootstrap requirements gave stays; what the function asks for is added.
     req = {
       ...req,
@@ -269,7 +274,7 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
         matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
         namespace: sel.namespace,
       },
-      inputs.requiredResources ?? [],
+      poolFor(sel.apiVersion, sel.kind, inputs),
     );
   }
   for (const sel of step.requirements?.requiredSchemas ?? []) {
@@ -280,17 +285,32 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
   return { requiredResources, requiredSchemas };
 }
 
-/** The objects asked for by name that the pool does not hold: `EnvironmentConfig shared`. */
+/** The objects asked for by name that the pool does not hold, each with why: `EnvironmentConfig shared, which the repository does not hold`. */
 function unresolvedByName(
   selectors: { apiVersion?: string; kind?: string; name?: string; matchName?: string; namespace?: string }[],
-  pool: JsonObject[],
+  inputs: PipelineInputs,
 ): string[] {
   const out: string[] = [];
   for (const s of selectors) {
     const name = s.matchName ?? s.name;
     if (!name || !s.apiVersion || !s.kind) continue;
-    if (!selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length)
-      out.push(`${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${name}`);
+    const pool = poolFor(s.apiVersion, s.kind, inputs);
+    if (selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length) continue;
+    const elsewhere = [
+      ...new Set(
+        pool
+          .map((o) => (o.metadata ?? {}) as { name?: string; namespace?: string })
+          .filter((m) => m.name === name && (m.namespace ?? "") !== (s.namespace ?? ""))
+          .map((m) => m.namespace ?? ""),
+      ),
+    ];
+    const where = elsewhere.includes("") ? "without a namespace" : `namespace${elsewhere.length > 1 ? "s" : ""} ${elsewhere.join(", ")}`;
+    const asked = `${s.kind} ${s.namespace ? `${s.namespace}/` : ""}${name}`;
+    out.push(
+      elsewhere.length
+        ? `${asked}, which the repository holds only ${elsewhere.includes("") ? where : `in ${where}`} (a request by name reaches ${s.namespace ? `namespace ${s.namespace} only` : "only a cluster-scoped object when it names no namespace"})`
+        : `${asked}, which the repository does not hold (the cluster may)`,
+    );
   }
   return out;
 }
@@ -314,8 +334,10 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
     .filter((o) => o.apiVersion === selector.apiVersion && o.kind === selector.kind)
     .filter((o) => {
       const meta = (o.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string> };
+      // By name, Crossplane gets one object: in the selector's namespace, or cluster-scoped without one.
+      if (selector.matchName !== undefined) return meta.name === selector.matchName && (meta.namespace ?? "") === (selector.namespace ?? "");
+      // By labels, in the selector's namespace, or across all namespaces without one.
       if (selector.namespace && meta.namespace !== selector.namespace) return false;
-      if (selector.matchName !== undefined) return meta.name === selector.matchName;
       const labels = selector.matchLabels?.labels ?? {};
       return Object.entries(labels).every(([k, v]) => meta.labels?.[k] === v);
     })
@@ -323,12 +345,20 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
   return { items: items.map((resource) => ({ resource, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
 }
 
+/** The objects a selector of a kind is answered from: those given, and the repository's of that kind. */
+function poolFor(apiVersion: string, kind: string, inputs: PipelineInputs): JsonObject[] {
+  const given = inputs.requiredResources ?? [];
+  const repository = inputs.repositoryObjects?.(apiVersion, kind) ?? [];
+  return repository.length ? [...given, ...repository] : given;
+}
+
 /** Requirements answered: resources from the pool, schemas from the lookup (empty when unknown, as Crossplane does). */
-function resolveRequirements(r: Requirements | undefined, pool: JsonObject[], schemaFor?: SchemaLookup): Partial<RunFunctionRequest> {
-  const resolve = (m: Record<string, Selector> | undefined) => Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, pool)]));
+function resolveRequirements(r: Requirements | undefined, inputs: PipelineInputs): Partial<RunFunctionRequest> {
+  const resolve = (m: Record<string, Selector> | undefined) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, poolFor(s.apiVersion, s.kind, inputs))]));
   const requiredSchemas = Object.fromEntries(
     Object.entries(r?.schemas ?? {}).map(([k, s]) => {
-      const schema = schemaFor?.(s.apiVersion, s.kind);
+      const schema = inputs.schemaFor?.(s.apiVersion, s.kind);
       return [k, schema ? { openapiV3: schema } : {}];
     }),
   );

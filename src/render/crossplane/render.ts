@@ -129,6 +129,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       runtime: req.runtime,
       observedResources: observed,
       requiredResources: req.requiredResources,
+      repositoryObjects: req.repositoryObjects,
       context: req.context,
       credentials: req.credentials,
       repositoryInputs: req.repositoryInputs,
