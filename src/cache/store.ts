@@ -126,7 +126,7 @@ export class WorkStore {
       fs.writeFileSync(temporary, Buffer.concat([MAGIC, length, index, ...kept.map(([, e]) => e.bytes)]));
       fs.renameSync(temporary, this.file);
       this.changed = false;
-      removeOtherBuilds(path.dirname(path.dirname(this.file)), this.build);
+      removeStale(path.dirname(path.dirname(this.file)), this.build);
     } catch {
       fs.rmSync(temporary, { force: true });
     }
@@ -155,16 +155,22 @@ declare const __COMPOSITION_CI_BUILD__: string | undefined;
  */
 export function buildId(): string {
   if (build) return build;
-  if (typeof __COMPOSITION_CI_BUILD__ === "string") return (build = `${TOOL_VERSION}-${__COMPOSITION_CI_BUILD__}`);
-  const self = fileURLToPath(import.meta.url);
-  const hash = createHash("sha256").update(TOOL_VERSION);
-  if (self.endsWith(".ts")) {
-    const src = path.resolve(path.dirname(self), "..");
-    for (const file of sourceFiles(src)) {
-      const stat = fs.statSync(file);
-      hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
-    }
-  } else hash.update(fs.readFileSync(self));
+  // The V8 that serialized a pack reads it; another is not asked to.
+  const hash = createHash("sha256").update(`${TOOL_VERSION}\0${process.versions.v8}\0`);
+  if (typeof __COMPOSITION_CI_BUILD__ === "string") hash.update(__COMPOSITION_CI_BUILD__);
+  else {
+    const self = fileURLToPath(import.meta.url);
+    if (self.endsWith(".ts")) {
+      // From source: every source file's path, size and time, and the locked dependencies.
+      const src = path.resolve(path.dirname(self), "..");
+      for (const file of sourceFiles(src)) {
+        const stat = fs.statSync(file);
+        hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\0`);
+      }
+      const lock = path.join(src, "..", "package-lock.json");
+      if (fs.existsSync(lock)) hash.update(fs.readFileSync(lock));
+    } else hash.update(fs.readFileSync(self));
+  }
   build = `${TOOL_VERSION}-${hash.digest("hex").slice(0, 16)}`;
   return build;
 }
@@ -176,12 +182,24 @@ function sourceFiles(dir: string): string[] {
     .sort();
 }
 
-/** Packs of other builds are never read again; those no run wrote to for a week go. */
-function removeOtherBuilds(workDir: string, keep: string): void {
-  const weekAgo = Date.now() - 7 * 24 * 3600 * 1000;
+/**
+ * Packs of other builds are never read again, and a root no run checked for a week (a temporary
+ * checkout) is unlikely to be checked again: those go, with what a writer that died left behind.
+ */
+function removeStale(workDir: string, build: string): void {
+  const weekAgo = Date.now() - 7 * DAY;
+  const hourAgo = Date.now() - 3600 * 1000;
   for (const name of fs.readdirSync(workDir)) {
     const dir = path.join(workDir, name);
-    if (name !== keep && fs.statSync(dir).mtimeMs < weekAgo) fs.rmSync(dir, { recursive: true, force: true });
+    if (name !== build) {
+      if (fs.statSync(dir).mtimeMs < weekAgo) fs.rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    for (const pack of fs.readdirSync(dir)) {
+      const file = path.join(dir, pack);
+      const changed = fs.statSync(file).mtimeMs;
+      if (changed < weekAgo || (!pack.endsWith(".pack") && changed < hourAgo)) fs.rmSync(file, { force: true });
+    }
   }
 }
 

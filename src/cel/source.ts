@@ -67,6 +67,8 @@ export interface Shape {
   splitsStrings: boolean;
   /** The top-level identifiers it reads. */
   identifiers: Set<string>;
+  /** Those not bound by a comprehension or `cel.bind` around them: the variables it needs. */
+  free: Set<string>;
 }
 
 type Node = { op: string; args: unknown };
@@ -74,7 +76,7 @@ type Node = { op: string; args: unknown };
 const MACROS = new Set(["all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry", "sortBy"]);
 
 export function shapeOf(ast: Node): Shape {
-  const shape: Shape = { depth: 0, splitsStrings: false, identifiers: new Set() };
+  const shape: Shape = { depth: 0, splitsStrings: false, identifiers: new Set(), free: freeIdentifiers(ast) };
   const visit = (node: unknown, depth: number): void => {
     if (!node || typeof node !== "object") return;
     if (Array.isArray(node)) {
@@ -99,4 +101,52 @@ export function shapeOf(ast: Node): Shape {
   };
   visit(ast, 0);
   return shape;
+}
+
+/** Comprehensions that bind two variables when given three arguments or more (cel-go's two-variable forms). */
+const TWO_VARIABLE = new Set(["all", "exists", "exists_one", "existsOne", "transformList", "transformMap", "transformMapEntry"]);
+
+/** The identifiers an expression reads that no macro or `cel.bind` inside it binds. */
+function freeIdentifiers(ast: Node): Set<string> {
+  const free = new Set<string>();
+  const visit = (node: unknown, bound: ReadonlySet<string>): void => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, bound);
+      return;
+    }
+    const n = node as Node;
+    if (typeof n.op !== "string") return;
+    if (n.op === "id" && typeof n.args === "string") {
+      if (!bound.has(n.args)) free.add(n.args);
+      return;
+    }
+    if (n.op === "rcall" && Array.isArray(n.args) && Array.isArray(n.args[2])) {
+      const [name, receiver, list] = n.args as [string, Node, Node[]];
+      const isBind = name === "bind" && receiver?.op === "id" && receiver.args === "cel";
+      const variables = isBind
+        ? 1
+        : MACROS.has(name) || name === "existsOne"
+          ? TWO_VARIABLE.has(name) && (list.length >= 3 || name.startsWith("transform"))
+            ? 2
+            : 1
+          : 0;
+      const names = list
+        .slice(0, variables)
+        .filter((v) => v?.op === "id")
+        .map((v) => v.args as string);
+      if (names.length === variables && variables > 0) {
+        if (!isBind) visit(receiver, bound);
+        const inner = new Set([...bound, ...names]);
+        if (isBind) {
+          visit(list[1], bound);
+          visit(list.slice(2), inner);
+        } else visit(list.slice(variables), inner);
+        return;
+      }
+    }
+    visit(n.args, bound);
+  };
+  visit(ast, new Set());
+  return free;
 }

@@ -71,21 +71,25 @@ export class LoadCache {
     // A file's load reads its path (roles) and, for a template, whether it is in a Helm chart: both are in the key.
     const helm = abs !== undefined && inHelmChartTemplates(abs);
     const key = contentKey("load", file, String(limits.maxFileBytes), String(limits.maxAliasCount), String(helm), bytes);
-    const kept = this.store.get(key);
-    const loaded = kept === undefined ? loadFile(file, bytes, limits, abs) : fromStored(kept as StoredLoad);
-    if (kept === undefined) this.store.set(key, toStored(loaded));
+    let stored = this.store.get(key) as StoredLoad | undefined;
+    const loaded = stored === undefined ? loadFile(file, bytes, limits, abs) : fromStored(stored);
+    if (stored === undefined) this.store.set(key, (stored = toStored(loaded)));
     if (loaded.source) {
       loaded.source.key = key;
-      if (!loaded.source.eventsIfParsed) this.withoutPositions.push({ key, loaded });
+      if (!loaded.source.eventsIfParsed) this.withoutPositions.push({ key, stored, source: loaded.source });
     }
     return loaded;
   }
 
-  private readonly withoutPositions: { key: string; loaded: LoadedFile }[] = [];
+  private readonly withoutPositions: { key: string; stored: StoredLoad; source: SourceFile }[] = [];
 
   /** Files kept without positions that a finding has since needed: kept again with them (their events), so no later run parses them again for that. */
   keepPositions(): void {
-    for (const { key, loaded } of this.withoutPositions.splice(0)) if (loaded.source?.eventsIfParsed) this.store?.set(key, toStored(loaded));
+    // The events are added to the load as it was kept, not to what the run made of it since.
+    for (const { key, stored, source } of this.withoutPositions.splice(0)) {
+      const events = source.eventsIfParsed;
+      if (events && stored.source) this.store?.set(key, { ...stored, source: { ...stored.source, events } });
+    }
   }
 
   /** The file as loaded before, when `stat` says it is the same file, unchanged. */

@@ -274,6 +274,12 @@ export const RULE_DOCS: Readonly<Record<string, RuleDoc>> = {
     "what": "a function's WARNING (warning) or NORMAL (info) result",
     "example": "a `Required` patch whose field is absent"
   },
+  "render/required-missing": {
+    "anchor": "render-required-missing",
+    "severity": "warning (info when the step's input says `policy.resolution: Optional`)",
+    "what": "in a repository render (`check`, `render --all`, `diff`), a step asked for an object by name that neither the repository nor `--required-resources` holds, and went on without it (a function that fails without it leaves the source not rendered instead): what it makes from that object is missing from the render, as it would be until the cluster holds it",
+    "example": "a function-kro `externalRef` to a ConfigMap only the cluster has"
+  },
   "render/pipeline": {
     "anchor": "render-pipeline",
     "severity": "error",
@@ -740,6 +746,7 @@ export const RULE_ANCHORS: readonly string[] = [
   "render-oam-unsupported",
   "render-oam-waiting",
   "render-pipeline",
+  "render-required-missing",
   "render-schema",
   "render-transition",
   "schema-cel",

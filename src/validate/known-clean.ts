@@ -41,7 +41,8 @@ export class KnownClean {
       if (entry.external) key = entry.source === "kubernetes" ? `kubernetes:${entry.gvk.group}/${entry.gvk.version}/${entry.gvk.kind}` : null;
       else
         key = createHash("sha256")
-          .update(`${entry.structural}|${JSON.stringify(entry.schema ?? null, exactNumbers)}`)
+          // The source too: what is required of an object (a spec) differs between a built-in schema and a definition's.
+          .update(`${entry.source}|${entry.structural}|${JSON.stringify(entry.schema ?? null, exactNumbers)}`)
           .digest("base64url");
       this.entryKeys.set(entry, key);
     }

@@ -188,23 +188,22 @@ export class RepoIndex {
   objectsOfKind(apiVersion: string, kind: string, near: string): Record<string, unknown>[] {
     if (kind === "EnvironmentConfig" && apiVersion.startsWith("apiextensions.crossplane.io/")) return [];
     if (!this.byKind) {
+      // Grouped once by kind, then by namespace and name: each name's candidates are one stable list.
       this.byKind = new Map();
       for (const m of this.manifests) {
         const key = `${m.apiVersion}\u0000${m.kind}`;
-        (this.byKind.get(key) ?? this.byKind.set(key, []).get(key)!).push(m);
+        let names = this.byKind.get(key);
+        if (!names) this.byKind.set(key, (names = new Map()));
+        const name = `${m.namespace ?? ""}/${m.name ?? ""}`;
+        (names.get(name) ?? names.set(name, []).get(name)!).push(m);
       }
     }
-    const all = this.byKind.get(`${apiVersion}\u0000${kind}`);
-    if (!all) return [];
-    const byName = new Map<string, Manifest>();
-    for (const m of this.layout.nearestAll(all, (m) => m.file, near)) {
-      const key = `${m.namespace ?? ""}/${m.name ?? ""}`;
-      if (!byName.has(key)) byName.set(key, m);
-    }
-    return [...byName.values()].map((m) => m.object);
+    const names = this.byKind.get(`${apiVersion}\u0000${kind}`);
+    if (!names) return [];
+    return [...names.values()].map((same) => (same.length === 1 ? same[0]! : this.layout.nearest(same, (m) => m.file, near)!).object);
   }
 
-  private byKind?: Map<string, Manifest[]>;
+  private byKind?: Map<string, Map<string, Manifest[]>>;
 
   /**
    * The repository's Secrets nearest a file (one per namespace and name): what a function's

@@ -250,6 +250,42 @@ spec:
     expect(stdout).not.toContain("bronze");
   });
 
+  it("one a function goes on without (a function-kro externalRef) is a warning saying what the render lacks", async () => {
+    const kro = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xbuckets}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
+  mode: Pipeline
+  pipeline:
+    - step: graph
+      functionRef: {name: function-kro}
+      input:
+        apiVersion: kro.fn.crossplane.io/v1alpha1
+        kind: ResourceGraph
+        resources:
+          - id: platform
+            externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}
+          - id: copy
+            template: {apiVersion: v1, kind: ConfigMap, metadata: {}, data: {tier: "\${platform.data.tier}"}}
+`;
+    const fn =
+      "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kro}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kro:v0.3.0}\n";
+    const { findings } = await check({ "xrd.yaml": XRD, "composition.yaml": kro, "functions.yaml": fn, "xr.yaml": XR });
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(findings.filter((f) => f.rule === "render/required-missing").map((f) => `${f.severity} ${f.message}`)).toEqual([
+      expect.stringMatching(/^warning step "graph" asked for ConfigMap default\/platform, which the repository does not hold/),
+    ]);
+    const held = await check({
+      "xrd.yaml": XRD,
+      "composition.yaml": kro,
+      "functions.yaml": fn,
+      "xr.yaml": XR,
+      "platform.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform, namespace: default}\ndata: {tier: gold}\n",
+    });
+    expect(held.findings.filter((f) => f.rule === "render/required-missing")).toEqual([]);
+  });
+
   it("asked for by name without a namespace, it reaches no namespaced object, as in Crossplane: not rendered, saying where the repository holds it", async () => {
     const { findings } = await check({ "xrd.yaml": XRD, "composition.yaml": composition(""), "xr.yaml": XR, ...configMaps });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);

@@ -28,6 +28,8 @@ export const WARNING_VERDICTS: Record<string, string> = {
   "render/schema":
     "true as a warning: a rendered object breaks the schema of a mock CRD elsewhere in the repository while its own tree installs the real provider, which cannot be fetched offline",
   "render/function-result": "true: what the function itself returned as a WARNING result",
+  "render/required-missing":
+    "true: a step asked by name for an object the repository does not hold and rendered without it; the render lacks what depends on it until the cluster holds it",
   "kyma/runtime":
     "true as a warning: Kyma samples written for older releases (nodejs14 to nodejs18, python39), which current serverless no longer runs; the release the cluster runs decides",
   "render/kpt-result": "true: what the kpt functions themselves returned as warnings (set-namespace, apply-replacements, ...)",

@@ -98,6 +98,66 @@ describe("function-kro: the dependency graph", () => {
   });
 });
 
+describe("function-kro: what the review found (kro's own rules)", () => {
+  const cm = (id: string, data: Obj, extra: Obj = {}) => ({ id, ...extra, template: { apiVersion: "v1", kind: "ConfigMap", metadata: {}, data } });
+
+  it("a comprehension's or cel.bind's variable is not a dependency, even when it is named like a resource", () => {
+    const rsp = runKro(request(graph(vpc, cm("other", { z: "${schema.spec.zones.map(vpc, vpc + '1')}", b: "${cel.bind(other, 'q', other + 'r')}" }))));
+    expect(fatalOf(rsp)).toBeUndefined();
+    expect((rsp.desired!.resources.other!.resource as Obj).data).toEqual({ z: ["a1", "b1"], b: "qr" });
+  });
+
+  it("a dependency whose includeWhen cannot be evaluated leaves its dependents out too", () => {
+    const a = cm("a", { x: "1" }, { includeWhen: ["${schema.spec.nope}"] });
+    const b = cm("b", { y: "${a.data.x}" });
+    const rsp = runKro(request(graph(a, b), { a: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { x: "1" } } }));
+    expect(Object.keys(rsp.desired!.resources)).toEqual([]);
+  });
+
+  it("an optional bool decides includeWhen and readyWhen by its value", () => {
+    const input = graph(
+      cm(
+        "a",
+        { x: "1" },
+        {
+          includeWhen: ["${schema.spec.?region.hasValue() ? optional.of(true) : optional.none()}"],
+          readyWhen: ["${a.?data.?x.hasValue() ? optional.of(true) : optional.of(false)}"],
+        },
+      ),
+    );
+    const rsp = runKro(request(input, { a: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { x: "1" } } }));
+    expect(rsp.desired!.resources.a!.ready).toBe(Ready.READY_TRUE);
+  });
+
+  it("readyWhen may read only its own resource; an unknown name anywhere is a build error", () => {
+    expect(fatalOf(runKro(request(graph(cm("a", { x: "1" }, { readyWhen: ["${schema.spec.region == 'eu'}"] })))))).toContain("readyWhen");
+    expect(fatalOf(runKro(request(graph(cm("a", { x: "1" }, { includeWhen: ["${regoin == 'eu'}"] })))))).toContain("references unknown identifiers: [regoin]");
+  });
+
+  it("a readyWhen that fails to evaluate is fatal for what depends on it", () => {
+    const a = cm("a", { x: "1" }, { readyWhen: ["${a.data.x > 1}"] });
+    const rsp = runKro(
+      request(graph(a, cm("b", { y: "${a.data.x}" })), { a: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { x: "1" } } }),
+    );
+    expect(fatalOf(rsp)).toMatch(/^cannot get desired state for resource "b"/);
+  });
+
+  it("uint, duration and timestamp values are written as Kubernetes writes them", () => {
+    const rsp = runKro(request(graph(cm("a", { u: "${1u}", d: "${duration('90m')}", t: "${timestamp('2024-01-01T00:00:00.5Z')}" }))));
+    expect((rsp.desired!.resources.a!.resource as Obj).data).toEqual({ u: 1, d: "1h30m0s", t: "2024-01-01T00:00:00Z" });
+  });
+
+  it("cel-go's two-variable quantifiers are not rendered, never an error", () => {
+    expect(() => runKro(request(graph(cm("a", { x: "${string(schema.spec.zones.all(i, v, i >= 0))}" }))))).toThrow(FunctionNotRunnable);
+  });
+
+  it("flags are read in both of kong's forms and with Go's booleans", () => {
+    expect(kroFlags(["--feature-gates", "CELOmitFunction=True"])?.omitEnabled).toBe(true);
+    expect(kroFlags(["--feature-gates=Other=true,CELOmitFunction=1", "--rgd-max-collection-size", "5"])).toEqual({ omitEnabled: true, maxCollectionSize: 5 });
+    expect(kroFlags(["--feature-gates=CELOmitFunction=false"])?.omitEnabled).toBe(false);
+  });
+});
+
 describe("function-kro: collections", () => {
   const subnets = {
     id: "subnets",

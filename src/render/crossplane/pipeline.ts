@@ -122,6 +122,8 @@ export interface PipelineOutput {
   results: StepResult[];
   conditions: RunFunctionResponse["conditions"];
   context: JsonObject | undefined;
+  /** Objects steps asked for by name that a repository render could not give them (the step went on without). */
+  missing?: { step: string; what: string; optional: boolean }[];
 }
 
 /** Observed composed resources keyed by their composition-resource-name annotation. */
@@ -166,6 +168,7 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
   let context: JsonObject | undefined = cloneJson(inputs.context) ?? {};
   const results: StepResult[] = [];
   const conditions: RunFunctionResponse["conditions"] = [];
+  const missing: NonNullable<PipelineOutput["missing"]> = [];
   const outputs: PipelineOutput["outputs"] = [];
   for (const step of inputs.steps) {
     const fnName = step.functionRef?.name ?? "";
@@ -193,6 +196,11 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
         },
       ]);
     }
+    if (unresolved.length && inputs.repositoryInputs) {
+      // function-environment-configs and function-extra-resources say when a missing object is fine.
+      const policy = (step.input?.spec as JsonObject | undefined)?.policy as JsonObject | undefined;
+      for (const what of unresolved) missing.push({ step: step.step, what, optional: policy?.resolution === "Optional" });
+    }
     if (fatalResult) {
       throw new PipelineError(
         `pipeline step "${step.step}" returned a fatal result: ${fatalResult.message}`,
@@ -211,7 +219,7 @@ export async function runPipeline(inputs: PipelineInputs): Promise<PipelineOutpu
       else outputs.push({ step: step.step, output: rsp.output as JsonObject });
     }
   }
-  return { desired, results, conditions, context, outputs };
+  return { desired, results, conditions, context, outputs, ...(missing.length ? { missing } : {}) };
 }
 
 async function runWithRequirements(
@@ -342,7 +350,8 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
       return Object.entries(labels).every(([k, v]) => meta.labels?.[k] === v);
     })
     .sort((a, b) => byteOrder(String((a.metadata as JsonObject)?.name ?? ""), String((b.metadata as JsonObject)?.name ?? "")));
-  return { items: items.map((resource) => ({ resource, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
+  // Each function gets its own copy: a built-in may change what it is given, and the pool is the repository's objects.
+  return { items: items.map((resource) => ({ resource: cloneJson(resource), connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
 }
 
 /** The objects a selector of a kind is answered from: those given, and the repository's of that kind. */

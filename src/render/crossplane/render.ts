@@ -137,6 +137,14 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       timeoutMs: req.timeoutMs,
       call: req.call,
     });
+    for (const m of out.missing ?? []) {
+      problems.push({
+        rule: "render/required-missing",
+        severity: m.optional ? "info" : "warning",
+        message: `step "${m.step}" asked for ${m.what}; it went on without it, so what it makes from it is not in this render (add it to the repository beside the XR or its Composition, or pass it with --required-resources)`,
+        step: m.step,
+      });
+    }
     for (const r of out.results) {
       if (r.severity === Severity.SEVERITY_FATAL) continue;
       const severity = FIRST_RENDER.test(r.message) ? "info" : (RESULT_SEVERITY[r.severity] ?? "info");

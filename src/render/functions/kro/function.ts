@@ -25,9 +25,21 @@ const COLLECTION_INDEX = "kro.run/collection-index";
 export function kroFlags(args: string[] | undefined): KroFlags | undefined {
   if (!args) return undefined;
   const flags: KroFlags = { omitEnabled: false };
-  for (const arg of args) {
-    const [name, value = ""] = arg.replace(/^--?/, "").split(/=(.*)/s);
-    if (name === "feature-gates") flags.omitEnabled = value.split(",").some((g) => g.trim() === "CELOmitFunction=true");
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith("-")) continue;
+    // kong takes `--flag=value` and `--flag value`.
+    let [name, value] = arg.replace(/^--?/, "").split(/=(.*)/s) as [string, string | undefined];
+    if (value === undefined && i + 1 < args.length && !args[i + 1]!.startsWith("-")) value = args[++i];
+    value ??= "";
+    if (name === "feature-gates") {
+      // The Kubernetes feature-gate syntax: Name=bool, Go's ParseBool.
+      const gate = value
+        .split(",")
+        .map((g) => g.trim().split("="))
+        .find(([k]) => k === "CELOmitFunction");
+      if (gate) flags.omitEnabled = ["1", "t", "T", "TRUE", "true", "True"].includes(gate[1] ?? "");
+    }
     if (name === "rgd-max-collection-size" && /^\d+$/.test(value)) flags.maxCollectionSize = Number(value);
     if (name === "rgd-max-collection-dim-size" && /^\d+$/.test(value)) flags.maxDimensions = Number(value);
   }
@@ -79,7 +91,7 @@ class RunError extends Error {}
 class GraphRun {
   private readonly schema: unknown;
   private readonly observed = new Map<string, JsonObject[]>();
-  private readonly ignored = new Set<string>();
+  private readonly ignored = new Map<string, boolean | "skip">();
   private readonly skipped = new Set<string>();
   private readonly desiredCount = new Map<string, number>();
 
@@ -127,7 +139,7 @@ class GraphRun {
       }
       const metadata = (ref.metadata ?? {}) as JsonObject;
       const base = { apiVersion: String(ref.apiVersion), kind: String(ref.kind) };
-      if (node.type === "External") out[node.id] = { ...base, matchName: String(metadata.name ?? ""), namespace: String(metadata.namespace ?? xrNamespace) };
+      if (node.type === "External") out[node.id] = { ...base, matchName: String(metadata.name ?? ""), namespace: String(metadata.namespace || xrNamespace) };
       else {
         const labels = (((metadata.selector ?? {}) as JsonObject).matchLabels ?? {}) as Record<string, string>;
         out[node.id] = { ...base, matchLabels: { labels }, ...(metadata.namespace ? { namespace: String(metadata.namespace) } : {}) };
@@ -137,11 +149,10 @@ class GraphRun {
   }
 
   render(node: GraphNode, desired: Record<string, Resource>): void {
+    const ignored = this.ignoreState(node);
     if (node.type === "External" || node.type === "ExternalCollection") return;
-    const ignored = this.isIgnored(node);
     if (ignored !== false) {
-      if (ignored === true) this.ignored.add(node.id);
-      else this.skipped.add(node.id);
+      this.skipped.add(node.id);
       return;
     }
     if (!this.dependenciesReady(node)) {
@@ -160,56 +171,82 @@ class GraphRun {
       throw new RunError(`cannot get desired state for resource "${node.id}": ${message.startsWith("eval ") ? `node "${node.id}": ` : ""}${message}`);
     }
     this.desiredCount.set(node.id, objects.length);
-    const ready = node.readyWhen.length === 0 ? Ready.READY_UNSPECIFIED : this.isReady(node) ? Ready.READY_TRUE : Ready.READY_FALSE;
+    const ready = node.readyWhen.length === 0 ? Ready.READY_UNSPECIFIED : this.readiness(node) === true ? Ready.READY_TRUE : Ready.READY_FALSE;
     for (const object of objects) {
       const key = node.type === "Collection" ? `${node.id}-${String((object.metadata as JsonObject | undefined)?.name ?? "")}` : node.id;
       desired[key] = desiredResource(object, ready);
     }
   }
 
-  /** true: left out by includeWhen (or a dependency that is); "skip": cannot be decided yet; false: included. */
-  private isIgnored(node: GraphNode): boolean | "skip" {
-    if ([...node.dependencies].some((d) => this.ignored.has(d))) return true;
+  /**
+   * true: left out by includeWhen, or because a dependency is; "skip": cannot be decided this run
+   * (a dependency's or its own condition failed or waits); false: included. Worked out once per node.
+   */
+  private ignoreState(node: GraphNode): boolean | "skip" {
+    let state = this.ignored.get(node.id);
+    if (state === undefined) this.ignored.set(node.id, (state = this.decideIgnored(node)));
+    return state;
+  }
+
+  private decideIgnored(node: GraphNode): boolean | "skip" {
+    for (const id of node.dependencies) {
+      const state = this.ignoreState(this.graph.byId.get(id)!);
+      if (state !== false) return state;
+    }
     if (node.includeWhen.length === 0) return false;
     const referenced = new Set(node.includeWhen.flatMap((c) => [...c.dependencies].filter((d) => this.graph.byId.has(d))));
-    for (const id of referenced) if (!this.observed.has(id) || !this.isReady(this.graph.byId.get(id)!)) return "skip";
+    for (const id of referenced) if (!this.observed.has(id) || this.readiness(this.graph.byId.get(id)!) !== true) return "skip";
     for (const condition of node.includeWhen) {
       let value: unknown;
       try {
-        value = this.evaluate(condition, {});
+        value = jsonValue(this.evaluate(condition, {}));
       } catch {
         return "skip";
       }
-      if (value !== true) return true;
+      if (value === false || value === null) return true;
+      if (value !== true) return "skip"; // kro: the condition did not return a bool
     }
     return false;
   }
 
-  /** kro's gate: every dependency observed and ready (an ignored one counts as ready). */
+  /** kro's gate: every dependency observed and ready (an ignored one counts as ready); a readiness that fails to evaluate is fatal. */
   private dependenciesReady(node: GraphNode): boolean {
-    return [...node.dependencies].every((id) => this.ignored.has(id) || this.isReady(this.graph.byId.get(id)!));
+    return [...node.dependencies].every((id) => {
+      if (this.ignored.get(id) === true) return true;
+      const ready = this.readiness(this.graph.byId.get(id)!);
+      if (ready instanceof Error) throw new RunError(`cannot get desired state for resource "${node.id}": ${ready.message}`);
+      return ready;
+    });
   }
 
-  private isReady(node: GraphNode): boolean {
+  /** true: ready; false: waiting (not observed, a condition false or not evaluable yet); an Error: a condition failed. */
+  private readiness(node: GraphNode): boolean | Error {
     const items = this.observed.get(node.id) ?? [];
-    const passes = (vars: Record<string, unknown>) =>
-      node.readyWhen.every((c) => {
+    const passes = (vars: Record<string, unknown>): boolean | Error => {
+      for (const c of node.readyWhen) {
+        let value: unknown;
         try {
-          return this.evaluate(c, vars, false) === true;
-        } catch {
-          return false;
+          value = jsonValue(this.evaluate(c, vars, false));
+        } catch (err) {
+          if (err instanceof Pending) return false;
+          return err instanceof Error ? err : new Error(String(err));
         }
-      });
+        if (value === false || value === null) return false;
+        if (value !== true) return new Error(`readyWhen "${c.original}" did not return a bool`);
+      }
+      return true;
+    };
+    const all = (results: (boolean | Error)[]): boolean | Error => results.find((r) => r instanceof Error) ?? results.every((r) => r === true);
     switch (node.type) {
       case "Resource":
       case "External":
         return items.length > 0 && passes({ [node.id]: toCel(items[0]).value });
       case "ExternalCollection":
-        return node.readyWhen.length === 0 || items.length === 0 || items.every((i) => passes({ each: toCel(i).value }));
+        return node.readyWhen.length === 0 || items.length === 0 || all(items.map((i) => passes({ each: toCel(i).value })));
       case "Collection": {
         const want = this.desiredCount.get(node.id);
         if (want === undefined || this.skipped.has(node.id)) return false;
-        return items.length >= want && items.every((i) => passes({ each: toCel(i).value }));
+        return items.length >= want && all(items.map((i) => passes({ each: toCel(i).value })));
       }
     }
   }

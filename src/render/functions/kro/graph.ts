@@ -63,6 +63,8 @@ const RESERVED = new Set(
   ).split(" "),
 );
 const UNSUPPORTED_MACROS = ["sortBy", "transformList", "transformMap", "transformMapEntry"];
+/** cel-go's two-variable `all`/`exists`/`existsOne` (three arguments), which cel-js does not have. */
+const TWO_VARIABLE_QUANTIFIER = /\.(all|exists|existsOne|exists_one)\(\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*,/;
 
 export function buildGraph(input: JsonObject, limits: GraphLimits): Graph {
   const raw = Array.isArray(input.resources) ? input.resources : [];
@@ -73,6 +75,7 @@ export function buildGraph(input: JsonObject, limits: GraphLimits): Graph {
     return node;
   });
   for (const n of nodes) {
+    checkIdentifiers(n, ids);
     for (const d of n.dependencies) if (!ids.has(d)) n.dependencies.delete(d);
     if (n.dependencies.has(n.id)) throw new GraphError(`failed to build dependency graph: self references are not allowed: ${n.id}`);
   }
@@ -132,7 +135,7 @@ function compileExpression(e: FieldExpression, limits: GraphLimits, fail: (m: st
     program = compileCel(e.cel, "kro");
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const macro = UNSUPPORTED_MACROS.find((m) => new RegExp(`\\.${m}\\(`).test(e.cel));
+    const macro = UNSUPPORTED_MACROS.find((m) => new RegExp(`\\.${m}\\(`).test(e.cel)) ?? TWO_VARIABLE_QUANTIFIER.exec(e.cel)?.[1];
     if (macro) throw new UnsupportedExpression(`CEL's ${macro}() macro in "${e.original}"`);
     if (err instanceof CelCompileError) fail(`failed to compile template expression "${e.original}" at path "${e.path.join(".")}": ERROR: ${message}`);
     throw err;
@@ -141,7 +144,7 @@ function compileExpression(e: FieldExpression, limits: GraphLimits, fail: (m: st
   if (usesOmit && !limits.omitEnabled) {
     throw new GraphError("failed to build dependency graph: failed to extract dependencies: omit() requires the CELOmitFunction feature gate to be enabled");
   }
-  return { ...e, program, dependencies: new Set(program.shape.identifiers), usesOmit };
+  return { ...e, program, dependencies: new Set(program.shape.free), usesOmit };
 }
 
 function guard<T>(f: () => T, fail: (m: string) => never): T {
@@ -150,6 +153,31 @@ function guard<T>(f: () => T, fail: (m: string) => never): T {
   } catch (err) {
     if (err instanceof TemplateError) fail(err.message);
     throw err;
+  }
+}
+
+/** Names an expression may read besides variables: CEL's type names and the libraries' namespaces. */
+const LIBRARY_NAMES = new Set([
+  ...["int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn", "google"],
+  ...["optional", "cel", "strings", "lists", "math", "sets", "random", "json", "base64", "authorizer"],
+]);
+
+/** kro's build-time check: an expression reads only `schema`, resource ids and the node's iterators; readyWhen only the node itself (`each` in a collection). */
+function checkIdentifiers(node: GraphNode, ids: Set<string>): void {
+  const iterators = new Set(node.forEach.map((d) => d.name));
+  const unknown = (e: Compiled, allowed: (name: string) => boolean) => [...e.program.shape.free].filter((n) => !LIBRARY_NAMES.has(n) && !allowed(n));
+  const general = (name: string) => name === "schema" || ids.has(name) || iterators.has(name);
+  for (const e of [...node.expressions, ...node.includeWhen, ...node.forEach.map((d) => d.expression)]) {
+    const bad = unknown(e, general);
+    if (bad.length)
+      throw new GraphError(
+        `failed to build dependency graph: expression "${e.original}" of resource "${node.id}" references unknown identifiers: [${bad.join(" ")}]`,
+      );
+  }
+  const own = node.type === "Collection" || node.type === "ExternalCollection" ? "each" : node.id;
+  for (const e of node.readyWhen) {
+    const bad = unknown(e, (name) => name === own);
+    if (bad.length) throw new GraphError(`failed to build resource "${node.id}": readyWhen "${e.original}" may reference only ${own}, not [${bad.join(" ")}]`);
   }
 }
 

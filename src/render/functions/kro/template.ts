@@ -1,6 +1,7 @@
 import { Optional } from "@marcbachmann/cel-js";
 import { Omit } from "../../../cel/lib-kro.js";
 import { fromCel } from "../../../cel/values.js";
+import { formatDuration } from "../../../go/duration.js";
 
 /**
  * kro's `${…}` expressions in strings (kro/graph/parser/cel.go): where they are in a template,
@@ -122,12 +123,18 @@ export function resolveTemplate(template: unknown, values: { path: FieldPath; va
     let parent = copy as Record<string | number, unknown>;
     for (const p of path.slice(0, -1)) parent = parent[p] as Record<string | number, unknown>;
     parent[path[path.length - 1]!] = value;
-    if (value === OMITTED) omitted = true;
+    if (containsOmitted(value)) omitted = true;
   }
   return omitted ? withoutOmitted(copy) : copy;
 }
 
 const OMITTED = Symbol("omitted");
+
+function containsOmitted(v: unknown): boolean {
+  if (v === OMITTED) return true;
+  if (Array.isArray(v)) return v.some(containsOmitted);
+  return !!v && typeof v === "object" && Object.values(v).some(containsOmitted);
+}
 
 function withoutOmitted(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => x !== OMITTED).map(withoutOmitted);
@@ -142,9 +149,16 @@ function withoutOmitted(v: unknown): unknown {
 /** A CEL result as JSON (kro/cel/conversion): optionals unwrapped, bytes as base64, times as text. */
 export function jsonValue(v: unknown): unknown {
   if (v instanceof Omit) return OMITTED;
+  const type = (v as { constructor?: { name?: string } } | null)?.constructor?.name;
+  if (type === "UnsignedInt") return Number((v as { value: bigint }).value);
+  // metav1.Duration and metav1.Time as Kubernetes writes them: Go's duration text, RFC 3339 to the second.
+  if (type === "Duration") {
+    const d = v as { seconds: bigint; nanos: number };
+    return formatDuration(Number(d.seconds) * 1e9 + d.nanos);
+  }
   if (v instanceof Optional) return v.hasValue() ? jsonValue(v.value()) : null;
   if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
-  if (v instanceof Date) return v.toISOString().replace(/\.000Z$/, "Z");
+  if (v instanceof Date) return v.toISOString().replace(/\.\d+Z$/, "Z");
   if (Array.isArray(v)) return v.map(jsonValue);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), jsonValue(x)]));
   if (v && typeof v === "object" && (Object.getPrototypeOf(v) === null || Object.getPrototypeOf(v) === Object.prototype)) {
