@@ -110,6 +110,40 @@ function addObjectsOfKinds(kinds: Set<string>, index: RepoIndex, files: Set<stri
   for (const m of index.manifests) if (kinds.has(m.kind)) files.add(m.file);
 }
 
+/**
+ * The entry of a source's files that stands for every file holding objects: a step may ask for
+ * objects of kinds only known when it runs, which the renderer answers from the repository.
+ */
+export const ANY_OBJECT = "\u0000any object";
+
+/** Functions whose requests are known from their input (addSelectedObjects), or that make none. */
+const KNOWN_REQUESTS = new Set([
+  "function-patch-and-transform",
+  "function-auto-ready",
+  "function-environment-configs",
+  "function-extra-resources",
+  "function-kro",
+  "function-cel-filter",
+  "function-sequencer",
+  "function-status-transformer",
+]);
+
+/**
+ * Whether a step may ask for objects the repository holds that its input does not name:
+ * function-go-templating whose templates ask (ExtraResources, RequiredResources) or cannot be
+ * read here (FileSystem), and any function that is not one of those above.
+ */
+function readsObjectsAtRunTime(step: Record<string, unknown> | undefined, index: RepoIndex): boolean {
+  const name = asString(asObject(step?.functionRef)?.name) ?? "";
+  const pkg = asString(asObject(index.functions.get(name)?.object.spec)?.package) ?? name;
+  const fn = /function-[a-z0-9-]+/.exec(pkg.split("/").pop()?.split(/[:@]/)[0] ?? "")?.[0] ?? name;
+  if (KNOWN_REQUESTS.has(fn)) return false;
+  const input = asObject(step?.input);
+  if (fn === "function-go-templating" && input?.kind === "GoTemplate" && input.source !== "FileSystem")
+    return /\b(ExtraResources|RequiredResources)\b/.test(String(asObject(input.inline)?.template ?? ""));
+  return true;
+}
+
 /** A project's own function: its project file and its whole folder. */
 function addProjectFunction(name: string, index: RepoIndex, files: Set<string>, root?: string): void {
   const embedded = index.embeddedFunction(name, root);
@@ -153,8 +187,10 @@ function addTypeFiles(
         else addProjectFunction(name, index, files, root);
         addTemplateDirectory(asObject(step), composition.file, mounts, files);
         addSelectedObjects(asObject(step), index, files);
+        if (readsObjectsAtRunTime(asObject(step), index)) files.add(ANY_OBJECT);
         for (const resource of asArray(asObject(asObject(step)?.input)?.resources)) {
-          const base = asObject(asObject(resource)?.base);
+          // patch-and-transform's bases, function-kro's templates: a nested XR's type is a dependency too.
+          const base = asObject(asObject(resource)?.base) ?? asObject(asObject(resource)?.template);
           const [g, v] = splitApiVersion(asString(base?.apiVersion) ?? "");
           const nested = index.xrType(g, v, asString(base?.kind) ?? "", near);
           if (nested && !nested.claim) addTypeFiles(nested, near, index, files, seen, root, mounts);

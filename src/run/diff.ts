@@ -7,7 +7,7 @@ import { markdownToText } from "../report/formats/diff-text.js";
 import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from "../render/builtin-versions.js";
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
 import type { Manifest } from "../manifest/manifest.js";
-import { renderSources, sourceFiles } from "../render/dependencies.js";
+import { ANY_OBJECT, renderSources, sourceFiles } from "../render/dependencies.js";
 import { objectCounts, type DiffReport } from "../report/diff.js";
 import { diffFindings, diffSources, sourceKeys } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
@@ -350,10 +350,18 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   const changedSet = new Set(changed);
   const affected = new Set<string>();
   const rendered = new Set<string>();
+  const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
+  const changedObjects = changed.filter((f) => holdObjects.has(f));
   for (const side of sides) {
     for (const [m, key] of side.keys) {
       const touched = [...sourceFiles(m, side.result.index, side.root, side.result.config.templateMounts)].flatMap((file) =>
-        file === "" || file.endsWith("/") ? changed.filter((c) => c.startsWith(file)) : changedSet.has(file) ? [file] : [],
+        file === ANY_OBJECT
+          ? changedObjects
+          : file === "" || file.endsWith("/")
+            ? changed.filter((c) => c.startsWith(file))
+            : changedSet.has(file)
+              ? [file]
+              : [],
       );
       for (const file of touched) rendered.add(file);
       if (touched.length > 0) affected.add(key);
@@ -361,6 +369,5 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
     // A changed CRD or policy is not applied as written only: every rendered object is checked against it.
     for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) rendered.add(m.file);
   }
-  const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
-  return { affected, unrendered: changed.filter((f) => holdObjects.has(f) && !rendered.has(f)) };
+  return { affected, unrendered: changedObjects.filter((f) => !rendered.has(f)) };
 }

@@ -93,6 +93,83 @@ spec:
   });
 });
 
+describe("objects a step asks for when it runs", () => {
+  const configMap = (tier: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform, namespace: default}\ndata: {tier: ${tier}}\n`;
+  async function changesAfterConfigMapChange(composition: string) {
+    const repo = gitRepo({
+      "apis/xrd.yaml": XAPP_XRD,
+      "apis/composition.yaml": composition,
+      "config/platform.yaml": configMap("gold"),
+      "examples/xr.yaml": XAPP_EXAMPLE,
+    });
+    fs.writeFileSync(path.join(repo.dir, "config/platform.yaml"), configMap("bronze"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+    const report = JSON.parse(stdout) as { changes: { name: string; status: string }[]; unrenderedFiles?: string[] };
+    return { changes: report.changes.map((c) => `${c.name} ${c.status}`), unrendered: report.unrenderedFiles ?? [] };
+  }
+
+  it("a ConfigMap a go-templating template requests (ExtraResources) is a file its source renders from", async () => {
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: t
+      functionRef: {name: function-go-templating}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: Inline
+        inline:
+          template: |
+            apiVersion: meta.gotemplating.fn.crossplane.io/v1alpha1
+            kind: ExtraResources
+            requirements:
+              platform: {apiVersion: v1, kind: ConfigMap, matchName: platform, namespace: default}
+            ---
+            {{- with index (.extraResources | default dict) "platform" }}
+            {{- with .items }}
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              annotations:
+                {{ setResourceNameAnnotation "copy" }}
+            data:
+              tier: {{ (index . 0).resource.data.tier | quote }}
+            {{- end }}
+            {{- end }}
+`;
+    const { changes, unrendered } = await changesAfterConfigMapChange(composition);
+    expect(changes).toEqual(["shop changed"]);
+    expect(unrendered).toEqual([]);
+  });
+
+  it("a ConfigMap a function-kro externalRef names is a file its source renders from", async () => {
+    const composition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: graph
+      functionRef: {name: function-kro}
+      input:
+        apiVersion: kro.fn.crossplane.io/v1alpha1
+        kind: ResourceGraph
+        resources:
+          - id: platform
+            externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}
+          - id: copy
+            template: {apiVersion: v1, kind: ConfigMap, metadata: {}, data: {tier: "\${platform.data.tier}"}}
+`;
+    const { changes } = await changesAfterConfigMapChange(composition);
+    expect(changes).toEqual(["shop changed"]);
+  });
+});
+
 describe("a Composition's own environment (Crossplane v1)", () => {
   it("the EnvironmentConfigs it selects are dependencies of its sources", async () => {
     const composition = `apiVersion: apiextensions.crossplane.io/v1
