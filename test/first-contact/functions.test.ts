@@ -284,6 +284,17 @@ spec:
       "platform.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform, namespace: default}\ndata: {tier: gold}\n",
     });
     expect(held.findings.filter((f) => f.rule === "render/required-missing")).toEqual([]);
+    // A cluster-scoped kind: function-kro asks in the XR's namespace, which Crossplane ignores for it.
+    const storage = kro
+      .replace(
+        "externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}",
+        "externalRef: {apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: platform}}",
+      )
+      .replace("platform.data.tier", "platform.provisioner");
+    expect(storage).toContain("StorageClass");
+    const sc = "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: platform}\nprovisioner: ebs.csi.aws.com\n";
+    const cluster = await check({ "xrd.yaml": XRD, "composition.yaml": storage, "functions.yaml": fn, "xr.yaml": XR, "sc.yaml": sc });
+    expect(cluster.findings.filter((f) => f.rule === "render/required-missing")).toEqual([]);
   });
 
   it("asked for by name without a namespace, it reaches no namespaced object, as in Crossplane: not rendered, saying where the repository holds it", async () => {

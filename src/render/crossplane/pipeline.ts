@@ -56,6 +56,8 @@ export interface PipelineEnvironment {
    * render): what the cluster would hold once the repository is applied.
    */
   repositoryObjects?: (apiVersion: string, kind: string) => JsonObject[];
+  /** Whether a kind is namespaced, where known: Crossplane ignores a selector's namespace for a cluster-scoped kind. */
+  namespaced?: (apiVersion: string, kind: string) => boolean | undefined;
   context?: JsonObject;
   credentials?: JsonObject[];
   /**
@@ -275,13 +277,16 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
   for (const sel of step.requirements?.requiredResources ?? []) {
     if (!sel.requirementName || !sel.apiVersion || !sel.kind) continue;
     requiredResources[sel.requirementName] = selectResources(
-      {
-        apiVersion: sel.apiVersion,
-        kind: sel.kind,
-        matchName: sel.name,
-        matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
-        namespace: sel.namespace,
-      },
+      asCrossplaneSees(
+        {
+          apiVersion: sel.apiVersion,
+          kind: sel.kind,
+          matchName: sel.name,
+          matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
+          namespace: sel.namespace,
+        },
+        inputs,
+      ),
       poolFor(sel.apiVersion, sel.kind, inputs),
     );
   }
@@ -303,7 +308,8 @@ function unresolvedByName(
     const name = s.matchName ?? s.name;
     if (!name || !s.apiVersion || !s.kind) continue;
     const pool = poolFor(s.apiVersion, s.kind, inputs);
-    if (selectResources({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, pool).items.length) continue;
+    if (selectResources(asCrossplaneSees({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, inputs), pool).items.length)
+      continue;
     const elsewhere = [
       ...new Set(
         pool
@@ -336,6 +342,13 @@ interface Selector {
   namespace?: string;
 }
 
+/** The selector as Crossplane's client reads it: a namespace means nothing for a cluster-scoped kind. */
+function asCrossplaneSees(selector: Selector, inputs: PipelineInputs): Selector {
+  if (selector.namespace === undefined || inputs.namespaced?.(selector.apiVersion, selector.kind) !== false) return selector;
+  const { namespace: _ignored, ...rest } = selector;
+  return rest;
+}
+
 /** Required resources matched by apiVersion and kind, then by name or labels, sorted by name. */
 export function selectResources(selector: Selector, pool: JsonObject[]): Resources {
   const items = pool
@@ -364,7 +377,7 @@ function poolFor(apiVersion: string, kind: string, inputs: PipelineInputs): Json
 /** Requirements answered: resources from the pool, schemas from the lookup (empty when unknown, as Crossplane does). */
 function resolveRequirements(r: Requirements | undefined, inputs: PipelineInputs): Partial<RunFunctionRequest> {
   const resolve = (m: Record<string, Selector> | undefined) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(s, poolFor(s.apiVersion, s.kind, inputs))]));
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(asCrossplaneSees(s, inputs), poolFor(s.apiVersion, s.kind, inputs))]));
   const requiredSchemas = Object.fromEntries(
     Object.entries(r?.schemas ?? {}).map(([k, s]) => {
       const schema = inputs.schemaFor?.(s.apiVersion, s.kind);

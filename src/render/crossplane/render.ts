@@ -130,6 +130,7 @@ export async function renderComposite(req: RenderRequest): Promise<Rendered> {
       observedResources: observed,
       requiredResources: req.requiredResources,
       repositoryObjects: req.repositoryObjects,
+      namespaced: req.namespaced,
       context: req.context,
       credentials: req.credentials,
       repositoryInputs: req.repositoryInputs,

@@ -18,6 +18,7 @@ import type { NotRunnableStep } from "./pipeline.js";
 import { observedReads } from "./offline.js";
 import type { CrossplaneRelease } from "../../core/crossplane-releases.js";
 import { asArray, asObject } from "../../validate/rules/context.js";
+import { builtinResource, crdResources } from "../../policy/index.js";
 import { isLegacyResourcesMode } from "../../validate/rules/composition.js";
 
 /** Rendering every XR (and claim) example of a repository with the repo's Compositions and Functions. */
@@ -85,6 +86,19 @@ function problemFinding(p: RenderProblem, source: Manifest, composition: Manifes
   return findingAt(where, pointer, p.rule, p.severity, message);
 }
 
+const scopes = new WeakMap<RepoIndex, (apiVersion: string, kind: string) => boolean | undefined>();
+
+/** Whether a kind is namespaced: the repository's CRDs say, then Kubernetes' own kinds; undefined when unknown. */
+function kindScopes(index: RepoIndex): (apiVersion: string, kind: string) => boolean | undefined {
+  let known = scopes.get(index);
+  if (!known) {
+    const crds = crdResources(index.manifests.filter((m) => m.kind === "CustomResourceDefinition").map((m) => m.object as JsonObject));
+    known = (apiVersion, kind) => (crds(apiVersion, kind) ?? builtinResource(apiVersion, kind))?.namespaced;
+    scopes.set(index, known);
+  }
+  return known;
+}
+
 /** Renders every XR and claim example found among `manifests`. Never throws for bad input. */
 export async function renderRepo(manifests: Manifest[] | RepoIndex, options: RepoRenderOptions): Promise<RenderedXr[]> {
   const index = manifests instanceof RepoIndex ? manifests : new RepoIndex(manifests);
@@ -142,6 +156,7 @@ async function renderSource(source: Manifest, type: XrType, index: RepoIndex, po
     xrSchema: schema,
     requiredResources: index.environmentConfigs(source.file),
     repositoryObjects: (apiVersion, kind) => index.objectsOfKind(apiVersion, kind, source.file) as JsonObject[],
+    namespaced: kindScopes(index),
     credentials: index.secrets(picked.file) as JsonObject[],
     repositoryInputs: true,
     call: callContext(options, picked.file),
@@ -353,6 +368,7 @@ async function addNested(
       xrSchema: type.schema,
       requiredResources: index.environmentConfigs(out.source.file),
       repositoryObjects: (apiVersion, kind) => index.objectsOfKind(apiVersion, kind, out.source.file) as JsonObject[],
+      namespaced: kindScopes(index),
       credentials: index.secrets(picked.file) as JsonObject[],
       repositoryInputs: true,
       call: callContext(options, picked.file),
