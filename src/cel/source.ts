@@ -69,6 +69,8 @@ export interface Shape {
   identifiers: Set<string>;
   /** Those not bound by a comprehension or `cel.bind` around them: the variables it needs. */
   free: Set<string>;
+  /** The names of the functions it calls (global or as methods). */
+  calls: Set<string>;
 }
 
 type Node = { op: string; args: unknown };
@@ -76,7 +78,7 @@ type Node = { op: string; args: unknown };
 const MACROS = new Set(["all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry", "sortBy"]);
 
 export function shapeOf(ast: Node): Shape {
-  const shape: Shape = { depth: 0, splitsStrings: false, identifiers: new Set(), free: freeIdentifiers(ast) };
+  const shape: Shape = { depth: 0, splitsStrings: false, identifiers: new Set(), free: freeIdentifiers(ast), calls: new Set() };
   const visit = (node: unknown, depth: number): void => {
     if (!node || typeof node !== "object") return;
     if (Array.isArray(node)) {
@@ -86,6 +88,7 @@ export function shapeOf(ast: Node): Shape {
     const n = node as Node;
     if (typeof n.op !== "string") return;
     if (n.op === "id" && typeof n.args === "string") shape.identifiers.add(n.args);
+    if ((n.op === "call" || n.op === "rcall") && Array.isArray(n.args) && typeof n.args[0] === "string") shape.calls.add(n.args[0]);
     if (n.op === "rcall" && Array.isArray(n.args)) {
       const name = n.args[0] as string;
       if (name === "split" || name === "findAll") shape.splitsStrings = true;

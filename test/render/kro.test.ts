@@ -147,6 +147,12 @@ describe("function-kro: what the review found (kro's own rules)", () => {
     expect((rsp.desired!.resources.a!.resource as Obj).data).toEqual({ u: 1, d: "1h30m0s", t: "2024-01-01T00:00:00Z" });
   });
 
+  it("Kubernetes' CEL libraries that kro's environment lacks (sets, math, IP) are fatal, as in the cluster", () => {
+    expect(fatalOf(runKro(request(graph(cm("a", { x: "${string(sets.contains([1], [1]))}" })))))).toContain("undeclared reference to 'sets'");
+    expect(fatalOf(runKro(request(graph(cm("a", { x: "${string(isIP('1.2.3.4'))}" })))))).toContain("undeclared reference to 'isIP'");
+    expect(fatalOf(runKro(request(graph(cm("a", { x: "${string(size(schema.spec.zones))}" })))))).toBeUndefined();
+  });
+
   it("cel-go's two-variable quantifiers are not rendered, never an error", () => {
     expect(() => runKro(request(graph(cm("a", { x: "${string(schema.spec.zones.all(i, v, i >= 0))}" }))))).toThrow(FunctionNotRunnable);
   });

@@ -156,16 +156,25 @@ function guard<T>(f: () => T, fail: (m: string) => never): T {
   }
 }
 
-/** Names an expression may read besides variables: CEL's type names and the libraries' namespaces. */
+/** Names an expression may read besides variables: CEL's type names and the libraries' namespaces kro's environment has. */
 const LIBRARY_NAMES = new Set([
   ...["int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn", "google"],
-  ...["optional", "cel", "strings", "lists", "math", "sets", "random", "json", "base64", "authorizer"],
+  ...["optional", "cel", "strings", "lists", "random", "json", "base64"],
 ]);
+/**
+ * What the policy engine's CEL has and kro's does not (no ext.Sets, ext.Math, and of Kubernetes'
+ * libraries only lists, URLs, regex and quantity): used in a graph, it fails in the cluster.
+ */
+const NOT_IN_KRO = { namespaces: new Set(["sets", "math", "authorizer"]), functions: new Set(["isIP", "ip", "isCIDR", "cidr", "isSemver", "semver"]) };
 
 /** kro's build-time check: an expression reads only `schema`, resource ids and the node's iterators; readyWhen only the node itself (`each` in a collection). */
 function checkIdentifiers(node: GraphNode, ids: Set<string>): void {
   const iterators = new Set(node.forEach.map((d) => d.name));
   const unknown = (e: Compiled, allowed: (name: string) => boolean) => [...e.program.shape.free].filter((n) => !LIBRARY_NAMES.has(n) && !allowed(n));
+  for (const e of [...node.expressions, ...node.includeWhen, ...node.readyWhen, ...node.forEach.map((d) => d.expression)]) {
+    const foreign = foreignNames(e);
+    if (foreign) throw new GraphError(`failed to build resource "${node.id}": expression "${e.original}": ${foreign}`);
+  }
   const general = (name: string) => name === "schema" || ids.has(name) || iterators.has(name);
   for (const e of [...node.expressions, ...node.includeWhen, ...node.forEach.map((d) => d.expression)]) {
     const bad = unknown(e, general);
@@ -179,6 +188,15 @@ function checkIdentifiers(node: GraphNode, ids: Set<string>): void {
     const bad = unknown(e, (name) => name === own);
     if (bad.length) throw new GraphError(`failed to build resource "${node.id}": readyWhen "${e.original}" may reference only ${own}, not [${bad.join(" ")}]`);
   }
+}
+
+/** What an expression uses of the policy engine's CEL that kro's lacks, as cel-go would say it. */
+function foreignNames(e: Compiled): string | undefined {
+  const foreign = [
+    ...[...e.program.shape.free].filter((n) => NOT_IN_KRO.namespaces.has(n)),
+    ...[...e.program.shape.calls].filter((c) => NOT_IN_KRO.functions.has(c)),
+  ];
+  return foreign.length ? `undeclared reference to ${foreign.map((f) => `'${f}'`).join(", ")} (not in kro's CEL environment)` : undefined;
 }
 
 /** The XR's status: every field an expression over resources (never `schema`). */
@@ -197,6 +215,8 @@ function statusExpressions(status: unknown, ids: Set<string>, limits: GraphLimit
   const compiled = guard(() => templateExpressions(status), fail).map((e) => compileExpression(e, limits, fail));
   for (const c of compiled) {
     if (c.usesOmit) fail("omit() is not allowed in status expressions");
+    const foreign = foreignNames(c);
+    if (foreign) fail(`expression "${c.original}": ${foreign}`);
     if (c.dependencies.has("schema")) fail(`references unknown identifiers: [schema]`);
     for (const d of c.dependencies) if (!ids.has(d)) c.dependencies.delete(d);
     if (c.dependencies.size === 0) fail(`instance status field must refer to a resource: ${c.original}`);
