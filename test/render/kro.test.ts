@@ -178,6 +178,18 @@ describe("function-kro: collections", () => {
     expect((rsp.desired!.resources["subnets-net-b-pub"]!.resource as Obj).metadata).toEqual({ name: "net-b-pub", labels: { "kro.run/collection-index": "2" } });
   });
 
+  it("every iterator names the item (metadata.name or namespace), as kro's builder requires", () => {
+    const unnamed = { ...subnets, template: { ...subnets.template, metadata: { name: "${schema.metadata.name + '-' + zone}" } } };
+    expect(fatalOf(runKro(request(graph(unnamed))))).toContain('forEach iterator "tier" is not used in metadata.name or metadata.namespace');
+  });
+
+  it("an empty dimension is an empty collection: no item and no error, whatever the other dimensions", () => {
+    const none = { ...subnets, forEach: [{ zone: "${[]}" }, { tier: "${null}" }] };
+    const rsp = runKro(request(graph(none)));
+    expect(Object.keys(rsp.desired!.resources)).toEqual([]);
+    expect(fatalOf(rsp)).toBeUndefined();
+  });
+
   it("a collection over the limit its flags set is fatal", () => {
     const rsp = runKro(request(graph(subnets)), kroFlags(["--rgd-max-collection-size=3"]));
     expect(fatalOf(rsp)).toBe('cannot get desired state for resource "subnets": collection size of 4 is over the maximum collection size of 3');

@@ -253,12 +253,17 @@ class GraphRun {
 
   /** A collection's items: the forEach dimensions' cartesian product, the last varying fastest. */
   private collection(node: GraphNode): JsonObject[] {
-    const dimensions = node.forEach.map((d) => {
+    // kro's order: the expressions that read no iterator first (waiting or failing there decides), then each dimension in turn.
+    const iteratorNames = new Set(node.forEach.map((d) => d.name));
+    for (const e of node.expressions) if (![...e.dependencies].some((d) => iteratorNames.has(d))) this.evaluate(e, {});
+    const dimensions: { name: string; values: unknown[] }[] = [];
+    for (const d of node.forEach) {
       const value = this.evaluate(d.expression, {});
       if (value === null || value === undefined) throw new Error(`forEach "${d.name}": expression evaluated to null`);
       if (!Array.isArray(value)) throw new Error(`forEach "${d.name}": expression must evaluate to a list`);
-      return { name: d.name, values: value as unknown[] };
-    });
+      if (value.length === 0) return [];
+      dimensions.push({ name: d.name, values: value as unknown[] });
+    }
     const size = dimensions.reduce((n, d) => n * d.values.length, 1);
     if (size > this.maxCollectionSize) throw new Error(`collection size of ${size} is over the maximum collection size of ${this.maxCollectionSize}`);
     const items: JsonObject[] = [];

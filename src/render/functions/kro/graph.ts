@@ -75,6 +75,8 @@ export function buildGraph(input: JsonObject, limits: GraphLimits): Graph {
     return node;
   });
   for (const n of nodes) {
+    for (const d of n.forEach)
+      if (ids.has(d.name)) throw new GraphError(`failed to build resource "${n.id}": forEach iterator "${d.name}" has the name of a resource`);
     checkIdentifiers(n, ids);
     for (const d of n.dependencies) if (!ids.has(d)) n.dependencies.delete(d);
     if (n.dependencies.has(n.id)) throw new GraphError(`failed to build dependency graph: self references are not allowed: ${n.id}`);
@@ -113,6 +115,12 @@ function buildNode(r: JsonObject, index: number, seen: Set<string>, limits: Grap
     return { name, expression: compile({ path: [], cel: guard(() => standaloneExpression(text, "forEach"), fail), standalone: true, original: String(text) }) };
   });
   const expressions = guard(() => templateExpressions(body), fail).map(compile);
+  const names = forEach.map((d) => d.name);
+  const repeated = names.find((n, i) => names.indexOf(n) !== i);
+  if (repeated) fail(`forEach iterator "${repeated}" is declared twice`);
+  // Each item needs an identity of its own: every iterator in its name or namespace.
+  const identity = expressions.filter((e) => e.path[0] === "metadata" && (e.path[1] === "name" || e.path[1] === "namespace"));
+  for (const n of names) if (!identity.some((e) => e.dependencies.has(n))) fail(`forEach iterator "${n}" is not used in metadata.name or metadata.namespace`);
   const includeWhen = conditions(r.includeWhen, "includeWhen");
   const readyWhen = conditions(r.readyWhen, "readyWhen");
   const iterators = new Set(forEach.map((d) => d.name));
