@@ -1,3 +1,4 @@
+import type { JsonObject } from "../core/json.js";
 // rendered/: what a render produces whatever the engine (RenderedSource), its YAML stream, the secrets it holds and how two renders differ.
 import { valueAtSegments } from "../manifest/pointer.js";
 import { deleteFieldPath } from "../manifest/fieldpath.js";
@@ -129,11 +130,36 @@ function diffSource(key: string, base: RenderedSource | undefined, head: Rendere
   if (head && baseState === "not-rendered") return notRenderedAt(change, base!, "base");
   // A base whose nested XR failed still says what the rest of it made.
   change.objects = diffObjects(base?.ok ? base : undefined, head, masker, undefined, view);
+  const composite = base?.ok && head?.ok ? compositeChange(base, head, masker, view) : undefined;
+  if (composite) change.objects.unshift(composite);
   if (!base) change.status = "added";
   else if (!head) change.status = "removed";
   else if (baseState !== "rendered") change.status = "fixed";
   else if (change.objects.some((o) => o.status !== "unchanged")) change.status = "changed";
   return change;
+}
+
+/** The engine's own conditions on a rendered XR: they follow from the composed resources, which the diff shows. */
+const ENGINE_CONDITIONS = new Set(["Ready", "Synced", "Responsive"]);
+
+/**
+ * What a change does to the rendered XR itself: its status as the functions set it (fields,
+ * their own conditions). Only when it differs: the XR's spec is the example's, shown as written.
+ */
+function compositeChange(base: RenderedSource, head: RenderedSource, masker: SecretMasker, view: DiffView): ObjectChange | undefined {
+  if (!base.composite || !head.composite) return undefined;
+  const statusOf = (xr: JsonObject) => {
+    const status = { ...((xr.status ?? {}) as JsonObject) };
+    const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !ENGINE_CONDITIONS.has(String((c as JsonObject)?.type))) : [];
+    if (conditions.length) status.conditions = conditions;
+    else delete status.conditions;
+    const meta = (xr.metadata ?? {}) as JsonObject;
+    return { apiVersion: xr.apiVersion, kind: xr.kind, metadata: { name: meta.name, ...(meta.namespace ? { namespace: meta.namespace } : {}) }, status };
+  };
+  const [before, after] = [statusOf(base.composite), statusOf(head.composite)];
+  const key = `${String(after.kind)}/${String(after.metadata.name ?? "")}`;
+  const [change] = diffObjects({ objects: [before], keys: [key] }, { objects: [after], keys: [key] }, masker, undefined, view);
+  return change && change.status !== "unchanged" ? change : undefined;
 }
 
 function notRenderedAt(change: SourceChange, side: RenderedSource, at: "head" | "base"): SourceChange {

@@ -39,6 +39,8 @@ export interface RenderedSource {
   partial?: string[];
   /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
   observedReads?: string[];
+  /** The rendered XR: what the render says of the source itself (its status, the conditions functions set). */
+  composite?: JsonObject;
   /** Connection details the render produced: secret values, to be masked wherever they show. */
   connectionDetails?: Record<string, Uint8Array>[];
 }

@@ -179,6 +179,7 @@ async function renderSource(source: Manifest, type: XrType, index: RepoIndex, po
     findings: rendered.problems.map((p) => problemFinding(p, source, picked)),
   };
   if (rendered.connectionDetails?.length) out.connectionDetails = rendered.connectionDetails;
+  if (rendered.ok && rendered.xr) out.composite = rendered.xr;
   if (rendered.ok) await addNested(out, rendered.composed, index, pool, options, 1);
   const reads = observedReads(picked.object as JsonObject);
   if (reads.length) out.observedReads = reads;

@@ -1,0 +1,60 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { XAPP_EXAMPLE, XAPP_XRD } from "../fixtures/project.js";
+import { gitRepo, runCli } from "../helpers.js";
+
+/**
+ * diff: the rendered XR's status is what the render says of the source itself. A change that only
+ * moves what the functions write there said "passes · 0 sources changed".
+ */
+
+const composition = (field: string, condition = "") => `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: xapps}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+    - step: t
+      functionRef: {name: function-go-templating}
+      input:
+        apiVersion: gotemplating.fn.crossplane.io/v1beta1
+        kind: GoTemplate
+        source: Inline
+        inline:
+          template: |
+            apiVersion: example.org/v1
+            kind: XApp
+            status:
+              ${field}: {{ .observed.composite.resource.spec.size | quote }}
+            ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              annotations:
+                {{ setResourceNameAnnotation "cm" }}
+            data: {a: b${condition}}
+`;
+
+async function diffAfter(before: string, after: string) {
+  const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": before, "examples/xr.yaml": XAPP_EXAMPLE });
+  fs.writeFileSync(path.join(repo.dir, "apis/composition.yaml"), after);
+  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+  return JSON.parse(stdout) as { changes: { status: string; objects: { kind: string; status: string; fields?: { path: string }[] }[] }[] };
+}
+
+describe("the rendered XR's status in the diff", () => {
+  it("a status field the functions write under another name is a changed source, field by field", async () => {
+    const report = await diffAfter(composition("tier"), composition("level"));
+    expect(report.changes.map((c) => c.status)).toEqual(["changed"]);
+    const xr = report.changes[0]!.objects.find((o) => o.kind === "XApp");
+    expect(xr?.status).toBe("changed");
+    expect(xr?.fields?.map((f) => f.path).sort()).toEqual(["status.level", "status.tier"]);
+  });
+
+  it("the engine's own conditions, which follow from the composed resources, are not the XR's change", async () => {
+    const report = await diffAfter(composition("tier"), composition("tier", ", c: d"));
+    expect(report.changes[0]!.objects.map((o) => `${o.kind} ${o.status}`)).toEqual(["ConfigMap changed"]);
+  });
+});
