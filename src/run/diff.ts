@@ -327,15 +327,21 @@ function previousObjects(side: Side): Map<string, JsonObject> {
 
 /**
  * Every source may render or be checked differently: the config changed; code a configured
- * function runs may have; or a CRD or an admission policy changed, which every rendered object
- * is checked against (a tightened schema or rule finds problems in sources whose files did not change).
+ * function runs may have; or a CRD or an admission policy changed (in the scanned paths or the
+ * config's `crds:` and `policies:`), which every rendered object is checked against (a tightened
+ * schema or rule finds problems in sources whose files did not change).
  */
 function everythingAffected(changed: string[], sides: Side[]): boolean {
   if (changed.includes(CONFIG_FILE)) return true;
   const runsCode = sides.some((side) => Object.values(side.result.config.functions ?? {}).some((f) => "command" in f || "module" in f));
   if (runsCode && changed.some((f) => !/\.(ya?ml|json)$/i.test(f))) return true;
   const changedSet = new Set(changed);
-  return sides.some((side) => side.result.manifests.some((m) => changedSet.has(m.file) && checksRenderedObjects(m)));
+  if (sides.some((side) => side.result.manifests.some((m) => changedSet.has(m.file) && checksRenderedObjects(m)))) return true;
+  // The CRDs and policies the config names outside the scanned paths check rendered objects too.
+  const extra = sides
+    .flatMap((side) => [...side.result.config.crds, ...side.result.config.policies])
+    .map((p) => path.posix.normalize(p.split(path.sep).join("/")).replace(/^\.\/|\/$/g, ""));
+  return changed.some((f) => extra.some((p) => p === "." || f === p || f.startsWith(`${p}/`)));
 }
 
 function checksRenderedObjects(m: Manifest): boolean {

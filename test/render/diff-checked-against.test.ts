@@ -92,6 +92,14 @@ describe("a change to what rendered objects are checked against", () => {
     expect(report.findings.new.length).toBeGreaterThan(0);
   });
 
+  it("a CRD the config's crds: names outside the scanned paths counts too", async () => {
+    const config = ".composition-ci.yaml";
+    const files = { [config]: 'ignore: ["vendor/**"]\ncrds: [vendor/crds]\n', "vendor/crds/bucket.yaml": crd(["size"]) };
+    const report = await diffAfter(files, ["vendor/crds/bucket.yaml", crd(["size", "region"])]);
+    expect(report.sources.all).toBe(true);
+    expect(report.findings.new.map((f) => f.rule)).toContain("render/schema");
+  });
+
   it("a change to an object nothing is checked against renders nothing", async () => {
     const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {v: "${v}"}\n`;
     const report = await diffAfter({ "other/cm.yaml": cm("1") }, ["other/cm.yaml", cm("2")]);
