@@ -72,8 +72,8 @@ export class LoadCache {
     const helm = abs !== undefined && inHelmChartTemplates(abs);
     const key = contentKey("load", file, String(limits.maxFileBytes), String(limits.maxAliasCount), String(helm), bytes);
     let stored = this.store.get(key) as StoredLoad | undefined;
-    const loaded = stored === undefined ? loadFile(file, bytes, limits, abs) : fromStored(stored);
-    if (stored === undefined) this.store.set(key, (stored = toStored(loaded)));
+    const loaded = stored === undefined ? loadFile(file, bytes, limits, abs) : fromStored(stored, bytes);
+    if (stored === undefined) this.store.set(key, (stored = toStored(loaded, bytes)));
     if (loaded.source) {
       loaded.source.key = key;
       if (!loaded.source.eventsIfParsed) this.withoutPositions.push({ key, stored, source: loaded.source });

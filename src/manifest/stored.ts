@@ -11,7 +11,8 @@ import type { PackedEvents } from "./positions.js";
  * parsed in this run.
  */
 export interface StoredLoad {
-  source?: { file: string; text: string; plain: boolean; yaml11: readonly Yaml11Scalar[]; events?: PackedEvents };
+  /** `text` is absent when it is the file's bytes as UTF-8 (without a byte-order mark): read back from them. */
+  source?: { file: string; text?: string; plain: boolean; yaml11: readonly Yaml11Scalar[]; events?: PackedEvents };
   manifests: { object: KubeObject; docIndex: number; pointerPrefix: string }[];
   findings: Finding[];
   documents: number;
@@ -20,7 +21,8 @@ export interface StoredLoad {
   unread?: UnreadObject[];
 }
 
-export function toStored(loaded: LoadedFile): StoredLoad {
+/** With `bytes`, the text is left out when they give it back. */
+export function toStored(loaded: LoadedFile, bytes?: Buffer): StoredLoad {
   const { source, manifests, ...rest } = loaded;
   return {
     ...rest,
@@ -28,7 +30,7 @@ export function toStored(loaded: LoadedFile): StoredLoad {
       ? {
           source: {
             file: source.file,
-            text: source.text,
+            ...(bytes && textOf(bytes) === source.text ? {} : { text: source.text }),
             plain: source.plain,
             yaml11: source.yaml11,
             ...(source.eventsIfParsed ? { events: source.eventsIfParsed } : {}),
@@ -39,9 +41,9 @@ export function toStored(loaded: LoadedFile): StoredLoad {
   };
 }
 
-export function fromStored(stored: StoredLoad): LoadedFile {
+export function fromStored(stored: StoredLoad, bytes: Buffer): LoadedFile {
   const { source: kept, manifests, ...rest } = stored;
-  const source = kept ? new SourceFile(kept.file, kept.text) : undefined;
+  const source = kept ? new SourceFile(kept.file, kept.text ?? textOf(bytes)) : undefined;
   if (source && kept) {
     source.plain = kept.plain;
     source.yaml11 = kept.yaml11;
@@ -52,4 +54,9 @@ export function fromStored(stored: StoredLoad): LoadedFile {
     ...(source ? { source } : {}),
     manifests: manifests.map((m) => new Manifest(m.object, source!, m.docIndex, m.pointerPrefix)),
   };
+}
+
+function textOf(bytes: Buffer): string {
+  const text = bytes.toString("utf8");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

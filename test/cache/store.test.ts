@@ -100,8 +100,12 @@ describe("a loaded file, stored and read back", () => {
       "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: s}",
       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b\n",
     ].join("\n---\n");
-    const loaded = loadFile("dir/file.yaml", Buffer.from(text));
-    const back = fromStored(structuredClone(toStored(loaded)));
+    const bytes = Buffer.from(text);
+    const loaded = loadFile("dir/file.yaml", bytes);
+    const stored = structuredClone(toStored(loaded, bytes));
+    expect(stored.source!.text).toBeUndefined(); // the bytes give it back
+    const back = fromStored(stored, bytes);
+    expect(back.source!.text).toBe(loaded.source!.text);
     expect(back.findings).toEqual(loaded.findings);
     expect(back.unread).toEqual(loaded.unread);
     expect(back.documents).toBe(loaded.documents);
@@ -114,12 +118,21 @@ describe("a loaded file, stored and read back", () => {
     expect(back.source!.locate(1, "/items/0/metadata/name")).toEqual(loaded.source!.locate(1, "/items/0/metadata/name"));
   });
 
+  it("keeps the text when the loader changed it (a lenient read)", () => {
+    const bytes = Buffer.from('\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  d: "first\n  second"\n');
+    const loaded = loadFile("a.yaml", bytes);
+    const stored = structuredClone(toStored(loaded, bytes));
+    expect(stored.source!.text).toBe(loaded.source!.text);
+    expect(fromStored(stored, bytes).source!.text).toBe(loaded.source!.text);
+  });
+
   it("keeps the parser's events once a position was needed: the next run does not parse the file for it", () => {
-    const plain = loadFile("a.yaml", Buffer.from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: x\n"));
+    const bytes = Buffer.from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  n: x\n");
+    const plain = loadFile("a.yaml", bytes);
     expect(plain.source!.plain).toBe(true);
-    expect(fromStored(structuredClone(toStored(plain))).source!.eventsIfParsed).toBeUndefined();
+    expect(fromStored(structuredClone(toStored(plain, bytes)), bytes).source!.eventsIfParsed).toBeUndefined();
     const at = plain.source!.locate(0, "/data/n");
-    const kept = fromStored(structuredClone(toStored(plain))).source!;
+    const kept = fromStored(structuredClone(toStored(plain, bytes)), bytes).source!;
     expect(kept.eventsIfParsed).toEqual(plain.source!.eventsIfParsed);
     expect(kept.eventsIfParsed!.length).toBeGreaterThan(0);
     expect(kept.locate(0, "/data/n")).toEqual(at);
