@@ -150,6 +150,13 @@ function compositeChange(base: RenderedSource, head: RenderedSource, masker: Sec
   if (!base.composite || !head.composite) return undefined;
   const statusOf = (xr: JsonObject) => {
     const status = { ...((xr.status ?? {}) as JsonObject) };
+    // What the objects it references already show (an Operation's applied resources).
+    delete status.appliedResourceRefs;
+    if (Array.isArray(status.pipeline))
+      status.pipeline = status.pipeline.map((step) => {
+        const { appliedResourceRefs: _refs, ...rest } = (step ?? {}) as JsonObject;
+        return rest;
+      });
     const conditions = Array.isArray(status.conditions) ? status.conditions.filter((c) => !ENGINE_CONDITIONS.has(String((c as JsonObject)?.type))) : [];
     if (conditions.length) status.conditions = conditions;
     else delete status.conditions;

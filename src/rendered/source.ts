@@ -39,7 +39,7 @@ export interface RenderedSource {
   partial?: string[];
   /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
   observedReads?: string[];
-  /** The rendered XR: what the render says of the source itself (its status, the conditions functions set). */
+  /** The rendered XR (or Operation): what the render says of the source itself (its status: what functions set, an Operation's outputs). */
   composite?: JsonObject;
   /** Connection details the render produced: secret values, to be masked wherever they show. */
   connectionDetails?: Record<string, Uint8Array>[];

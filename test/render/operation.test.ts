@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { REPO, runCli, tempRepo } from "../helpers.js";
+import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
 
 const DUMMY = fs.readFileSync(path.join(REPO, "test/fixtures/functions/dummy-function.mjs"), "utf8");
 const FUNCTIONS =
@@ -180,5 +180,19 @@ ${step("only", cm("x", "noted")).replace(/^/gm, "    ")}`;
     expect(stderr).toContain("rendered 2 of 2 sources");
     const stream = fs.readFileSync(path.join(dir, "out/rendered/watchoperation-on-change.yaml"), "utf8");
     expect(stream).toContain("required: ops.crossplane.io/watched-resource=marked");
+  });
+});
+
+describe("diff: an Operation's step outputs", () => {
+  it("a changed output is a changed Operation, though what it applies is the same", async () => {
+    const files = { ".composition-ci.yaml": CONFIG, "dummy.mjs": DUMMY, "functions.yaml": FUNCTIONS, "operation.yaml": OPERATION };
+    const repo = gitRepo(files);
+    fs.writeFileSync(path.join(repo.dir, "operation.yaml"), OPERATION.replace("output: {created: 2}", "output: {created: 3}"));
+    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json", "--allow-exec"], repo.dir);
+    const report = JSON.parse(stdout) as { changes: { status: string; objects: { kind: string; status: string; diff?: string }[] }[] };
+    expect(report.changes.map((c) => c.status)).toEqual(["changed"]);
+    const changed = report.changes[0]!.objects.filter((o) => o.status !== "unchanged");
+    expect(changed.map((o) => o.kind)).toEqual(["Operation"]);
+    expect(changed[0]!.diff).toMatch(/\+ +created: 3/);
   });
 });

@@ -236,6 +236,9 @@ async function renderOperationSource(source: Manifest, index: RepoIndex, pool: R
     findings,
   };
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, source, index));
+  // The Operation as the controller stores it: its steps' outputs are what it makes besides what it applies.
+  const operation = rendered.ok ? rendered.documents[0] : undefined;
+  if (operation && isOperationKind(operation)) out.composite = operation;
   return out;
 }
 
