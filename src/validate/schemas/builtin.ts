@@ -17,6 +17,28 @@ export interface BuiltinSchema {
  * the fragment's), so shared shapes are written once.
  */
 export function loadBuiltinSchemas(dir = schemasDir()): BuiltinSchema[] {
+  // Read once per process (the registry, the P&T input and the Kptfile checks each ask): the same
+  // files give the same schemas, frozen so that no reader can change another's.
+  const names = fs.readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+  const signature = names.map((f) => `${f}:${fs.statSync(path.join(dir, f)).mtimeMs}`).join("|");
+  const known = loaded.get(dir);
+  if (known?.signature === signature) return known.schemas;
+  const schemas = deepFreeze(readBuiltinSchemas(dir));
+  loaded.set(dir, { signature, schemas });
+  return schemas;
+}
+
+const loaded = new Map<string, { signature: string; schemas: BuiltinSchema[] }>();
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function readBuiltinSchemas(dir: string): BuiltinSchema[] {
   const fragments = readYaml(path.join(dir, "_fragments.yaml")) as Record<string, OpenAPISchema>;
   const out: BuiltinSchema[] = [];
   for (const name of fs
