@@ -72,8 +72,10 @@ export class LoadCache {
     const helm = abs !== undefined && inHelmChartTemplates(abs);
     const key = contentKey("load", file, String(limits.maxFileBytes), String(limits.maxAliasCount), String(helm), bytes);
     let stored = this.store.get(key) as StoredLoad | undefined;
-    const loaded = stored === undefined ? loadFile(file, bytes, limits, abs) : fromStored(stored, bytes);
-    if (stored === undefined) this.store.set(key, (stored = toStored(loaded, bytes)));
+    // The text as the bytes give it: a stored load leaves it out when it is the same.
+    const asText = stripBom(bytes.toString("utf8"));
+    const loaded = stored === undefined ? loadFile(file, bytes, limits, abs) : fromStored(stored, asText);
+    if (stored === undefined) this.store.set(key, (stored = toStored(loaded, asText)));
     if (loaded.source) {
       loaded.source.key = key;
       if (!loaded.source.eventsIfParsed) this.withoutPositions.push({ key, stored, source: loaded.source });
@@ -535,7 +537,7 @@ function strictJsonError(text: string): { message: string; line: number; column:
 }
 
 /** A byte-order mark is not part of the text (editors on Windows write one). */
-function stripBom(text: string): string {
+export function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

@@ -21,8 +21,8 @@ export interface StoredLoad {
   unread?: UnreadObject[];
 }
 
-/** With `bytes`, the text is left out when they give it back. */
-export function toStored(loaded: LoadedFile, bytes?: Buffer): StoredLoad {
+/** With `asText` (the file's bytes as text), the text is left out when it is that. */
+export function toStored(loaded: LoadedFile, asText?: string): StoredLoad {
   const { source, manifests, ...rest } = loaded;
   return {
     ...rest,
@@ -30,7 +30,7 @@ export function toStored(loaded: LoadedFile, bytes?: Buffer): StoredLoad {
       ? {
           source: {
             file: source.file,
-            ...(bytes && textOf(bytes) === source.text ? {} : { text: source.text }),
+            ...(asText === source.text ? {} : { text: source.text }),
             plain: source.plain,
             yaml11: source.yaml11,
             ...(source.eventsIfParsed ? { events: source.eventsIfParsed } : {}),
@@ -41,9 +41,9 @@ export function toStored(loaded: LoadedFile, bytes?: Buffer): StoredLoad {
   };
 }
 
-export function fromStored(stored: StoredLoad, bytes: Buffer): LoadedFile {
+export function fromStored(stored: StoredLoad, asText: string): LoadedFile {
   const { source: kept, manifests, ...rest } = stored;
-  const source = kept ? new SourceFile(kept.file, kept.text ?? textOf(bytes)) : undefined;
+  const source = kept ? new SourceFile(kept.file, kept.text ?? asText) : undefined;
   if (source && kept) {
     source.plain = kept.plain;
     source.yaml11 = kept.yaml11;
@@ -54,9 +54,4 @@ export function fromStored(stored: StoredLoad, bytes: Buffer): LoadedFile {
     ...(source ? { source } : {}),
     manifests: manifests.map((m) => new Manifest(m.object, source!, m.docIndex, m.pointerPrefix)),
   };
-}
-
-function textOf(bytes: Buffer): string {
-  const text = bytes.toString("utf8");
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

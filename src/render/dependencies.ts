@@ -7,6 +7,7 @@ import { entryComponentName } from "../validate/rules/oam.js";
 import { scopeRefs } from "./oam/scopes.js";
 import { isKptSource, kptSources, kptSourceFiles, porchSourceFiles, porchVariantOf, porchVariants } from "../kpt/index.js";
 import { isOperationKind } from "./crossplane/operation.js";
+import { contribFunctionName } from "../manifest/package-ref.js";
 
 /**
  * What each source renders from, as files: a change to any of them may change the source's
@@ -135,8 +136,8 @@ const KNOWN_REQUESTS = new Set([
  */
 function readsObjectsAtRunTime(step: Record<string, unknown> | undefined, index: RepoIndex): boolean {
   const name = asString(asObject(step?.functionRef)?.name) ?? "";
-  const pkg = asString(asObject(index.functions.get(name)?.object.spec)?.package) ?? name;
-  const fn = /function-[a-z0-9-]+/.exec(pkg.split("/").pop()?.split(/[:@]/)[0] ?? "")?.[0] ?? name;
+  const pkg = asString(asObject(index.functions.get(name)?.object.spec)?.package);
+  const fn = (pkg && contribFunctionName(pkg)) ?? name.replace(/^(crossplane-contrib|upbound)-(?=function-)/, "");
   if (KNOWN_REQUESTS.has(fn)) return false;
   const input = asObject(step?.input);
   if (fn === "function-go-templating" && input?.kind === "GoTemplate" && input.source !== "FileSystem")

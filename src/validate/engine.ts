@@ -123,17 +123,7 @@ const externalIds = new WeakMap<object, number>();
 function contentKey(entry: SchemaEntry): string {
   let key = contentKeys.get(entry);
   if (key === undefined) {
-    let text = "";
-    if (entry.schema) {
-      let known = schemaTexts.get(entry.schema);
-      if (known === undefined) {
-        known = JSON.stringify(entry.schema);
-        // Infinity and NaN print as null: only then is the slower, exact form needed.
-        if (known.includes("null")) known = JSON.stringify(entry.schema, exactNumbers);
-        schemaTexts.set(entry.schema, known);
-      }
-      text = known;
-    }
+    const text = entry.schema ? schemaText(entry.schema) : "";
     let external = 0;
     if (entry.external) {
       external = externalIds.get(entry.external) ?? 0;
@@ -146,7 +136,19 @@ function contentKey(entry: SchemaEntry): string {
 }
 let nextExternal = 1;
 
+/** A schema as text, once per schema object: what validation against it depends on. */
+export function schemaText(schema: object): string {
+  let known = schemaTexts.get(schema);
+  if (known === undefined) {
+    known = JSON.stringify(schema);
+    // Infinity and NaN print as null: only then is the slower, exact form needed.
+    if (known.includes("null")) known = JSON.stringify(schema, exactNumbers);
+    schemaTexts.set(schema, known);
+  }
+  return known;
+}
+
 /** JSON would print Infinity and NaN as null: keep them apart. */
-export function exactNumbers(_key: string, value: unknown): unknown {
+function exactNumbers(_key: string, value: unknown): unknown {
   return typeof value === "number" && !Number.isFinite(value) ? `\u0000${value}` : value;
 }

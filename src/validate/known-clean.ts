@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { WorkStore } from "../cache/store.js";
 import type { Manifest } from "../manifest/manifest.js";
 import type { SchemaEntry } from "./schemas/registry.js";
-import { exactNumbers } from "./engine.js";
+import { schemaText } from "./engine.js";
 
 /**
  * Objects an earlier run found valid against a schema, kept in the work store by the file's
@@ -42,7 +42,7 @@ export class KnownClean {
       else
         key = createHash("sha256")
           // The source too: what is required of an object (a spec) differs between a built-in schema and a definition's.
-          .update(`${entry.source}|${entry.structural}|${JSON.stringify(entry.schema ?? null, exactNumbers)}`)
+          .update(`${entry.source}|${entry.structural}|${entry.schema ? schemaText(entry.schema) : "null"}`)
           .digest("base64url");
       this.entryKeys.set(entry, key);
     }

@@ -276,18 +276,15 @@ function bootstrapRequirements(step: PipelineStep, inputs: PipelineInputs): Pick
   const requiredSchemas: RunFunctionRequest["requiredSchemas"] = {};
   for (const sel of step.requirements?.requiredResources ?? []) {
     if (!sel.requirementName || !sel.apiVersion || !sel.kind) continue;
-    requiredResources[sel.requirementName] = selectResources(
-      asCrossplaneSees(
-        {
-          apiVersion: sel.apiVersion,
-          kind: sel.kind,
-          matchName: sel.name,
-          matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
-          namespace: sel.namespace,
-        },
-        inputs,
-      ),
-      poolFor(sel.apiVersion, sel.kind, inputs),
+    requiredResources[sel.requirementName] = answer(
+      {
+        apiVersion: sel.apiVersion,
+        kind: sel.kind,
+        matchName: sel.name,
+        matchLabels: sel.name === undefined ? { labels: sel.matchLabels ?? {} } : undefined,
+        namespace: sel.namespace,
+      },
+      inputs,
     );
   }
   for (const sel of step.requirements?.requiredSchemas ?? []) {
@@ -308,8 +305,7 @@ function unresolvedByName(
     const name = s.matchName ?? s.name;
     if (!name || !s.apiVersion || !s.kind) continue;
     const pool = poolFor(s.apiVersion, s.kind, inputs);
-    if (selectResources(asCrossplaneSees({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, inputs), pool).items.length)
-      continue;
+    if (matching(asCrossplaneSees({ apiVersion: s.apiVersion, kind: s.kind, matchName: name, namespace: s.namespace }, inputs), pool).length) continue;
     const elsewhere = [
       ...new Set(
         pool
@@ -349,9 +345,19 @@ function asCrossplaneSees(selector: Selector, inputs: PipelineInputs): Selector 
   return rest;
 }
 
+/** A selector answered as Crossplane answers it, from what the pipeline was given and the repository. */
+function answer(selector: Selector, inputs: PipelineInputs): Resources {
+  return selectResources(asCrossplaneSees(selector, inputs), poolFor(selector.apiVersion, selector.kind, inputs));
+}
+
 /** Required resources matched by apiVersion and kind, then by name or labels, sorted by name. */
 export function selectResources(selector: Selector, pool: JsonObject[]): Resources {
-  const items = pool
+  // Each function gets its own copy: a built-in may change what it is given, and the pool is the repository's objects.
+  return { items: matching(selector, pool).map((resource) => ({ resource: cloneJson(resource), connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
+}
+
+function matching(selector: Selector, pool: JsonObject[]): JsonObject[] {
+  return pool
     .filter((o) => o.apiVersion === selector.apiVersion && o.kind === selector.kind)
     .filter((o) => {
       const meta = (o.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string> };
@@ -363,8 +369,6 @@ export function selectResources(selector: Selector, pool: JsonObject[]): Resourc
       return Object.entries(labels).every(([k, v]) => meta.labels?.[k] === v);
     })
     .sort((a, b) => byteOrder(String((a.metadata as JsonObject)?.name ?? ""), String((b.metadata as JsonObject)?.name ?? "")));
-  // Each function gets its own copy: a built-in may change what it is given, and the pool is the repository's objects.
-  return { items: items.map((resource) => ({ resource: cloneJson(resource), connectionDetails: {}, ready: Ready.READY_UNSPECIFIED })) };
 }
 
 /** The objects a selector of a kind is answered from: those given, and the repository's of that kind. */
@@ -376,8 +380,7 @@ function poolFor(apiVersion: string, kind: string, inputs: PipelineInputs): Json
 
 /** Requirements answered: resources from the pool, schemas from the lookup (empty when unknown, as Crossplane does). */
 function resolveRequirements(r: Requirements | undefined, inputs: PipelineInputs): Partial<RunFunctionRequest> {
-  const resolve = (m: Record<string, Selector> | undefined) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, selectResources(asCrossplaneSees(s, inputs), poolFor(s.apiVersion, s.kind, inputs))]));
+  const resolve = (m: Record<string, Selector> | undefined) => Object.fromEntries(Object.entries(m ?? {}).map(([k, s]) => [k, answer(s, inputs)]));
   const requiredSchemas = Object.fromEntries(
     Object.entries(r?.schemas ?? {}).map(([k, s]) => {
       const schema = inputs.schemaFor?.(s.apiVersion, s.kind);

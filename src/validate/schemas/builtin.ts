@@ -23,7 +23,7 @@ export function loadBuiltinSchemas(dir = schemasDir()): BuiltinSchema[] {
   const signature = names.map((f) => `${f}:${fs.statSync(path.join(dir, f)).mtimeMs}`).join("|");
   const known = loaded.get(dir);
   if (known?.signature === signature) return known.schemas;
-  const schemas = deepFreeze(readBuiltinSchemas(dir));
+  const schemas = deepFreeze(readBuiltinSchemas(dir, names));
   loaded.set(dir, { signature, schemas });
   return schemas;
 }
@@ -38,13 +38,10 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function readBuiltinSchemas(dir: string): BuiltinSchema[] {
+function readBuiltinSchemas(dir: string, names: string[]): BuiltinSchema[] {
   const fragments = readYaml(path.join(dir, "_fragments.yaml")) as Record<string, OpenAPISchema>;
   const out: BuiltinSchema[] = [];
-  for (const name of fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml") && !f.startsWith("_"))
-    .sort()) {
+  for (const name of names.filter((f) => !f.startsWith("_")).sort()) {
     const doc = readYaml(path.join(dir, name)) as { schemas?: { apiVersion: string; kind: string; schema: OpenAPISchema }[] };
     for (const entry of doc.schemas ?? []) {
       const gvk = gvkOf(entry.apiVersion, entry.kind);
