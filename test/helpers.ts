@@ -83,3 +83,14 @@ export function gitRepo(files: Record<string, string | Buffer> | string = {}, op
   }
   return { dir, git, commit };
 }
+
+/**
+ * `diff --base main --format json` after a change: `files` committed as the base, `changed`
+ * (path → content) written over them uncommitted; the report as parsed JSON.
+ */
+export async function diffAfterChange<T>(files: Record<string, string>, changed: Record<string, string>): Promise<T> {
+  const repo = gitRepo(files);
+  for (const [file, content] of Object.entries(changed)) fs.writeFileSync(path.join(repo.dir, file), content);
+  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
+  return JSON.parse(stdout) as T;
+}

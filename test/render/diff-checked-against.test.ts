@@ -1,22 +1,13 @@
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { XAPP_EXAMPLE, XAPP_XRD } from "../fixtures/project.js";
-import { gitRepo, runCli } from "../helpers.js";
+import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
+import { diffAfterChange } from "../helpers.js";
 
 /**
  * diff: a CRD or an admission policy checks every rendered object. A change to one finds problems
  * in sources whose own files did not change; the diff must render them to say so.
  */
 
-const COMPOSITION = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: p
+const COMPOSITION = xappComposition(`    - step: p
       functionRef: {name: function-patch-and-transform}
       input:
         apiVersion: pt.fn.crossplane.io/v1beta1
@@ -24,7 +15,7 @@ spec:
         resources:
           - name: bucket
             base: {apiVersion: storage.example.org/v1, kind: Bucket, spec: {size: small}}
-`;
+`);
 
 const crd = (required: string[]) => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -71,10 +62,10 @@ interface Report {
 }
 
 async function diffAfter(files: Record<string, string>, change: [string, string]): Promise<Report> {
-  const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": COMPOSITION, "examples/xr.yaml": XAPP_EXAMPLE, ...files });
-  fs.writeFileSync(path.join(repo.dir, change[0]), change[1]);
-  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-  return JSON.parse(stdout) as Report;
+  return diffAfterChange<Report>(
+    { "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": COMPOSITION, "examples/xr.yaml": XAPP_EXAMPLE, ...files },
+    { [change[0]]: change[1] },
+  );
 }
 
 describe("a change to what rendered objects are checked against", () => {

@@ -1,22 +1,14 @@
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { XAPP_EXAMPLE, XAPP_XRD } from "../fixtures/project.js";
-import { gitRepo, runCli } from "../helpers.js";
+import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
+import { diffAfterChange } from "../helpers.js";
 
 /**
  * diff: the rendered XR's status is what the render says of the source itself. A change that only
  * moves what the functions write there said "passes · 0 sources changed".
  */
 
-const composition = (field: string, condition = "") => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: t
+const composition = (field: string, condition = "") =>
+  xappComposition(`    - step: t
       functionRef: {name: function-go-templating}
       input:
         apiVersion: gotemplating.fn.crossplane.io/v1beta1
@@ -35,13 +27,14 @@ spec:
               annotations:
                 {{ setResourceNameAnnotation "cm" }}
             data: {a: b${condition}}
-`;
+`);
 
 async function diffAfter(before: string, after: string) {
-  const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": before, "examples/xr.yaml": XAPP_EXAMPLE });
-  fs.writeFileSync(path.join(repo.dir, "apis/composition.yaml"), after);
-  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-  return JSON.parse(stdout) as { changes: { status: string; objects: { kind: string; status: string; fields?: { path: string }[] }[] }[] };
+  type Report = { changes: { status: string; objects: { kind: string; status: string; fields?: { path: string }[] }[] }[] };
+  return diffAfterChange<Report>(
+    { "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": before, "examples/xr.yaml": XAPP_EXAMPLE },
+    { "apis/composition.yaml": after },
+  );
 }
 
 describe("the rendered XR's status in the diff", () => {

@@ -1,38 +1,34 @@
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { XAPP_EXAMPLE, XAPP_XRD } from "../fixtures/project.js";
-import { gitRepo, runCli } from "../helpers.js";
+import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
+import { diffAfterChange } from "../helpers.js";
+
+type Changes = { changes: { name: string; status: string }[] };
+const statuses = (report: Changes) => report.changes.map((c) => `${c.name} ${c.status}`);
 
 /**
  * diff: function-go-templating's FileSystem templates are files its sources render from. A change
  * to one must change the sources (it said "passes · 0 sources changed").
  */
 
-const composition = (dirPath: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: t
+const composition = (dirPath: string) =>
+  xappComposition(`    - step: t
       functionRef: {name: function-go-templating}
       input:
         apiVersion: gotemplating.fn.crossplane.io/v1beta1
         kind: GoTemplate
         source: FileSystem
         fileSystem: {dirPath: ${dirPath}}
-`;
+`);
 
 const TEMPLATE =
   'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    {{ setResourceNameAnnotation "cm" }}\ndata:\n  size: {{ .observed.composite.resource.spec.size | quote }}\n';
 
 async function changedSources(files: Record<string, string>, template: string) {
-  const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "examples/xr.yaml": XAPP_EXAMPLE, ...files });
-  fs.writeFileSync(path.join(repo.dir, template), TEMPLATE.replace("size:", "sizing:"));
-  const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-  return (JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`);
+  const report = await diffAfterChange<Changes>(
+    { "apis/xrd.yaml": XAPP_XRD, "examples/xr.yaml": XAPP_EXAMPLE, ...files },
+    { [template]: TEMPLATE.replace("size:", "sizing:") },
+  );
+  return statuses(report);
 }
 
 describe("FileSystem templates are dependencies of their sources", () => {
@@ -53,14 +49,7 @@ describe("FileSystem templates are dependencies of their sources", () => {
 
 describe("objects a step selects are dependencies of their sources", () => {
   it("an EnvironmentConfig function-environment-configs selects", async () => {
-    const composition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: env
+    const composition = xappComposition(`    - step: env
       functionRef: {name: function-environment-configs}
       input:
         apiVersion: environmentconfigs.fn.crossplane.io/v1beta1
@@ -83,40 +72,29 @@ spec:
                 {{ setResourceNameAnnotation "cm" }}
             data:
               region: {{ index .context "apiextensions.crossplane.io/environment" "region" | quote }}
-`;
+`);
     const env = (region: string) =>
       `apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: ${region}}\n`;
-    const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE });
-    fs.writeFileSync(path.join(repo.dir, "env/shared.yaml"), env("west"));
-    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-    expect((JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`)).toEqual(["shop changed"]);
+    const files = { "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE };
+    expect(statuses(await diffAfterChange<Changes>(files, { "env/shared.yaml": env("west") }))).toEqual(["shop changed"]);
   });
 });
 
 describe("objects a step asks for when it runs", () => {
   const configMap = (tier: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: platform, namespace: default}\ndata: {tier: ${tier}}\n`;
   async function changesAfterConfigMapChange(composition: string) {
-    const repo = gitRepo({
+    const files = {
       "apis/xrd.yaml": XAPP_XRD,
       "apis/composition.yaml": composition,
       "config/platform.yaml": configMap("gold"),
       "examples/xr.yaml": XAPP_EXAMPLE,
-    });
-    fs.writeFileSync(path.join(repo.dir, "config/platform.yaml"), configMap("bronze"));
-    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-    const report = JSON.parse(stdout) as { changes: { name: string; status: string }[]; unrenderedFiles?: string[] };
-    return { changes: report.changes.map((c) => `${c.name} ${c.status}`), unrendered: report.unrenderedFiles ?? [] };
+    };
+    const report = await diffAfterChange<Changes & { unrenderedFiles?: string[] }>(files, { "config/platform.yaml": configMap("bronze") });
+    return { changes: statuses(report), unrendered: report.unrenderedFiles ?? [] };
   }
 
   it("a ConfigMap a go-templating template requests (ExtraResources) is a file its source renders from", async () => {
-    const composition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: t
+    const composition = xappComposition(`    - step: t
       functionRef: {name: function-go-templating}
       input:
         apiVersion: gotemplating.fn.crossplane.io/v1beta1
@@ -140,21 +118,14 @@ spec:
               tier: {{ (index . 0).resource.data.tier | quote }}
             {{- end }}
             {{- end }}
-`;
+`);
     const { changes, unrendered } = await changesAfterConfigMapChange(composition);
     expect(changes).toEqual(["shop changed"]);
     expect(unrendered).toEqual([]);
   });
 
   it("a ConfigMap a function-kro externalRef names is a file its source renders from", async () => {
-    const composition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xapps}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-    - step: graph
+    const composition = xappComposition(`    - step: graph
       functionRef: {name: function-kro}
       input:
         apiVersion: kro.fn.crossplane.io/v1alpha1
@@ -164,7 +135,7 @@ spec:
             externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}
           - id: copy
             template: {apiVersion: v1, kind: ConfigMap, metadata: {}, data: {tier: "\${platform.data.tier}"}}
-`;
+`);
     const { changes } = await changesAfterConfigMapChange(composition);
     expect(changes).toEqual(["shop changed"]);
   });
@@ -188,20 +159,17 @@ spec:
 `;
     const env = (region: string) =>
       `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: ${region}}\n`;
-    const repo = gitRepo({ "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE });
-    fs.writeFileSync(path.join(repo.dir, "env/shared.yaml"), env("west"));
-    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-    expect((JSON.parse(stdout) as { changes: { name: string; status: string }[] }).changes.map((c) => `${c.name} ${c.status}`)).toEqual(["shop changed"]);
+    const files = { "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE };
+    expect(statuses(await diffAfterChange<Changes>(files, { "env/shared.yaml": env("west") }))).toEqual(["shop changed"]);
   });
 });
 
 describe("what a change alters, known without rendering", () => {
   it("objects of one name kept side by side in several folders are compared folder by folder", async () => {
     const xrd = (field: string) => XAPP_XRD.replace("size: {type: string}", `${field}: {type: string}`);
-    const repo = gitRepo({ "a/xrd.yaml": xrd("size"), "b/xrd.yaml": xrd("tier") });
-    fs.writeFileSync(path.join(repo.dir, "b/xrd.yaml"), xrd("tier").replace("tier: {type: string}", "tier: {type: string}, zone: {type: string}"));
-    const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
-    const definitions = (JSON.parse(stdout) as { definitions?: { file: string }[] }).definitions ?? [];
+    const changed = { "b/xrd.yaml": xrd("tier").replace("tier: {type: string}", "tier: {type: string}, zone: {type: string}") };
+    const report = await diffAfterChange<{ definitions?: { file: string }[] }>({ "a/xrd.yaml": xrd("size"), "b/xrd.yaml": xrd("tier") }, changed);
+    const definitions = report.definitions ?? [];
     expect(definitions.map((d) => d.file)).toEqual(["b/xrd.yaml"]);
   });
 });
