@@ -94,3 +94,15 @@ export async function diffAfterChange<T>(files: Record<string, string>, changed:
   const { stdout } = await runCli(["diff", "--base", "main", ".", "--format", "json"], repo.dir);
   return JSON.parse(stdout) as T;
 }
+
+/** Replaces every unpacked package's `/function` in a package cache with one that fails: what still renders came from elsewhere. */
+export function breakEntrypoints(cacheDir: string): void {
+  const rootfs = path.join(cacheDir, "oci", "rootfs");
+  for (const digest of fs.readdirSync(rootfs)) {
+    const entrypoint = path.join(rootfs, digest, "function");
+    if (!fs.existsSync(entrypoint)) continue;
+    fs.chmodSync(path.dirname(entrypoint), 0o755);
+    fs.rmSync(entrypoint, { force: true });
+    fs.writeFileSync(entrypoint, "#!/bin/sh\necho broken by the test >&2\nexit 3\n", { mode: 0o755 });
+  }
+}

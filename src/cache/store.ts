@@ -195,10 +195,11 @@ function removeStale(workDir: string, build: string): void {
       if (fs.statSync(dir).mtimeMs < weekAgo) fs.rmSync(dir, { recursive: true, force: true });
       continue;
     }
-    for (const pack of fs.readdirSync(dir)) {
-      const file = path.join(dir, pack);
+    for (const pack of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!pack.isFile()) continue; // responses/ keeps its own bound (FunctionResponses)
+      const file = path.join(dir, pack.name);
       const changed = fs.statSync(file).mtimeMs;
-      if (changed < weekAgo || (!pack.endsWith(".pack") && changed < hourAgo)) fs.rmSync(file, { force: true });
+      if (changed < weekAgo || (!pack.name.endsWith(".pack") && changed < hourAgo)) fs.rmSync(file, { force: true });
     }
   }
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
+import { FunctionResponses } from "../cache/responses.js";
 import { removeTree } from "../oci/unpack.js";
 import { pullImage, PullError, type Platform, type PullPolicy, type PulledImage } from "../oci/image.js";
 import { RegistryClient, type RegistryOptions } from "../oci/registry.js";
@@ -26,6 +27,8 @@ export interface PackageSettings {
   resolved: Map<string, string>;
   startTimeoutMs: number;
   onPull?: (reference: string) => void;
+  /** What packages answered in earlier runs (none with --no-cache or COMPOSITION_CI_WORK_CACHE=0). */
+  responses?: FunctionResponses;
 }
 
 export class PackageRuntime implements FunctionRuntime {
@@ -42,11 +45,20 @@ export class PackageRuntime implements FunctionRuntime {
     private readonly fallback?: (why: string) => Promise<FunctionRuntime | undefined>,
     /** Set over the image's own (a project function's builder environment). */
     private readonly extraEnv: Record<string, string> = {},
+    /** What reaches the process besides the image and the request, for the responses' key: the extra environment unless the caller names it. */
+    private readonly identity = JSON.stringify(Object.entries(extraEnv).sort()),
   ) {}
 
+  /** The same request to the same image digest is answered as an earlier run's process answered it, without starting one. */
   async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
+    const responses = this.settings.responses;
+    const key = responses?.key((await this.pull()).digest, this.identity, req);
+    const known = key === undefined ? undefined : responses!.get(key);
+    if (known) return known;
     const runtime = await (this.started ??= this.start());
-    return runtime.run(req, timeoutMs);
+    const response = await runtime.run(req, timeoutMs);
+    if (key !== undefined) responses!.set(key, response);
+    return response;
   }
 
   private async start(): Promise<FunctionRuntime> {
@@ -147,6 +159,7 @@ export function packageSettings(options: PackageSettingsOptions): PackageSetting
     resolved: new Map(),
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     onPull: options.onPull,
+    responses: options.cacheDir !== null && process.env.COMPOSITION_CI_WORK_CACHE !== "0" ? new FunctionResponses(options.cacheDir) : undefined,
   };
 }
 

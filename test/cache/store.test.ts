@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { FunctionResponses } from "../../src/cache/responses.js";
 import { buildId, contentKey, WorkStore } from "../../src/cache/store.js";
 import { loadFile, stripBom } from "../../src/manifest/load.js";
 import { fromStored, toStored } from "../../src/manifest/stored.js";
@@ -92,6 +93,46 @@ describe("WorkStore", () => {
 
   it("content keys cannot be forged by moving a separator", () => {
     expect(contentKey("ab", "c")).not.toBe(contentKey("a", "bc"));
+  });
+});
+
+describe("FunctionResponses", () => {
+  const request = (greeting: string) => ({ observed: { composite: { resource: { spec: { greeting } } } } }) as never;
+  const response = (n: number) => ({ desired: { resources: { [`r${n}`]: { resource: { n, pad: "x".repeat(400) } } } } }) as never;
+
+  it("answers the same request to the same digest and source, and nothing else", () => {
+    const cache = temp();
+    const kept = new FunctionResponses(cache);
+    const key = kept.key("sha256:a", "", request("hej"));
+    kept.set(key, response(1));
+    const next = new FunctionResponses(cache);
+    expect(next.get(next.key("sha256:a", "", request("hej")))).toEqual(response(1));
+    expect(next.get(next.key("sha256:b", "", request("hej")))).toBeUndefined();
+    expect(next.get(next.key("sha256:a", "kcl:other-folder", request("hej")))).toBeUndefined();
+    expect(next.get(next.key("sha256:a", "", request("hello")))).toBeUndefined();
+  });
+
+  it("keeps the most recently used answers within its bound; an unreadable one is no answer; the work store's cleaning leaves them", () => {
+    const cache = temp();
+    const kept = new FunctionResponses(cache, 1200);
+    const keys = [1, 2, 3].map((n) => kept.key("sha256:a", "", request(String(n))));
+    const dir = path.join(cache, "work", buildId(), "responses");
+    keys.forEach((key, n) => {
+      kept.set(key, response(n));
+      const old = Date.now() / 1000 - 3600 * (10 - n);
+      fs.utimesSync(path.join(dir, key), old, old);
+    });
+    const later = new FunctionResponses(cache, 1200);
+    later.set(later.key("sha256:a", "", request("4")), response(4));
+    expect(fs.readdirSync(dir)).toHaveLength(2);
+    expect(later.get(keys[0]!)).toBeUndefined();
+    expect(later.get(keys[2]!)).toEqual(response(2));
+    fs.writeFileSync(path.join(dir, keys[2]!), "not v8");
+    expect(later.get(keys[2]!)).toBeUndefined();
+    const store = WorkStore.open(cache, "/repo/a");
+    store.set("k", 1);
+    store.save();
+    expect(fs.existsSync(dir)).toBe(true);
   });
 });
 

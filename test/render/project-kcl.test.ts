@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as YAML from "yaml";
-import { REPO, runCli, tempRepo } from "../helpers.js";
+import { breakEntrypoints, REPO, runCli, tempRepo } from "../helpers.js";
 import { XAPP_EXAMPLE, XAPP_XRD, projectComposition } from "../fixtures/project.js";
 import { layer, TestRegistry } from "../oci/registry-server.js";
 
@@ -121,6 +121,24 @@ spec:
       .find((d) => d?.kind === "ConfigMap");
     expect(made?.data).toEqual({ main: MAIN_K, pkgPathIsSource: "true", writable: "no", token: "absent", size: "large" });
     expect(fs.readdirSync(path.join(dir, "functions/compose")).sort()).toEqual(["kcl.mod", "main.k"]);
+  });
+
+  it("a second run answers from the kept response; a change in the folder is a new request (issue 38)", async () => {
+    const dir = project(true);
+    const made = (stdout: string) =>
+      YAML.parseAllDocuments(stdout)
+        .map((d) => d.toJS())
+        .find((d) => d?.kind === "ConfigMap");
+    const first = await runCli(["render", "--all", "."], dir);
+    expect(made(first.stdout)?.data.main).toBe(MAIN_K);
+    breakEntrypoints(cache);
+    const second = await runCli(["render", "--all", "."], dir);
+    expect(second.stderr).not.toContain("not rendered");
+    expect(second.stdout).toBe(first.stdout);
+    fs.writeFileSync(path.join(dir, "functions/compose/main.k"), `${MAIN_K}# changed\n`);
+    const third = await runCli(["render", "--all", "."], dir);
+    expect(made(third.stdout)).toBeUndefined();
+    expect(third.stderr).toMatch(/failed|exit/);
   });
 
   it("functions pull fills the cache with the base, and an --offline run needs nothing else", async () => {

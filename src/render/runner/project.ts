@@ -5,6 +5,7 @@ import path from "node:path";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
 import { runGoTemplating } from "../functions/go-templating/function.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
+import { contentKey } from "../../cache/store.js";
 import { removeTree } from "../../oci/unpack.js";
 import { staysInside } from "../../manifest/discover.js";
 import { isTrustedPackage } from "../../trust.js";
@@ -212,7 +213,9 @@ export class ProjectPackageRuntime implements FunctionRuntime {
   private package(): PackageRuntime {
     if (this.runtime) return this.runtime;
     this.copy = readOnlyCopy(this.dir, path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-")), "src"));
-    this.runtime = new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, this.copy));
+    // The copy's path changes each run; what the function reads there does not, unless the folder changed.
+    const identity = `${this.language}:${folderKey(this.copy)}`;
+    this.runtime = new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, this.copy), identity);
     return this.runtime;
   }
 
@@ -239,6 +242,19 @@ function readOnlyCopy(dir: string, target: string): string {
   };
   copy(dir, target);
   return target;
+}
+
+/** The content of a folder as the copy has it: each regular file's path and bytes, in a fixed order. */
+function folderKey(dir: string): string {
+  const parts: (string | Uint8Array)[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDirectory()) walk(path.join(d, e.name), `${rel}${e.name}/`);
+      else if (e.isFile()) parts.push(`${rel}${e.name}`, fs.readFileSync(path.join(d, e.name)));
+    }
+  };
+  walk(dir, "");
+  return contentKey(...parts);
 }
 
 /**
