@@ -19,7 +19,8 @@ Fills the package cache with every function package the repository's Functions w
 process (trusted packages: the crossplane-contrib functions, the config's functions.trusted, or
 every package with --allow-exec), and every trusted function image of the repository's kpt
 packages' pipelines (Kptfiles), the base package of every project function that runs on one
-(a KCL folder of crossplane-project.yaml or upbound.yaml runs on function-kcl, when trusted),
+(a KCL folder of crossplane-project.yaml or upbound.yaml runs on function-kcl, when trusted) with
+the KCL modules its kcl.mod depends on,
 for the platform of this machine, and with the schemas
 (package.yaml) of the packages the repository depends on (crossplane.yaml, upbound.yaml,
 Provider/Function/Configuration objects, the config's packages:). A later run, --offline or not,
@@ -79,12 +80,14 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
   for (const { name, fn } of embeddedFunctions(projectsOf(manifests), root)) {
     const runtime = projectRuntime(name, fn, options);
     if (!(runtime instanceof ProjectPackageRuntime)) continue;
-    if (bases.has(runtime.image)) continue;
-    bases.add(runtime.image);
     try {
-      const image = await runtime.prefetch();
-      io.stderr(`${name} (project function, base): ${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}\n`);
-      pulled++;
+      if (!bases.has(runtime.image)) {
+        bases.add(runtime.image);
+        const image = await runtime.prefetch();
+        io.stderr(`${name} (project function, base): ${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}\n`);
+        pulled++;
+      }
+      for (const module of await runtime.prefetchModules()) io.stderr(`${name} (project function, kcl.mod): ${module.replace(/(@sha256:.{12}).*$/, "$1")}\n`);
     } catch (err) {
       failed++;
       io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);

@@ -62,6 +62,8 @@ export interface PulledImage {
   root: string;
   config: ImageConfig;
   platform: Platform;
+  /** The manifest's annotations (an artifact's, such as a KCL module's checksum). */
+  annotations?: Record<string, string>;
 }
 
 export class PullError extends Error {
@@ -91,6 +93,7 @@ interface Manifest {
   manifests?: Descriptor[];
   config?: Descriptor;
   layers?: Descriptor[];
+  annotations?: Record<string, string>;
 }
 
 /** The platform a function binary must be built for to run here. */
@@ -109,7 +112,7 @@ export async function pullImage(referenceText: string, options: PullOptions): Pr
   const manifest = await puller.manifest(digest);
   const config = await puller.config(manifest);
   const root = fs.existsSync(store.rootfsPath(digest)) ? store.rootfsPath(digest) : await puller.unpack(manifest, digest);
-  return { reference: formatReference(ref), digest, root, config, platform };
+  return { reference: formatReference(ref), digest, root, config, platform, annotations: manifest.annotations };
 }
 
 /**

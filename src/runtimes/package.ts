@@ -8,7 +8,7 @@ import { pullImage, PullError, type Platform, type PullPolicy, type PulledImage 
 import { RegistryClient, type RegistryOptions } from "../oci/registry.js";
 import { launchOf } from "./executable.js";
 import { ProcessRuntime } from "./process.js";
-import { FunctionFailure, FunctionNotRunnable, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
+import { closeStarted, FunctionFailure, FunctionNotRunnable, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
 
 /**
  * The package runtime: what Docker would do for a Function, without Docker. Its package (an OCI
@@ -129,11 +129,7 @@ export class PackageRuntime implements FunctionRuntime {
   async close(): Promise<void> {
     const started = this.started;
     this.started = undefined;
-    if (started)
-      await started.then(
-        (r) => r.close(),
-        () => undefined,
-      );
+    await closeStarted(started);
     if (this.home) fs.rmSync(this.home, { recursive: true, force: true });
     this.home = undefined;
   }

@@ -80,3 +80,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** Closes a runtime that was being started, whether it started or failed to. */
+export async function closeStarted(started: Promise<FunctionRuntime> | undefined): Promise<void> {
+  if (started)
+    await started.then(
+      (r) => r.close(),
+      () => undefined,
+    );
+}

@@ -150,6 +150,22 @@ export class TestRegistry {
     return { index: indexDigest, manifests: digests };
   }
 
+  /**
+   * Pushes an OCI artifact as kpm pushes a KCL module: one manifest (no index), the empty config,
+   * one layer (a tar of the module's files), the manifest's annotations.
+   */
+  pushArtifact(repository: string, tag: string, layerBytes: Buffer, compression: Compression, annotations: Record<string, string>): string {
+    const layerDescriptor = this.putBlob(layerBytes, MEDIA[compression]);
+    const config = this.putBlob(Buffer.from("{}"), "application/vnd.oci.empty.v1+json");
+    const manifest = Buffer.from(
+      JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.manifest, artifactType: layerDescriptor.mediaType, config, layers: [layerDescriptor], annotations }),
+    );
+    const digest = digestOf(manifest);
+    this.manifests.set(`${repository}@${digest}`, { body: manifest, type: MEDIA.manifest });
+    this.manifests.set(`${repository}:${tag}`, { body: manifest, type: MEDIA.manifest });
+    return digest;
+  }
+
   private putBlob(bytes: Buffer, mediaType: string) {
     const digest = digestOf(bytes);
     this.blobs.set(digest, bytes);

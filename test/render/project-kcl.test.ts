@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import * as TOML from "smol-toml";
 import * as YAML from "yaml";
 import { breakEntrypoints, REPO, runCli, tempRepo } from "../helpers.js";
 import { XAPP_EXAMPLE, XAPP_XRD, projectComposition } from "../fixtures/project.js";
@@ -36,6 +38,8 @@ const FAKE_KCL = `#!${process.execPath}
     // The modes, not a write: a runner as root writes through them (into the copy, never the repository).
     const writable = (fs.statSync(src).mode & 0o222) || (fs.statSync(src + "/main.k").mode & 0o222) ? "yes" : "no";
     try { fs.writeFileSync(src + "/written.k", "x = 1\\n"); } catch {}
+    const modules = fs.readdirSync(src).filter((n) => n.includes("_") && fs.statSync(src + "/" + n).isDirectory()).sort().join(",");
+    const lock = fs.existsSync(src + "/kcl.mod.lock") ? fs.readFileSync(src + "/kcl.mod.lock", "utf8") : "";
     const rsp = sdk.to(call.request);
     rsp.desired.resources["from-kcl"] = {
       resource: { apiVersion: "v1", kind: "ConfigMap", data: {
@@ -44,6 +48,8 @@ const FAKE_KCL = `#!${process.execPath}
         writable,
         token: process.env.GITHUB_TOKEN ?? "absent",
         size: String(call.request.observed?.composite?.resource?.spec?.size ?? ""),
+        modules,
+        lock,
       } },
       connectionDetails: {},
       ready: 1,
@@ -86,7 +92,7 @@ describe("a project's KCL function on the function-kcl base package", () => {
   });
 
   /** A Crossplane CLI project whose imageConfigs send the CLI's base images to the test registry. */
-  function project(trusted: boolean) {
+  function project(trusted: boolean, kclMod = '[package]\nname = "compose"\n') {
     const projectFile = `apiVersion: dev.crossplane.io/v1alpha1
 kind: Project
 metadata: {name: platform}
@@ -105,13 +111,13 @@ spec:
       "crossplane-project.yaml": projectFile,
       "apis/xrd.yaml": XAPP_XRD,
       "apis/composition.yaml": COMPOSITION,
-      "functions/compose/kcl.mod": '[package]\nname = "compose"\n',
+      "functions/compose/kcl.mod": kclMod,
       "functions/compose/main.k": MAIN_K,
       "examples/xr.yaml": XAPP_EXAMPLE,
     });
   }
 
-  it("runs the trusted base with the folder's read-only copy as its source, and none of the runner's secrets", async () => {
+  it("runs the trusted base with a private copy of the folder as its source (kpm writes there), and none of the runner's secrets", async () => {
     const dir = project(true);
     const { stdout, stderr, code } = await runCli(["render", "--all", "."], dir);
     expect(stderr).not.toContain("not rendered");
@@ -119,7 +125,7 @@ spec:
     const made = YAML.parseAllDocuments(stdout)
       .map((d) => d.toJS())
       .find((d) => d?.kind === "ConfigMap");
-    expect(made?.data).toEqual({ main: MAIN_K, pkgPathIsSource: "true", writable: "no", token: "absent", size: "large" });
+    expect(made?.data).toEqual({ main: MAIN_K, pkgPathIsSource: "true", writable: "yes", token: "absent", size: "large", modules: "", lock: "" });
     expect(fs.readdirSync(path.join(dir, "functions/compose")).sort()).toEqual(["kcl.mod", "main.k"]);
   });
 
@@ -149,6 +155,74 @@ spec:
     const { stderr } = await runCli(["render", "--all", ".", "--offline"], dir);
     expect(stderr).toContain("rendered 1 of 1 sources");
     expect(registry.requests.length).toBe(before);
+  });
+
+  it("kcl.mod's modules: functions pull caches them (and theirs); offline they are where kpm looks, their checksums in kcl.mod.lock", async () => {
+    const oci = (name: string, tag: string) => `{ oci = "oci://${registry.host}/kcl-lang/${name}", tag = "${tag}" }`;
+    const dir = project(true, `[package]\nname = "compose"\n\n[dependencies]\nbase = ${oci("base", "0.1.0")}\n`);
+    const notRendered = async (...flags: string[]) => {
+      const { stdout } = await runCli(["check", ".", "--format", "json", ...flags], dir);
+      return (JSON.parse(stdout) as { findings: Finding[] }).findings.find((f) => f.rule === "render/not-rendered")?.message ?? "";
+    };
+    // Not in the registry yet: the module is named, with the registry's answer.
+    expect(await notRendered()).toMatch(
+      new RegExp(`needs the KCL module ${registry.host}/kcl-lang/base:0.1.0 \\(kcl.mod\\), which could not be pulled: .*404`),
+    );
+
+    const baseMod = `[package]\nname = "base"\nversion = "0.1.0"\n\n[dependencies]\nleaf = ${oci("leaf", "1.0.0")}\n`;
+    const leafFiles = { "kcl.mod": '[package]\nname = "leaf"\nversion = "1.0.0"\n', "main.k": "leaf = 1\n" };
+    const tar = (files: Record<string, string>) =>
+      layer(
+        Object.entries(files).map(([name, content]) => ({ name, content })),
+        "none",
+      );
+    registry.pushArtifact("kcl-lang/base", "0.1.0", await tar({ "kcl.mod": baseMod, "main.k": "base = 1\n" }), "none", {
+      "org.kcllang.package.sum": "sum-from-the-registry=",
+    });
+    registry.pushArtifact("kcl-lang/leaf", "1.0.0", await tar(leafFiles), "none", {});
+    const pull = await runCli(["functions", "pull", "."], dir);
+    expect(pull.stderr).toContain(`acme-platformcompose (project function, kcl.mod): ${registry.host}/kcl-lang/base:0.1.0@sha256:`);
+    expect(pull.stderr).toContain(`${registry.host}/kcl-lang/leaf:1.0.0@sha256:`);
+
+    const before = registry.requests.length;
+    const { stdout, stderr } = await runCli(["render", "--all", ".", "--offline"], dir);
+    expect(stderr).toContain("rendered 1 of 1 sources");
+    expect(registry.requests.length).toBe(before);
+    const data = YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((d) => d?.kind === "ConfigMap")?.data;
+    expect(data.modules).toBe("base_0.1.0,leaf_1.0.0");
+    const lock = TOML.parse(data.lock) as { dependencies: Record<string, Record<string, string>> };
+    // kpm's checksum of a directory: its files' contents in lexical order, SHA-256, base64 (the registry's annotation when it has one).
+    const leafSum = createHash("sha256").update(leafFiles["kcl.mod"]).update(leafFiles["main.k"]).digest("base64");
+    expect(lock.dependencies).toEqual({
+      base: {
+        name: "base",
+        full_name: "base_0.1.0",
+        version: "0.1.0",
+        sum: "sum-from-the-registry=",
+        reg: registry.host,
+        repo: "kcl-lang/base",
+        oci_tag: "0.1.0",
+      },
+      leaf: { name: "leaf", full_name: "leaf_1.0.0", version: "1.0.0", sum: leafSum, reg: registry.host, repo: "kcl-lang/leaf", oci_tag: "1.0.0" },
+    });
+    expect(fs.readdirSync(path.join(dir, "functions/compose")).sort()).toEqual(["kcl.mod", "main.k"]);
+  });
+
+  it("offline, a module the cache lacks and a git dependency are not rendered, each named with the fix", async () => {
+    const missing = project(true, `[package]\nname = "compose"\n\n[dependencies]\nk8s = "1.31"\n`);
+    await runCli(["functions", "pull", "."], missing); // the base; ghcr.io is not asked for in an --offline run
+    const offline = await runCli(["check", ".", "--format", "json", "--offline"], missing);
+    const message = (JSON.parse(offline.stdout) as { findings: Finding[] }).findings.find((f) => f.rule === "render/not-rendered")?.message;
+    expect(message).toContain("needs the KCL module ghcr.io/kcl-lang/k8s:1.31 (kcl.mod), which is not in the package cache");
+    expect(message).toContain("run `composition-ci functions pull` where the registry can be reached");
+    const git = project(true, `[package]\nname = "compose"\n\n[dependencies]\nhelpers = { git = "https://github.com/acme/helpers", tag = "v1" }\n`);
+    await runCli(["functions", "pull", "."], git);
+    const fromGit = await runCli(["check", ".", "--format", "json", "--offline"], git);
+    expect((JSON.parse(fromGit.stdout) as { findings: Finding[] }).findings.find((f) => f.rule === "render/not-rendered")?.message).toContain(
+      "depends on helpers (https://github.com/acme/helpers) in kcl.mod, which function-kcl fetches from the network itself: an --offline run cannot have it",
+    );
   });
 
   it("untrusted, nothing is pulled and the warning names the base and the one line that trusts it", async () => {

@@ -19,8 +19,9 @@ import {
   type EmbeddedFunction,
 } from "../../project/index.js";
 import { BuiltinRuntime } from "./builtin.js";
+import { prefillKclModules } from "./kcl-modules.js";
 import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
-import { FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
+import { closeStarted, FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 import { ProcessRuntime } from "../../runtimes/process.js";
 
 /**
@@ -141,7 +142,7 @@ class GoBuildRuntime implements FunctionRuntime {
 
   private async build(): Promise<ProcessRuntime> {
     this.work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-go-fn-"));
-    const source = readOnlyCopy(this.dir, path.join(this.work, "src"));
+    const source = copyFolder(this.dir, path.join(this.work, "src"), { readOnly: true });
     const binary = path.join(this.work, "function");
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CGO_ENABLED: "0" };
     for (const key of GO_BUILD_ENV) if (process.env[key] !== undefined) env[key] = process.env[key];
@@ -169,25 +170,24 @@ class GoBuildRuntime implements FunctionRuntime {
   async close(): Promise<void> {
     const started = this.started;
     this.started = undefined;
-    if (started)
-      await started.then(
-        (r) => r.close(),
-        () => undefined,
-      );
+    await closeStarted(started);
     if (this.work) removeTree(this.work);
     this.work = undefined;
   }
 }
 
 /**
- * The base package run as a process with the builder's environment naming a read-only copy of the
- * folder (the image has it at /src; here the copy's path stands in for it). The copy is made on
- * first use and removed on close, so the function never writes into the repository.
+ * The base package run as a process with the builder's environment naming a private copy of the
+ * folder (the image has it at /src, writable by the function: kpm writes its settings and
+ * kcl.mod.lock there, and downloads the kcl.mod dependencies there unless they are present, which
+ * the copy's are when the package cache has them). The copy is made on first use and removed on
+ * close, so the function never writes into the repository.
  */
 export class ProjectPackageRuntime implements FunctionRuntime {
   readonly kind = "package";
-  private copy: string | undefined;
-  private runtime: PackageRuntime | undefined;
+  private work: string | undefined;
+  private started: Promise<PackageRuntime> | undefined;
+  private readonly base: PackageRuntime;
 
   constructor(
     readonly name: string,
@@ -195,50 +195,69 @@ export class ProjectPackageRuntime implements FunctionRuntime {
     private readonly language: "kcl",
     private readonly dir: string,
     private readonly settings: PackageSettings,
-  ) {}
+  ) {
+    this.base = new PackageRuntime(name, image, "IfNotPresent", settings);
+  }
 
   async prepare(): Promise<void> {
-    await this.package().prepare();
+    await this.base.prepare();
   }
 
   /** Pulls the base into the cache without running it (`functions pull`). */
   prefetch() {
-    return this.package().prefetch();
+    return this.base.prefetch();
   }
 
-  run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
-    return this.package().run(req, timeoutMs);
+  /** Pulls the folder's kcl.mod dependencies into the cache (`functions pull`): the modules pulled. */
+  async prefetchModules(): Promise<string[]> {
+    try {
+      return await prefillKclModules(this.copy(), { ...this.settings, offline: false });
+    } finally {
+      await this.close();
+    }
   }
 
-  private package(): PackageRuntime {
-    if (this.runtime) return this.runtime;
-    this.copy = readOnlyCopy(this.dir, path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-")), "src"));
-    // The copy's path changes each run; what the function reads there does not, unless the folder changed.
-    const identity = `${this.language}:${folderKey(this.copy)}`;
-    this.runtime = new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, this.copy), identity);
-    return this.runtime;
+  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
+    const runtime = await (this.started ??= this.start());
+    return runtime.run(req, timeoutMs);
+  }
+
+  private async start(): Promise<PackageRuntime> {
+    const copy = this.copy();
+    const modules = await prefillKclModules(copy, this.settings);
+    // The copy's path changes each run; what the function reads there does not, unless the folder or a module changed.
+    const identity = `${this.language}:${folderKey(this.dir)}:${modules.join(",")}`;
+    return new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, copy), identity);
+  }
+
+  private copy(): string {
+    this.work ??= fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-"));
+    const copy = path.join(this.work, "src");
+    if (!fs.existsSync(copy)) copyFolder(this.dir, copy, { readOnly: false });
+    return copy;
   }
 
   async close(): Promise<void> {
-    await this.runtime?.close();
-    this.runtime = undefined;
-    if (this.copy) removeTree(path.dirname(this.copy));
-    this.copy = undefined;
+    const started = this.started;
+    this.started = undefined;
+    await closeStarted(started);
+    if (this.work) removeTree(this.work);
+    this.work = undefined;
   }
 }
 
-/** A copy of the folder (regular files and directories only: links are not followed out of it), files 0444 and directories 0555. */
-function readOnlyCopy(dir: string, target: string): string {
+/** A copy of the folder (regular files and directories only: links are not followed out of it); read-only: files 0444 and directories 0555. */
+function copyFolder(dir: string, target: string, { readOnly }: { readOnly: boolean }): string {
   const copy = (from: string, to: string) => {
     fs.mkdirSync(to);
     for (const e of fs.readdirSync(from, { withFileTypes: true })) {
       if (e.isDirectory()) copy(path.join(from, e.name), path.join(to, e.name));
       else if (e.isFile()) {
         fs.copyFileSync(path.join(from, e.name), path.join(to, e.name));
-        fs.chmodSync(path.join(to, e.name), 0o444);
+        fs.chmodSync(path.join(to, e.name), readOnly ? 0o444 : 0o644);
       }
     }
-    fs.chmodSync(to, 0o555);
+    fs.chmodSync(to, readOnly ? 0o555 : 0o755);
   };
   copy(dir, target);
   return target;

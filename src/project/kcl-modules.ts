@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { parse, stringify } from "smol-toml";
+
+/**
+ * The dependencies of a KCL function's `kcl.mod`, as kpm (the KCL package manager function-kcl
+ * runs, v0.12) resolves them when the function runs: each OCI module is looked for at
+ * `$KCL_PKG_PATH/<last part of its repository>_<tag>` and downloaded there when missing, and its
+ * checksum is taken from `kcl.mod.lock` when the lock has the module at that version, else asked
+ * of the registry. The CLI's KCL builder vendors nothing: the image has the folder at /src and
+ * KCL_PKG_PATH=/src, so a cluster downloads them on every call. An offline run gets them from the
+ * package cache instead (`functions pull` fills it).
+ */
+
+/** kpm's default registry and repository for a dependency given as `name = "version"`. */
+export const DEFAULT_KCL_REGISTRY = "ghcr.io";
+export const DEFAULT_KCL_REPOSITORY = "kcl-lang";
+
+export interface KclModule {
+  /** The dependency's name in kcl.mod (the lock file's key). */
+  name: string;
+  registry: string;
+  repository: string;
+  tag: string;
+  /** Where kpm looks for it below KCL_PKG_PATH. */
+  dir: string;
+}
+
+export interface KclDependencies {
+  modules: KclModule[];
+  /** Dependencies no cache can hold: git sources and OCI ones without a tag (kpm asks the network for them). */
+  fetchedByFunction: string[];
+}
+
+/** The dependencies `kcl.mod` declares; undefined when there is no kcl.mod or it is not TOML (function-kcl then says what is wrong). */
+export function kclDependencies(folder: string): KclDependencies | undefined {
+  const mod = readToml(path.join(folder, "kcl.mod"));
+  if (!mod) return undefined;
+  const result: KclDependencies = { modules: [], fetchedByFunction: [] };
+  const deps = mod.dependencies;
+  if (!isTable(deps)) return result;
+  for (const [name, spec] of Object.entries(deps)) {
+    if (typeof spec === "string") {
+      const repository = `${DEFAULT_KCL_REPOSITORY}/${name}`;
+      result.modules.push(module(name, DEFAULT_KCL_REGISTRY, repository, spec));
+    } else if (isTable(spec) && typeof spec.oci === "string") {
+      const at = /^oci:\/\/([^/]+)\/(.+?)\/?$/.exec(spec.oci);
+      if (at && typeof spec.tag === "string" && spec.tag) result.modules.push(module(name, at[1]!, at[2]!, spec.tag));
+      else result.fetchedByFunction.push(`${name} (${spec.oci}${typeof spec.tag === "string" ? "" : ", no tag"})`);
+    } else if (isTable(spec) && typeof spec.git === "string") result.fetchedByFunction.push(`${name} (${spec.git})`);
+    // `path = "…"`: read from the folder itself, nothing to fetch.
+  }
+  return result;
+}
+
+function module(name: string, registry: string, repository: string, tag: string): KclModule {
+  return { name, registry, repository, tag, dir: `${path.posix.basename(repository)}_${tag}` };
+}
+
+export function moduleReference(m: KclModule): string {
+  return `${m.registry}/${m.repository}:${m.tag}`;
+}
+
+/** The version a module's own kcl.mod gives it (`[package] version`), which kpm compares with the lock's. */
+export function moduleVersion(moduleDir: string): string | undefined {
+  const pkg = readToml(path.join(moduleDir, "kcl.mod"))?.package;
+  return isTable(pkg) && typeof pkg.version === "string" ? pkg.version : undefined;
+}
+
+/**
+ * `kcl.mod.lock` with an entry for each module that lacks one with a checksum at its version, as
+ * kpm writes them: without it, kpm asks the registry for the checksum even when the module is
+ * there. Entries the repository's lock already has are kept as they are; the text is only
+ * rewritten when one is added. Undefined: nothing to add.
+ */
+export function completedLock(lockText: string | undefined, modules: { module: KclModule; version: string; sum: string }[]): string | undefined {
+  let lock: Record<string, unknown> = {};
+  if (lockText !== undefined) {
+    try {
+      lock = parse(lockText) as Record<string, unknown>;
+    } catch {
+      lock = {};
+    }
+  }
+  const deps: Record<string, unknown> = isTable(lock.dependencies) ? { ...lock.dependencies } : {};
+  let added = false;
+  for (const { module: m, version, sum } of modules) {
+    const known = deps[m.name];
+    if (isTable(known) && known.version === version && typeof known.sum === "string" && known.sum) continue;
+    deps[m.name] = { name: m.name, full_name: `${m.name}_${version}`, version, sum, reg: m.registry, repo: m.repository, oci_tag: m.tag };
+    added = true;
+  }
+  return added ? stringify({ ...lock, dependencies: deps }) : undefined;
+}
+
+/**
+ * kpm's checksum of a module directory (utils.HashDir): the contents of its files, walked in
+ * lexical order, concatenated and hashed with SHA-256, base64. Paths containing `.git` or `.tar`
+ * are left out, as kpm leaves them out.
+ */
+export function kpmHashDir(dir: string): string {
+  const hash = createHash("sha256");
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const full = path.join(d, name);
+      const stat = fs.statSync(full);
+      if (stat.isDirectory()) walk(full);
+      else if (!full.includes(".git") && !full.includes(".tar")) hash.update(fs.readFileSync(full));
+    }
+  };
+  walk(dir);
+  return hash.digest("base64");
+}
+
+function readToml(file: string): Record<string, unknown> | undefined {
+  try {
+    return parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
