@@ -5,7 +5,7 @@ import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { shippedValidatorsDir, validatorKey, ValidatorCompiler } from "../../src/validate/compile.js";
 import { toJsonSchema } from "../../src/validate/openapi.js";
-import { loadBuiltinSchemas } from "../../src/validate/schemas/builtin.js";
+import { loadBuiltinSchemas, schemaFilesHash, schemasDir, SHIPPED_SCHEMAS } from "../../src/validate/schemas/builtin.js";
 import { REPO } from "../helpers.js";
 
 describe("the built-in schemas' validators ship precompiled (dist/validators)", () => {
@@ -23,6 +23,18 @@ describe("the built-in schemas' validators ship precompiled (dist/validators)", 
     }
     expect(compiler.stats.compiled).toBe(0);
     expect(compiler.stats.fromDisk).toBeGreaterThan(30);
+  });
+});
+
+describe("the built-in schemas ship expanded (dist/builtin-schemas.json)", () => {
+  it("made from the very files in schemas/, the same schemas the YAML gives; a copy made from other files is not used", () => {
+    const shipped = JSON.parse(fs.readFileSync(path.join(REPO, "dist", SHIPPED_SCHEMAS), "utf8")) as { hash: string; schemas: unknown };
+    expect(shipped.hash, "run npm run bundle").toBe(schemaFilesHash(schemasDir()));
+    expect(shipped.schemas).toEqual(JSON.parse(JSON.stringify(loadBuiltinSchemas())));
+    const changed = fs.mkdtempSync(path.join(os.tmpdir(), "cci-schemas-"));
+    fs.cpSync(schemasDir(), changed, { recursive: true });
+    fs.appendFileSync(path.join(changed, "kpt.yaml"), "\n# changed\n");
+    expect(schemaFilesHash(changed)).not.toBe(shipped.hash);
   });
 });
 
