@@ -9,6 +9,7 @@ import type { Manifest } from "../manifest/manifest.js";
 import { compareFindings, type Finding } from "../core/finding.js";
 import { ValidatorCompiler, defaultCacheDir } from "../validate/compile.js";
 import { SchemaEngine } from "../validate/engine.js";
+import type { SchemaProblem } from "../validate/openapi.js";
 import { applyPolicy, findingAt, objectSuppressions } from "../validate/findings.js";
 import { guarded, internalError } from "../validate/guard.js";
 import { kptfileFindings, type KptRepo } from "../kpt/index.js";
@@ -193,7 +194,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     }
   });
   findings.push(...staleFindings(stale));
-  findings.push(...schemaProblems(registry, schemaEngine));
+  findings.push(...schemaProblems(registry, (entry) => known?.problems(entry, schemaEngine) ?? schemaEngine.problems(entry)));
   lap("schemas");
   const index = new RepoIndex([...scanned.manifests, ...(extra?.manifests.filter(isCrd) ?? [])], scanned.kptfileDirs, scanned.unread);
   findings.push(...index.failures);
@@ -294,10 +295,7 @@ function checkManifest(
     return [findingAt(m, "/kind", "schema/missing", missing.policy, missingSchemaMessage(gvk, registry, missing)), ...ambiguous];
   }
   const knownKey = known?.key(m, entry);
-  if (knownKey !== undefined && known!.has(knownKey)) {
-    engine.problems(entry); // the schema's own problems are still said
-    return [];
-  }
+  if (knownKey !== undefined && known!.has(knownKey)) return []; // the schema's own problems are said by schemaProblems
   const raw = engine.validateObject(withoutStatus(m.object), entry);
   const violations = withAlternatives(m, entry, raw, registry, engine, stale);
   const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
@@ -436,7 +434,7 @@ function missingSpec(m: Manifest, entry: SchemaEntry): string | undefined {
 }
 
 /** Problems in repository CRDs and XRDs themselves, reported once on the defining manifest. */
-function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding[] {
+function schemaProblems(registry: SchemaRegistry, problemsOf: (entry: SchemaEntry) => SchemaProblem[]): Finding[] {
   const out: Finding[] = [];
   for (const entry of registry.defined()) {
     if (!entry.definedBy) continue;
@@ -445,8 +443,7 @@ function schemaProblems(registry: SchemaRegistry, engine: SchemaEngine): Finding
         findingAt(entry.definedBy, entry.definedAt ?? "", "schema/invalid-definition", "error", `schema of ${gvkLabel(entry.gvk)} at ${d.path}: ${d.message}`),
       );
     }
-    const problems = engine.problems(entry);
-    for (const p of problems) {
+    for (const p of problemsOf(entry)) {
       out.push(
         findingAt(
           entry.definedBy,

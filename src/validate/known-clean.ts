@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { WorkStore } from "../cache/store.js";
 import type { Manifest } from "../manifest/manifest.js";
 import type { SchemaEntry } from "./schemas/registry.js";
-import { schemaText } from "./engine.js";
+import { schemaText, type SchemaEngine } from "./engine.js";
+import type { SchemaProblem } from "./openapi.js";
 
 /**
  * Objects an earlier run found valid against a schema, kept in the work store by the file's
@@ -32,6 +33,20 @@ export class KnownClean {
 
   add(key: string): void {
     this.store.mark(key);
+  }
+
+  /**
+   * The schema's own problems (an invalid pattern, a schema that cannot be used), known once it is
+   * compiled: kept by its content, so a run whose objects are all known clean compiles nothing.
+   */
+  problems(entry: SchemaEntry, engine: SchemaEngine): SchemaProblem[] {
+    const key = entry.external ? null : this.entryKey(entry);
+    if (key === null) return engine.problems(entry);
+    const kept = this.store.get(`problems:${key}`) as SchemaProblem[] | undefined;
+    if (kept) return kept;
+    const problems = engine.problems(entry);
+    this.store.set(`problems:${key}`, problems);
+    return problems;
   }
 
   private entryKey(entry: SchemaEntry): string | null {

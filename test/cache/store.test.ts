@@ -1,12 +1,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { emptyConfig } from "../../src/config/config.js";
+import { validateRepo } from "../../src/run/validate.js";
+import { SchemaEngine } from "../../src/validate/engine.js";
 import { FunctionResponses } from "../../src/cache/responses.js";
 import { buildId, contentKey, WorkStore } from "../../src/cache/store.js";
 import { loadFile, stripBom } from "../../src/manifest/load.js";
 import { fromStored, toStored } from "../../src/manifest/stored.js";
-import { describeShared, runCli, SHARED } from "../helpers.js";
+import { describeShared, runCli, SHARED, tempRepo } from "../helpers.js";
 
 /** The work store (issue 38): what one run keeps, the next reads; never another build's, never half a pack. */
 
@@ -180,6 +183,44 @@ describe("a loaded file, stored and read back", () => {
     expect(kept.eventsIfParsed!.length).toBeGreaterThan(0);
     expect(kept.locate(0, "/data/n")).toEqual(at);
     expect(at.line).toBe(6);
+  });
+});
+
+describe("a schema's own problems, kept by its content", () => {
+  it("a warm run says them again without compiling the schema", async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.org}
+spec:
+  group: example.org
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: {type: object, properties: {size: {type: string, pattern: "(?<=a)b"}}}
+`;
+    const dir = tempRepo({ "crd.yaml": crd, "widget.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: ab}\n" });
+    const cache = temp();
+    const check = () => validateRepo({ root: dir, paths: ["."], config: emptyConfig(), cacheDir: cache });
+    const problems = vi.spyOn(SchemaEngine.prototype, "problems");
+    try {
+      const cold = await check();
+      const said = cold.findings.filter((f) => f.rule === "schema/invalid-definition");
+      expect(said).toHaveLength(1);
+      expect(problems).toHaveBeenCalled();
+      problems.mockClear();
+      const warm = await check();
+      expect(warm.findings).toEqual(cold.findings);
+      expect(problems).not.toHaveBeenCalled();
+    } finally {
+      problems.mockRestore();
+    }
   });
 });
 
