@@ -296,8 +296,15 @@ function checkManifest(
   }
   const knownKey = known?.key(m, entry);
   if (knownKey !== undefined && known!.has(knownKey)) return []; // the schema's own problems are said by schemaProblems
+  const checkedKey = knownKey === undefined ? undefined : known!.checkedKey(knownKey, registry.alternatives(gvk, m.file));
+  const kept = checkedKey === undefined ? undefined : known!.checked(checkedKey);
+  if (kept) {
+    if (kept.stale) stale.add(entry);
+    return kept.findings;
+  }
   const raw = engine.validateObject(withoutStatus(m.object), entry);
-  const violations = withAlternatives(m, entry, raw, registry, engine, stale);
+  const { violations, older } = withAlternatives(m, entry, raw, registry, engine);
+  if (older) stale.add(entry);
   const ambiguity = yaml11Findings(m, violations, (object) => engine.validateObject(withoutStatus(object as Manifest["object"]), entry), yaml11);
   const findings = setterPlaceholders(
     m,
@@ -317,6 +324,7 @@ function checkManifest(
       ),
     );
   if (knownKey !== undefined && raw.length === 0 && findings.length === 0) known!.add(knownKey);
+  else if (checkedKey !== undefined) known!.keepChecked(checkedKey, { findings, stale: older });
   return findings;
 }
 
@@ -333,17 +341,15 @@ function withAlternatives(
   violations: Violation[],
   registry: SchemaRegistry,
   engine: SchemaEngine,
-  stale: Set<SchemaEntry>,
-): Violation[] {
-  if (!violations.some((v) => (v.severity ?? "error") === "error") || !entry.definedBy) return violations;
+): { violations: Violation[]; older: boolean } {
+  if (!violations.some((v) => (v.severity ?? "error") === "error") || !entry.definedBy) return { violations, older: false };
   const { tied, builtin } = registry.alternatives(gvkOf(m.apiVersion, m.kind), m.file);
   const object = withoutStatus(m.object);
-  for (const other of tied) if (other !== entry && !engine.validateObject(object, other).some((v) => (v.severity ?? "error") === "error")) return [];
-  if (builtin && entry.source === "crd" && !engine.validateObject(object, builtin).some((v) => (v.severity ?? "error") === "error")) {
-    stale.add(entry);
-    return violations.filter((v) => v.severity !== undefined && v.severity !== "error");
-  }
-  return violations;
+  for (const other of tied)
+    if (other !== entry && !engine.validateObject(object, other).some((v) => (v.severity ?? "error") === "error")) return { violations: [], older: false };
+  if (builtin && entry.source === "crd" && !engine.validateObject(object, builtin).some((v) => (v.severity ?? "error") === "error"))
+    return { violations: violations.filter((v) => v.severity !== undefined && v.severity !== "error"), older: true };
+  return { violations, older: false };
 }
 
 /**

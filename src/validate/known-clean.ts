@@ -1,17 +1,25 @@
 import { createHash } from "node:crypto";
 import type { WorkStore } from "../cache/store.js";
+import type { Finding } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
 import type { SchemaEntry } from "./schemas/registry.js";
 import { schemaText, type SchemaEngine } from "./engine.js";
 import type { SchemaProblem } from "./openapi.js";
 
+/** What checking an object against a schema found, and whether it showed its CRD older than the built-in schema. */
+export interface Checked {
+  findings: Finding[];
+  stale: boolean;
+}
+
 /**
- * Objects an earlier run found valid against a schema, kept in the work store by the file's
- * content, the object's place in it and the schema's content: such an object is not validated
- * again. Only a clean result is kept (a result with findings is made again, with its positions and
- * its alternatives), and only against a schema whose whole content is in the key: a definition's
- * (CRD, XRD, schema location, built-in) or Kubernetes' own kinds (this build's validators, which the
- * store's build id covers).
+ * Objects an earlier run checked against a schema, kept in the work store by the file's content,
+ * the object's place in it and the schema's content: such an object is not validated again. A
+ * clean result is a mark; a result with findings keeps them (their positions included) under a
+ * key that also holds the alternatives that decided them. Only objects without YAML 1.1 scalars
+ * (what those decide waits for the whole run) and only against schemas whose whole content is in
+ * the key: a definition's (CRD, XRD, schema location, built-in) or Kubernetes' own kinds (this
+ * build's validators, which the store's build id covers).
  */
 export class KnownClean {
   private readonly entryKeys = new WeakMap<SchemaEntry, string | null>();
@@ -33,6 +41,27 @@ export class KnownClean {
 
   add(key: string): void {
     this.store.mark(key);
+  }
+
+  /**
+   * The key of an object's findings against a schema (`clean`: the key of `key`), where its
+   * alternatives (the equally near definitions of its kind, the built-in one) are in it too: an
+   * object another definition accepts has none, one only the built-in accepts marks its CRD as
+   * older. Undefined when one of them cannot be kept.
+   */
+  checkedKey(clean: string, alternatives: { tied: SchemaEntry[]; builtin?: SchemaEntry }): string | undefined {
+    const others = [...alternatives.tied, ...(alternatives.builtin ? [alternatives.builtin] : [])].map((e) => this.entryKey(e));
+    if (others.includes(null)) return undefined;
+    return `checked:${clean}:${others.join(",")}`;
+  }
+
+  /** The findings an earlier run made for the key, and whether the object showed its CRD older than the built-in schema. */
+  checked(key: string): Checked | undefined {
+    return this.store.get(key) as Checked | undefined;
+  }
+
+  keepChecked(key: string, checked: Checked): void {
+    this.store.set(key, checked);
   }
 
   /**

@@ -186,8 +186,8 @@ describe("a loaded file, stored and read back", () => {
   });
 });
 
-describe("a schema's own problems, kept by its content", () => {
-  it("a warm run says them again without compiling the schema", async () => {
+describe("a schema's own problems and an object's findings, kept by content", () => {
+  it("a warm run says them again without compiling the schema or validating the objects", async () => {
     const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: widgets.example.org}
@@ -205,21 +205,33 @@ spec:
           properties:
             spec: {type: object, properties: {size: {type: string, pattern: "(?<=a)b"}}}
 `;
-    const dir = tempRepo({ "crd.yaml": crd, "widget.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: ab}\n" });
+    const dir = tempRepo({
+      "crd.yaml": crd,
+      "widget.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: ab}\n",
+      "wrong.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: v}\nspec:\n  size: 3\n  colour: red\n",
+    });
     const cache = temp();
     const check = () => validateRepo({ root: dir, paths: ["."], config: emptyConfig(), cacheDir: cache });
     const problems = vi.spyOn(SchemaEngine.prototype, "problems");
+    const validations = vi.spyOn(SchemaEngine.prototype, "validateObject");
     try {
       const cold = await check();
-      const said = cold.findings.filter((f) => f.rule === "schema/invalid-definition");
-      expect(said).toHaveLength(1);
+      expect(cold.findings.filter((f) => f.rule === "schema/invalid-definition")).toHaveLength(1);
+      expect(cold.findings.filter((f) => f.file === "wrong.yaml").map((f) => [f.rule, f.line])).toEqual([
+        ["schema/type", 5],
+        ["schema/unknown-field", 6],
+      ]);
       expect(problems).toHaveBeenCalled();
+      expect(validations).toHaveBeenCalled();
       problems.mockClear();
+      validations.mockClear();
       const warm = await check();
       expect(warm.findings).toEqual(cold.findings);
       expect(problems).not.toHaveBeenCalled();
+      expect(validations).not.toHaveBeenCalled();
     } finally {
       problems.mockRestore();
+      validations.mockRestore();
     }
   });
 });

@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
 
@@ -26,7 +29,11 @@ spec:
 const WIDGET = "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, namespace: n}\nspec: {size: 1, colour: red}\n";
 
 async function check(files: Record<string, string>) {
-  const { stdout } = await runCli(["check", ".", "--format", "json"], tempRepo(files));
+  const dir = tempRepo(files);
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-definitions-"));
+  const { stdout } = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir);
+  // The second run takes every object's findings (alternatives, older CRDs) from the work store: the same output (issue 38).
+  expect((await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir)).stdout).toBe(stdout);
   return JSON.parse(stdout).findings as { rule: string; severity: string; file?: string; message: string }[];
 }
 
