@@ -123,13 +123,31 @@ export class WorkStore {
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}`;
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(temporary, Buffer.concat([MAGIC, length, index, ...kept.map(([, e]) => e.bytes)]));
+      writeParts(temporary, [MAGIC, length, index, ...kept.map(([, e]) => e.bytes)]);
       fs.renameSync(temporary, this.file);
       this.changed = false;
       removeStale(path.dirname(path.dirname(this.file)), this.build);
     } catch {
       fs.rmSync(temporary, { force: true });
     }
+  }
+}
+
+/** Writes the parts one after another without joining them first (a pack is tens of MiB). */
+function writeParts(file: string, parts: Uint8Array[]): void {
+  const fd = fs.openSync(file, "w");
+  try {
+    // writev takes at most IOV_MAX (1024 on Linux) buffers a call, and may write less than asked.
+    for (let at = 0; at < parts.length; ) {
+      const batch = parts.slice(at, at + 1024).filter((p) => p.length > 0);
+      const total = batch.reduce((n, p) => n + p.length, 0);
+      let written = batch.length ? fs.writevSync(fd, batch) : 0;
+      const joined = written < total ? Buffer.concat(batch) : undefined;
+      while (joined && written < total) written += fs.writeSync(fd, joined, written);
+      at += 1024;
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -30,6 +30,21 @@ describe("WorkStore", () => {
     expect(WorkStore.open(cache, "/repo/b").get("k")).toBeUndefined();
   });
 
+  it("a pack of thousands of entries (written in batches, empty entries among them) reads back whole", () => {
+    const cache = temp();
+    const store = WorkStore.open(cache, "/repo/many");
+    for (let i = 0; i < 3000; i++) {
+      if (i % 3 === 0) store.mark(`m${i}`);
+      else store.set(`k${i}`, { i, text: "x".repeat(i % 50) });
+    }
+    store.save();
+    const again = WorkStore.open(cache, "/repo/many");
+    for (let i = 0; i < 3000; i++) {
+      if (i % 3 === 0) expect(again.has(`m${i}`)).toBe(true);
+      else expect(again.get(`k${i}`)).toEqual({ i, text: "x".repeat(i % 50) });
+    }
+  });
+
   it("writes nothing when a run only read what was there", () => {
     const cache = temp();
     const store = WorkStore.open(cache, "/r");
