@@ -224,7 +224,10 @@ export class ProjectPackageRuntime implements FunctionRuntime {
 
   private async start(): Promise<PackageRuntime> {
     const copy = this.copy();
-    const modules = await prefillKclModules(copy, this.settings);
+    const modules = await prefillKclModules(copy, this.settings).catch((err: Error) => {
+      if (err instanceof FunctionFailure) throw err;
+      throw new FunctionFailure(`function ${this.name}: putting kcl.mod's modules in place: ${err.message}`);
+    });
     // The copy's path changes each run; what the function reads there does not, unless the folder or a module changed.
     const identity = `${this.language}:${folderKey(this.dir)}:${modules.join(",")}`;
     return new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, copy), identity);
