@@ -41,11 +41,18 @@ export function kclDependencies(folder: string): KclDependencies | undefined {
   const deps = mod.dependencies;
   if (!isTable(deps)) return result;
   for (const [name, spec] of Object.entries(deps)) {
+    // What cannot be a module's name or an OCI tag is not looked for here (it would not be one
+    // path component below KCL_PKG_PATH); function-kcl says what is wrong with it.
+    const tag = typeof spec === "string" ? spec : isTable(spec) ? spec.tag : undefined;
+    if (!MODULE_NAME.test(name) || (typeof tag === "string" && !OCI_TAG.test(tag))) {
+      result.fetchedByFunction.push(`${name} (not a module name and tag composition-ci can look for)`);
+      continue;
+    }
     if (typeof spec === "string") {
       const repository = `${DEFAULT_KCL_REPOSITORY}/${name}`;
       result.modules.push(module(name, DEFAULT_KCL_REGISTRY, repository, spec));
     } else if (isTable(spec) && typeof spec.oci === "string") {
-      const at = /^oci:\/\/([^/]+)\/(.+?)\/?$/.exec(spec.oci);
+      const at = /^oci:\/\/([^/]+)\/([a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*)\/?$/.exec(spec.oci);
       if (at && typeof spec.tag === "string" && spec.tag) result.modules.push(module(name, at[1]!, at[2]!, spec.tag));
       else result.fetchedByFunction.push(`${name} (${spec.oci}${typeof spec.tag === "string" ? "" : ", no tag"})`);
     } else if (isTable(spec) && typeof spec.git === "string") result.fetchedByFunction.push(`${name} (${spec.git})`);
@@ -53,6 +60,10 @@ export function kclDependencies(folder: string): KclDependencies | undefined {
   }
   return result;
 }
+
+const MODULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** The OCI distribution spec's tag grammar: one path component, never `.` or `..`. */
+const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 function module(name: string, registry: string, repository: string, tag: string): KclModule {
   return { name, registry, repository, tag, dir: `${path.posix.basename(repository)}_${tag}` };

@@ -40,6 +40,22 @@ latest = { oci = "oci://registry.example.org/platform/latest" }
     expect(deps?.fetchedByFunction).toEqual(["helpers (https://github.com/acme/helpers)", "latest (oci://registry.example.org/platform/latest, no tag)"]);
   });
 
+  it("a name, tag or repository that is not one (a path out of the copy, say) is never looked for: each place is one path component", () => {
+    const deps = kclDependencies(
+      folder({
+        "kcl.mod": `[dependencies]
+"../evil" = "1.0"
+k8s = "../../../../tmp/x"
+up = { oci = "oci://registry.example.org/a/..", tag = "1" }
+tag = { oci = "oci://registry.example.org/a/b", tag = "1/../../x" }
+fine = { oci = "oci://registry.example.org/a/b__c--d", tag = "v1.2_3" }
+`,
+      }),
+    );
+    expect(deps?.modules.map((m) => m.dir)).toEqual(["b__c--d_v1.2_3"]);
+    expect(deps?.fetchedByFunction).toHaveLength(4);
+  });
+
   it("no kcl.mod, or one that is not TOML: nothing is said here (function-kcl says what is wrong)", () => {
     expect(kclDependencies(folder({ "main.k": "a = 1\n" }))).toBeUndefined();
     expect(kclDependencies(folder({ "kcl.mod": "[package\nname = " }))).toBeUndefined();
