@@ -77,6 +77,7 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
     }
   }
   const bases = new Set<string>();
+  let modules = 0;
   for (const { name, fn } of embeddedFunctions(projectsOf(manifests), root)) {
     const runtime = projectRuntime(name, fn, options);
     if (!(runtime instanceof ProjectPackageRuntime)) continue;
@@ -87,7 +88,10 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
         io.stderr(`${name} (project function, base): ${image.reference} ${image.platform.os}/${image.platform.architecture} ${image.digest.slice(0, 19)}\n`);
         pulled++;
       }
-      for (const module of await runtime.prefetchModules()) io.stderr(`${name} (project function, kcl.mod): ${module.replace(/(@sha256:.{12}).*$/, "$1")}\n`);
+      for (const module of await runtime.prefetchModules()) {
+        io.stderr(`${name} (project function, kcl.mod): ${module.replace(/(@sha256:.{12}).*$/, "$1")}\n`);
+        modules++;
+      }
     } catch (err) {
       failed++;
       io.stderr(`${name}: ${(err as FunctionFailure).message}\n`);
@@ -119,7 +123,7 @@ export async function functionsCommand(argv: string[], io: CommandIO): Promise<n
   for (const f of schemas.findings) io.stderr(`${f.severity}: ${f.message}\n`);
   const schemaFailures = schemas.findings.filter((f) => f.severity === "warning").length;
   io.stderr(
-    `${pulled} function package${pulled === 1 ? "" : "s"}${images ? `, ${images} kpt function image${images === 1 ? "" : "s"}` : ""} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`,
+    `${pulled} function package${pulled === 1 ? "" : "s"}${images ? `, ${images} kpt function image${images === 1 ? "" : "s"}` : ""}${modules ? `, ${modules} KCL module${modules === 1 ? "" : "s"}` : ""} and ${schemas.used.length} package schema${schemas.used.length === 1 ? "" : "s"} in ${path.join(packages.cacheDir, "oci")}${failed + schemaFailures ? `; ${failed + schemaFailures} failed` : ""}${skipped.length ? `; not pulled: ${skipped.join(", ")}` : ""}\n`,
   );
   return failed + schemaFailures ? 1 : 0;
 }

@@ -183,6 +183,7 @@ spec:
     const pull = await runCli(["functions", "pull", "."], dir);
     expect(pull.stderr).toContain(`acme-platformcompose (project function, kcl.mod): ${registry.host}/kcl-lang/base:0.1.0@sha256:`);
     expect(pull.stderr).toContain(`${registry.host}/kcl-lang/leaf:1.0.0@sha256:`);
+    expect(pull.stderr).toMatch(/1 function package, 2 KCL modules and 0 package schemas in /);
 
     const before = registry.requests.length;
     const { stdout, stderr } = await runCli(["render", "--all", ".", "--offline"], dir);
