@@ -41,6 +41,11 @@ export function kclDependencies(folder: string): KclDependencies | undefined {
   const deps = mod.dependencies;
   if (!isTable(deps)) return result;
   for (const [name, spec] of Object.entries(deps)) {
+    if (isTable(spec) && typeof spec.git === "string") {
+      result.fetchedByFunction.push(`${name} (${spec.git})`);
+      continue;
+    }
+    if (isTable(spec) && spec.oci === undefined) continue; // `path = "…"`: read from the folder itself, nothing to fetch
     // What cannot be a module's name or an OCI tag is not looked for here (it would not be one
     // path component below KCL_PKG_PATH); function-kcl says what is wrong with it.
     const tag = typeof spec === "string" ? spec : isTable(spec) ? spec.tag : undefined;
@@ -55,8 +60,7 @@ export function kclDependencies(folder: string): KclDependencies | undefined {
       const at = /^oci:\/\/([^/]+)\/([a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*)\/?$/.exec(spec.oci);
       if (at && typeof spec.tag === "string" && spec.tag) result.modules.push(module(name, at[1]!, at[2]!, spec.tag));
       else result.fetchedByFunction.push(`${name} (${spec.oci}${typeof spec.tag === "string" ? "" : ", no tag"})`);
-    } else if (isTable(spec) && typeof spec.git === "string") result.fetchedByFunction.push(`${name} (${spec.git})`);
-    // `path = "…"`: read from the folder itself, nothing to fetch.
+    }
   }
   return result;
 }
@@ -83,7 +87,9 @@ export function moduleVersion(moduleDir: string): string | undefined {
  * `kcl.mod.lock` with an entry for each module that lacks one with a checksum at its version, as
  * kpm writes them: without it, kpm asks the registry for the checksum even when the module is
  * there. Entries the repository's lock already has are kept as they are; the text is only
- * rewritten when one is added. Undefined: nothing to add.
+ * rewritten when one is added. Undefined: nothing to add (or a lock that is not TOML, left as it
+ * is). One entry per name, as kpm keeps them: the first given wins (the root's own dependencies
+ * come first).
  */
 export function completedLock(lockText: string | undefined, modules: { module: KclModule; version: string; sum: string }[]): string | undefined {
   let lock: Record<string, unknown> = {};
@@ -91,12 +97,15 @@ export function completedLock(lockText: string | undefined, modules: { module: K
     try {
       lock = parse(lockText) as Record<string, unknown>;
     } catch {
-      lock = {};
+      return undefined; // the repository's lock is not TOML: function-kcl says so, as it would in the cluster
     }
   }
   const deps: Record<string, unknown> = isTable(lock.dependencies) ? { ...lock.dependencies } : {};
   let added = false;
+  const named = new Set<string>();
   for (const { module: m, version, sum } of modules) {
+    if (named.has(m.name)) continue;
+    named.add(m.name);
     const known = deps[m.name];
     if (isTable(known) && known.version === version && typeof known.sum === "string" && known.sum) continue;
     deps[m.name] = { name: m.name, full_name: `${m.name}_${version}`, version, sum, reg: m.registry, repo: m.repository, oci_tag: m.tag };

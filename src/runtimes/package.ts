@@ -45,14 +45,18 @@ export class PackageRuntime implements FunctionRuntime {
     private readonly fallback?: (why: string) => Promise<FunctionRuntime | undefined>,
     /** Set over the image's own (a project function's builder environment). */
     private readonly extraEnv: Record<string, string> = {},
-    /** What reaches the process besides the image and the request, for the responses' key: the extra environment unless the caller names it. */
-    private readonly identity = JSON.stringify(Object.entries(extraEnv).sort()),
+    /**
+     * What reaches the process besides the image and the request, when that is all its answer
+     * follows from: then an answer is kept (see below). Undefined: none is, since a package may read
+     * the network, the clock or what it fetches, which no key here sees.
+     */
+    private readonly identity?: string,
   ) {}
 
-  /** The same request to the same image digest is answered as an earlier run's process answered it, without starting one. */
+  /** Where the caller vouches for its inputs (`identity`), the same request to the same image digest is answered as an earlier run's process answered it, without starting one. */
   async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
-    const responses = this.settings.responses;
-    const key = responses?.key((await this.pull()).digest, this.identity, req);
+    const responses = this.identity === undefined ? undefined : this.settings.responses;
+    const key = responses?.key((await this.pull()).digest, this.identity!, req);
     const known = key === undefined ? undefined : responses!.get(key);
     if (known) return known;
     const runtime = await (this.started ??= this.start());

@@ -56,6 +56,10 @@ fine = { oci = "oci://registry.example.org/a/b__c--d", tag = "v1.2_3" }
     expect(deps?.fetchedByFunction).toHaveLength(4);
   });
 
+  it("a path dependency is read from the folder whatever its name: nothing to fetch", () => {
+    expect(kclDependencies(folder({ "kcl.mod": '[dependencies]\n"my models" = { path = "./models" }\n' }))).toEqual({ modules: [], fetchedByFunction: [] });
+  });
+
   it("no kcl.mod, or one that is not TOML: nothing is said here (function-kcl says what is wrong)", () => {
     expect(kclDependencies(folder({ "main.k": "a = 1\n" }))).toBeUndefined();
     expect(kclDependencies(folder({ "kcl.mod": "[package\nname = " }))).toBeUndefined();
@@ -80,6 +84,18 @@ describe("kcl.mod.lock", () => {
       other: { name: "other", sum: "x=" },
     });
     expect(TOML.parse(completedLock(undefined, [{ module: k8s, version: "1.31", sum: "s=" }])!)).toHaveProperty("dependencies.k8s.sum", "s=");
+  });
+
+  it("one entry per name, the first given (the root's own dependency) winning; a lock that is not TOML is left as it is", () => {
+    const older = { ...k8s, tag: "1.28", dir: "k8s_1.28" };
+    const written = TOML.parse(
+      completedLock(undefined, [
+        { module: k8s, version: "1.31", sum: "root=" },
+        { module: older, version: "1.28", sum: "transitive=" },
+      ])!,
+    ) as { dependencies: Record<string, { version: string; sum: string }> };
+    expect(written.dependencies.k8s).toMatchObject({ version: "1.31", sum: "root=" });
+    expect(completedLock("[dependencies\n", [{ module: k8s, version: "1.31", sum: "s=" }])).toBeUndefined();
   });
 
   it("kpm's directory checksum: file contents in lexical path order, .git and .tar paths left out", () => {

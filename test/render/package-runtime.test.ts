@@ -124,30 +124,12 @@ describe("the package runtime: function images pulled from a registry and run as
     expect(registry.requests.length).toBe(before);
   });
 
-  it("a second run answers from the responses kept by image digest and request: no process starts; a changed request starts it (issue 38)", async () => {
+  it("a package's answer is never taken from an earlier run: it may read the network or the clock, which no key sees; its process runs each time (issue 38)", async () => {
     const dir = repo(true);
-    const rendered = () => fs.readFileSync(path.join(dir, "out/rendered/xgreeting-default-hello.yaml"), "utf8");
     await check(dir);
-    const first = rendered();
     breakEntrypoints(cache);
-    const second = await check(dir);
-    expect(second.findings.filter((f) => f.severity !== "info")).toEqual([]);
-    expect(rendered()).toBe(first);
-    // Without the work cache, and for a request no run has sent, the broken process is what answers.
-    for (const [xr, env] of [
-      [XR, "0"],
-      [XR.replace("hej", "hello"), undefined],
-    ] as const) {
-      fs.writeFileSync(path.join(dir, "xr.yaml"), xr);
-      const saved = process.env.COMPOSITION_CI_WORK_CACHE;
-      if (env) process.env.COMPOSITION_CI_WORK_CACHE = env;
-      try {
-        const { findings } = await check(dir);
-        expect(findings.some((f) => f.rule.startsWith("render/") && f.severity !== "info" && /function-greet/.test(f.message))).toBe(true);
-      } finally {
-        if (env) process.env.COMPOSITION_CI_WORK_CACHE = saved;
-      }
-    }
+    const { findings } = await check(dir);
+    expect(findings.some((f) => f.rule.startsWith("render/") && f.severity !== "info" && /function-greet/.test(f.message))).toBe(true);
   });
 
   it("offline, the cache filled by functions pull is enough", async () => {

@@ -147,6 +147,15 @@ spec:
     expect(third.stderr).toMatch(/failed|exit/);
   });
 
+  it("a function with a dependency kpm fetches itself (git) is run each time: what it fetches may change unseen", async () => {
+    const dir = project(true, `[package]\nname = "compose"\n\n[dependencies]\nhelpers = { git = "https://github.com/acme/helpers", tag = "v1" }\n`);
+    const first = await runCli(["render", "--all", "."], dir);
+    expect(first.stderr).toContain("rendered 1 of 1 sources");
+    breakEntrypoints(cache);
+    const second = await runCli(["render", "--all", "."], dir);
+    expect(second.stderr).not.toContain("rendered 1 of 1 sources");
+  });
+
   it("functions pull fills the cache with the base, and an --offline run needs nothing else", async () => {
     const dir = project(true);
     const pull = await runCli(["functions", "pull", "."], dir);

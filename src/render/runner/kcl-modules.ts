@@ -14,18 +14,15 @@ const PULL_FIX = "run `composition-ci functions pull` where the registry can be 
  * Puts the KCL modules a project function's `kcl.mod` depends on (and theirs) where kpm looks for
  * them in the function's copy of the folder, from the package cache (pulled into it first unless
  * the run is offline), and completes the copy's `kcl.mod.lock` so that kpm asks no registry for
- * a checksum. Returns the modules' digests (what the function reads besides the folder). A module
- * the folder already holds is left as it is.
+ * a checksum. A module the folder already holds is used as it is (its own dependencies too).
+ * Returns the modules' digests and whether every dependency was put in place: one kpm fetches
+ * itself (git, an OCI module without a tag) can change without anything here saying so.
  */
-export async function prefillKclModules(copy: string, settings: PackageSettings): Promise<string[]> {
+export async function prefillKclModules(copy: string, settings: PackageSettings): Promise<{ modules: string[]; pinned: boolean }> {
   const declared = kclDependencies(copy);
-  if (!declared) return [];
-  if (settings.offline && declared.fetchedByFunction.length)
-    throw new FunctionNotRunnable(
-      `depends on ${declared.fetchedByFunction.join(", ")} in kcl.mod, which function-kcl fetches from the network itself: an --offline run cannot have it`,
-      'run without --offline, or pin the dependency as an OCI module with a tag (`name = "version"`, or oci and tag), which the package cache can hold',
-    );
+  if (!declared) return { modules: [], pinned: true };
   const digests: string[] = [];
+  const fetchedByFunction = [...declared.fetchedByFunction];
   const locked: { module: KclModule; version: string; sum: string }[] = [];
   const queue = [...declared.modules];
   const seen = new Set<string>();
@@ -33,19 +30,30 @@ export async function prefillKclModules(copy: string, settings: PackageSettings)
     if (seen.has(m.dir)) continue;
     seen.add(m.dir);
     const target = path.join(copy, m.dir);
-    if (fs.existsSync(path.join(target, "kcl.mod"))) continue;
-    const image = await pullModule(m, settings);
-    fs.cpSync(image.root, target, { recursive: true });
-    makeWritable(target);
-    digests.push(`${moduleReference(m)}@${image.digest}`);
+    let sum: string | undefined;
+    if (fs.existsSync(path.join(target, "kcl.mod"))) digests.push(`${moduleReference(m)}@folder`);
+    else {
+      const image = await pullModule(m, settings);
+      fs.cpSync(image.root, target, { recursive: true });
+      makeWritable(target);
+      digests.push(`${moduleReference(m)}@${image.digest}`);
+      sum = image.annotations?.[SUM_ANNOTATION];
+    }
     const version = moduleVersion(target);
-    if (version !== undefined) locked.push({ module: m, version, sum: image.annotations?.[SUM_ANNOTATION] || kpmHashDir(target) });
-    queue.push(...(kclDependencies(target)?.modules ?? []));
+    if (version !== undefined) locked.push({ module: m, version, sum: sum || kpmHashDir(target) });
+    const theirs = kclDependencies(target);
+    queue.push(...(theirs?.modules ?? []));
+    fetchedByFunction.push(...(theirs?.fetchedByFunction.map((d) => `${d} (a dependency of ${m.name})`) ?? []));
   }
+  if (settings.offline && fetchedByFunction.length)
+    throw new FunctionNotRunnable(
+      `depends on ${fetchedByFunction.join(", ")} in kcl.mod, which function-kcl fetches from the network itself: an --offline run cannot have it`,
+      'run without --offline, or pin the dependency as an OCI module with a tag (`name = "version"`, or oci and tag), which the package cache can hold',
+    );
   const lockFile = path.join(copy, "kcl.mod.lock");
   const lock = completedLock(fs.existsSync(lockFile) ? fs.readFileSync(lockFile, "utf8") : undefined, locked);
   if (lock !== undefined) fs.writeFileSync(lockFile, lock);
-  return digests;
+  return { modules: digests, pinned: fetchedByFunction.length === 0 };
 }
 
 async function pullModule(m: KclModule, settings: PackageSettings): Promise<PulledImage> {

@@ -211,7 +211,7 @@ export class ProjectPackageRuntime implements FunctionRuntime {
   /** Pulls the folder's kcl.mod dependencies into the cache (`functions pull`): the modules pulled. */
   async prefetchModules(): Promise<string[]> {
     try {
-      return await prefillKclModules(this.copy(), { ...this.settings, offline: false });
+      return (await prefillKclModules(this.copy(), { ...this.settings, offline: false })).modules.filter((m) => !m.endsWith("@folder"));
     } finally {
       await this.close();
     }
@@ -224,12 +224,13 @@ export class ProjectPackageRuntime implements FunctionRuntime {
 
   private async start(): Promise<PackageRuntime> {
     const copy = this.copy();
-    const modules = await prefillKclModules(copy, this.settings).catch((err: Error) => {
+    const { modules, pinned } = await prefillKclModules(copy, this.settings).catch((err: Error) => {
       if (err instanceof FunctionFailure) throw err;
       throw new FunctionFailure(`function ${this.name}: putting kcl.mod's modules in place: ${err.message}`);
     });
-    // The copy's path changes each run; what the function reads there does not, unless the folder or a module changed.
-    const identity = `${this.language}:${folderKey(this.dir)}:${modules.join(",")}`;
+    // The copy's path changes each run; what the function reads there does not, unless the folder
+    // or a module changed. A dependency the function fetches itself may change unseen: no answer is kept.
+    const identity = pinned ? `${this.language}:${folderKey(this.dir)}:${modules.join(",")}` : undefined;
     return new PackageRuntime(this.name, this.image, "IfNotPresent", this.settings, undefined, builderEnvironment(this.language, copy), identity);
   }
 
