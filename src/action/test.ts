@@ -31,7 +31,7 @@ export async function testMode(inputs: Inputs, engine: { engine?: Engine; kubeco
     ...engine,
   });
   // The masker learns the secrets of the manifests and of what the tests read and render; the report's values are masked before they are formatted.
-  const masker = maskerFor(result.manifests, [], config.secretFields);
+  const masker = maskerFor(result.manifests, [], config.secretFields, [result.secrets]);
   const report = masker.redactJson(
     await runTests(result, root, {
       paths: inputs.paths,

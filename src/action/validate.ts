@@ -39,7 +39,7 @@ export async function validateMode(inputs: Inputs, engine: { engine?: Engine; ku
   });
   // As check does: the repository's CompositionTests and golden files run, a failing one is an error finding.
   const tests = await checkTests(result, root, { allowExec: inputs.allowExec, developmentTargets: inputs.developmentTargets, packages, timeoutMs: 60_000 });
-  const masker = maskerFor(result.manifests, rendered.sources, config.secretFields);
+  const masker = maskerFor(result.manifests, rendered.sources, config.secretFields, [result.secrets]);
   maskLogs(masker);
   const findings = maskFindings([...notes, ...result.findings, ...rendered.findings, ...tests.findings], masker);
   const summary = summarize(findings, result.files, result.documents);

@@ -137,7 +137,7 @@ export async function validateCommand(argv: string[], io: CommandIO, extend?: Va
     policyExplain = extended.policyExplain ?? policyExplain;
   }
   // Secret values never reach the output, not even through a message a repository's CEL rule builds.
-  const masker = maskerFor(result.manifests, sources, result.config.secretFields);
+  const masker = maskerFor(result.manifests, sources, result.config.secretFields, [result.secrets]);
   const findings = maskFindings(result.findings, masker);
   const summary = summarize(findings, result.files, result.documents);
   const text = formatReport(

@@ -184,6 +184,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [...baseSide.result.manifests, ...headSide.result.manifests],
       [...baseSide.sources, ...headSide.sources],
       [...new Set([...baseSide.result.config.secretFields, ...headSide.result.config.secretFields])],
+      [baseSide.result.secrets, headSide.result.secrets],
     );
     // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
     const changes = diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {});

@@ -62,7 +62,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftResult> {
     packages: options.packages && { settings: options.packages, allowExec: options.allowExec === true },
   });
   const { sources } = await renderAndValidate(validated, options.root, renderStepOptions(options));
-  const masker = maskerFor(validated.manifests, sources, config.secretFields);
+  const masker = maskerFor(validated.manifests, sources, config.secretFields, [validated.secrets]);
   const current = snapshotOf(sources, masker);
   const items: DriftItem[] = [];
   let update: SnapshotUpdate | undefined;

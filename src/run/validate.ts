@@ -35,6 +35,7 @@ import { isKubernetesCoreKind } from "../validate/schemas/kubernetes.js";
 import { missingSchemaMessage } from "../validate/missing-schema.js";
 import { Yaml11Ledger, yaml11Findings } from "../validate/yaml11.js";
 import type { Violation } from "../validate/messages.js";
+import { knownSecrets, type KnownSecrets } from "../rendered/secrets.js";
 
 export interface ValidateOptions {
   /**
@@ -115,6 +116,8 @@ export interface ValidateResult {
   packages: UsedPackage[];
   /** The run's package settings, for rendering to share (one cache, tags resolved once). */
   packageSettings?: PackageSettings;
+  /** The secret values of the manifests, for the run's maskers (`maskerFor`). */
+  secrets: KnownSecrets;
   /** The index the semantic rules used, reusable for rendering. */
   index: RepoIndex;
   /** The admission policies the tree is checked against (its own, or its base's), for rendered objects too. */
@@ -232,6 +235,15 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   // Every finding placed on a repository object gets that object's ignore annotation.
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
+  // The secret values of every object, for the run's maskers: found once, kept for the next run.
+  const secrets = knownSecrets(
+    scanned.manifests,
+    config.secretFields,
+    known && {
+      get: (m, fields) => known.secretValues(m as Manifest, fields),
+      set: (m, fields, values) => known.keepSecretValues(m as Manifest, fields, values),
+    },
+  );
   // What this run learnt (parses, clean checks, the positions its findings needed) for the next run.
   for (const cache of new Set([loads, library])) cache?.keepPositions();
   store?.save();
@@ -249,6 +261,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
     policyExplain: policyRun.explain,
     packages: fromPackages.used,
     packageSettings: options.packages?.settings,
+    secrets,
   };
 }
 

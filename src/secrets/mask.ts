@@ -94,12 +94,34 @@ export class SecretMasker {
   /** The automata that find the forms, largest first (see `automata`). */
   private levels: FormAutomaton[] = [];
 
+  /** Every value `remember` was given. */
+  private readonly remembered = new Set<string>();
+  /** Where `valuesIn` puts what the walk finds, instead of remembering it. */
+  private recording: string[] | undefined;
+
   /** `extraFields`: more field names whose values are secret (the config's `secretFields`). */
   constructor(private readonly extraFields: readonly string[] = []) {}
 
   /** Remembers the secret values of an object (repository manifests, rendered objects, credentials). */
   learn(object: unknown): void {
     this.walk(object, rootContext(object), false);
+  }
+
+  /** The secret values an object holds, as `learn` finds them, without remembering them: for a caller that keeps them (`learnValues`). */
+  valuesIn(object: unknown): string[] {
+    const values: string[] = [];
+    this.recording = values;
+    try {
+      this.walk(object, rootContext(object), false);
+    } finally {
+      this.recording = undefined;
+    }
+    return values;
+  }
+
+  /** Remembers what `valuesIn` found in an object: the same as learning the object. */
+  learnValues(values: readonly string[]): void {
+    for (const v of values) this.remember(v);
   }
 
   /** Remembers connection details (function responses): every value is secret. */
@@ -150,6 +172,9 @@ export class SecretMasker {
   }
 
   private remember(value: string): void {
+    // A value met again (the same secret in every copy of a package) has all its forms already.
+    if (this.remembered.has(value)) return;
+    this.remembered.add(value);
     if (MASKED.test(value) || isOrdinaryWord(value)) return;
     // The value, trimmed (a line break `echo | base64` left), and what it decodes to when it is base64.
     const values = new Set([value, value.trim()]);
@@ -253,7 +278,10 @@ export class SecretMasker {
   /** A secret value: masked at its field; remembered for free text unless `inFreeText` is false. */
   private secret(value: string, copy: boolean, inFreeText = true): string | undefined {
     if (MASKED.test(value)) return value;
-    if (inFreeText) this.remember(value);
+    if (inFreeText) {
+      if (this.recording) this.recording.push(value);
+      else this.remember(value);
+    }
     return copy ? maskValue(value) : undefined;
   }
 }

@@ -20,7 +20,7 @@ export async function checkTests(
   options: Omit<RunTestsOptions, "update" | "masker">,
 ): Promise<{ findings: Finding[]; summary?: string; counts?: TestCounts }> {
   // The findings quote what the tests read and rendered, secrets that may be in no manifest: masked here.
-  const masker = maskerFor(result.manifests, [], result.config.secretFields);
+  const masker = maskerFor(result.manifests, [], result.config.secretFields, result.secrets ? [result.secrets] : []);
   const report = await runTests(result, root, { ...options, masker });
   if (!report.tests.length && !report.unreadable.length) return { findings: [] };
   const goldens = new Set(report.tests.filter((t) => t.kind === "golden" && t.status !== "skipped").map((t) => t.file));

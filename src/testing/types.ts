@@ -1,6 +1,7 @@
 import type { Config } from "../config/config.js";
 import type { Finding } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
+import type { KnownSecrets } from "../rendered/secrets.js";
 import type { SchemaEngine } from "../validate/engine.js";
 import type { RepoIndex } from "../validate/repo-index.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
@@ -96,4 +97,6 @@ export interface ValidatedTree {
   index: RepoIndex;
   registry: SchemaRegistry;
   engine: SchemaEngine;
+  /** The secret values the validation found in the manifests, when it kept them. */
+  secrets?: KnownSecrets;
 }

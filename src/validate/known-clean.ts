@@ -64,6 +64,25 @@ export class KnownClean {
     this.store.set(key, checked);
   }
 
+  /** The secret values an earlier run found in the object (see rendered/secrets.ts), looking for the same extra fields. */
+  secretValues(m: Manifest, fields: readonly string[]): readonly string[] | undefined {
+    const key = this.secretsKey(m, fields);
+    if (key === undefined) return undefined;
+    if (this.store.has(`none:${key}`)) return [];
+    return this.store.get(key) as string[] | undefined;
+  }
+
+  keepSecretValues(m: Manifest, fields: readonly string[], values: readonly string[]): void {
+    const key = this.secretsKey(m, fields);
+    // Most objects hold none: a mark, read without deserializing anything.
+    if (key !== undefined) values.length ? this.store.set(key, values) : this.store.mark(`none:${key}`);
+  }
+
+  private secretsKey(m: Manifest, fields: readonly string[]): string | undefined {
+    const file = m.source.key;
+    return file === undefined ? undefined : `secrets:${file}:${m.docIndex}:${m.pointerPrefix}:${JSON.stringify(fields)}`;
+  }
+
   /**
    * The schema's own problems (an invalid pattern, a schema that cannot be used), known once it is
    * compiled: kept by its content, so a run whose objects are all known clean compiles nothing.

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSecretField, isSecretFieldName, maskFindings, maskValue, SecretMasker } from "../../src/secrets/mask.js";
@@ -296,6 +297,45 @@ spec:
               properties:
                 password: {type: string}
 `;
+
+describe("an object's secret values found once and kept (issue 38)", () => {
+  it("learning what valuesIn found is learning the object: the same forms, the same redactions", () => {
+    const fields = ["apiPassphrase"];
+    const walked = new SecretMasker(fields);
+    const kept = new SecretMasker(fields);
+    const finder = new SecretMasker(fields);
+    for (const object of [...corpus, { kind: "Config", spec: { apiPassphrase: "extra-field-secret-9" } }]) {
+      walked.learn(object);
+      kept.learnValues(finder.valuesIn(object));
+    }
+    expect(kept.values()).toEqual(walked.values());
+    expect(kept.values().length).toBeGreaterThan(SECRETS.length);
+    expect(finder.values()).toEqual([]); // valuesIn finds without remembering
+    const text = `password hunter2-db-password and ${b64("s3cret-from-data")} and extra-field-secret-9`;
+    expect(kept.redact(text)).toBe(walked.redact(text));
+  });
+
+  it("a run takes an object's values from the work store: the same output cold and warm, no secret in it", async () => {
+    const dir = tempRepo({
+      "secret.yaml": `apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: warm-and-cold-secret-77}\n`,
+      "policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-passwords}
+spec:
+  matchConstraints: {resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [secrets]}]}
+  validations:
+    - expression: "false"
+      messageExpression: "'password is ' + object.stringData.password"
+`,
+    });
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cci-mask-store-"));
+    const cold = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir);
+    const warm = await runCli(["check", ".", "--format", "json", "--cache-dir", cache], dir);
+    expect(warm.stdout).toBe(cold.stdout);
+    expect(cold.stdout).toContain("password is ");
+    expect(cold.stdout).not.toContain("warm-and-cold-secret-77");
+  });
+});
 
 describe("the CLI masks what it prints, as the Action does", () => {
   it("a CEL messageExpression that prints a password does not print it", async () => {
