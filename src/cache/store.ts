@@ -26,8 +26,10 @@ const DAY = 24 * 3600 * 1000;
 interface Entry {
   /** The day a run last used it (ms since the epoch, a multiple of DAY). */
   used: number;
-  /** v8-serialized value. */
-  bytes: Uint8Array;
+  /** v8-serialized value: its place in the pack read at the start (no view made until it is asked for), or its bytes. */
+  start: number;
+  size: number;
+  bytes?: Uint8Array;
 }
 
 export class WorkStore {
@@ -50,9 +52,17 @@ export class WorkStore {
     return store;
   }
 
+  /** The pack read at the start; its entries are views into it. */
+  private pack: Buffer = Buffer.alloc(0);
+
+  private bytesOf(entry: Entry): Uint8Array {
+    return (entry.bytes ??= this.pack.subarray(entry.start, entry.start + entry.size));
+  }
+
   private load(): void {
     try {
       const pack = fs.readFileSync(this.file);
+      this.pack = pack;
       if (!pack.subarray(0, MAGIC.length).equals(MAGIC)) return;
       const length = pack.readUInt32BE(MAGIC.length);
       let at = MAGIC.length + 4;
@@ -61,7 +71,7 @@ export class WorkStore {
       at += length;
       for (const [key, used, size] of index.entries) {
         if (at + size > pack.length) return;
-        this.entries.set(key, { used, bytes: pack.subarray(at, at + size) });
+        this.entries.set(key, { used, start: at, size });
         at += size;
       }
     } catch {
@@ -81,7 +91,7 @@ export class WorkStore {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     try {
-      const value = v8.deserialize(entry.bytes);
+      const value = v8.deserialize(this.bytesOf(entry));
       this.use(entry);
       return value;
     } catch {
@@ -92,12 +102,13 @@ export class WorkStore {
 
   /** Keeps `key` with no value: `has` answers for it. */
   mark(key: string): void {
-    this.entries.set(key, { used: this.today, bytes: EMPTY });
+    this.entries.set(key, { used: this.today, start: 0, size: 0, bytes: EMPTY });
     this.changed = true;
   }
 
   set(key: string, value: unknown): void {
-    this.entries.set(key, { used: this.today, bytes: v8.serialize(value) });
+    const bytes = v8.serialize(value);
+    this.entries.set(key, { used: this.today, start: 0, size: bytes.length, bytes });
     this.changed = true;
   }
 
@@ -113,17 +124,17 @@ export class WorkStore {
     const kept: [string, Entry][] = [];
     let size = 0;
     for (const [key, entry] of [...this.entries].sort((a, b) => b[1].used - a[1].used)) {
-      size += entry.bytes.length + key.length + 32;
+      size += entry.size + key.length + 32;
       if (size > this.maxBytes) break;
       kept.push([key, entry]);
     }
-    const index = Buffer.from(JSON.stringify({ build: this.build, entries: kept.map(([key, e]) => [key, e.used, e.bytes.length]) }));
+    const index = Buffer.from(JSON.stringify({ build: this.build, entries: kept.map(([key, e]) => [key, e.used, e.size]) }));
     const length = Buffer.alloc(4);
     length.writeUInt32BE(index.length);
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}`;
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      writeParts(temporary, [MAGIC, length, index, ...kept.map(([, e]) => e.bytes)]);
+      writeParts(temporary, [MAGIC, length, index, ...kept.map(([, e]) => this.bytesOf(e))]);
       fs.renameSync(temporary, this.file);
       this.changed = false;
       removeStale(path.dirname(path.dirname(this.file)), this.build);
