@@ -94,6 +94,8 @@ export class SecretMasker {
   /** The automata that find the forms, largest first (see `automata`). */
   private levels: FormAutomaton[] = [];
 
+  /** A bitmap of the hashes of every form's first MIN_FREE_TEXT_LENGTH characters (`markHead`). */
+  private readonly heads = new Uint32Array(HEAD_BITS / 32);
   /** Every value `remember` was given. */
   private readonly remembered = new Set<string>();
   /** Where `valuesIn` puts what the walk finds, instead of remembering it. */
@@ -194,7 +196,10 @@ export class SecretMasker {
       const known = this.forms.get(form);
       if (known && (known.flags | flags) === known.flags) return;
       if (known) known.flags |= flags;
-      else this.forms.set(form, { raw: value, flags });
+      else {
+        this.forms.set(form, { raw: value, flags });
+        markHead(this.heads, form);
+      }
       this.pending.push(form);
     };
     add(value, inside);
@@ -234,8 +239,10 @@ export class SecretMasker {
 
   /** `text` with each stretch of it that shows secrets replaced by what `replacement` makes of their raw values. */
   private replaceFound(text: string, replacement: (raws: string[]) => string): string {
+    // Most texts hold no form's first characters: they need no automaton, which a run then never builds.
+    if (!text || !mayHoldAHead(this.heads, text)) return text;
     const automata = this.automata();
-    if (!automata.length || !text) return text;
+    if (!automata.length) return text;
     const found = findForms(text, automata);
     if (!found.length) return text;
     let out = "";
@@ -568,6 +575,36 @@ const INSIDE = 1;
 const EXPAND = 2;
 /** The shortest prefix of a secret a cut message may show that is masked. */
 const TRUNCATED_MIN = 16;
+
+/**
+ * Every stretch the automaton finds starts where a form starts (a whole form, or a prefix of at
+ * least TRUNCATED_MIN characters), and every form has at least MIN_FREE_TEXT_LENGTH characters:
+ * a text in which no window of that many characters is a form's head holds no secret. The heads
+ * are kept as hashes in a bitmap (a false match only costs the automaton's search).
+ */
+const HEAD_BITS = 1 << 20;
+
+function headHash(text: string, at: number): number {
+  const h =
+    Math.imul(text.charCodeAt(at), 0x9e3779b1) ^
+    Math.imul(text.charCodeAt(at + 1), 0x85ebca6b) ^
+    Math.imul(text.charCodeAt(at + 2), 0xc2b2ae35) ^
+    Math.imul(text.charCodeAt(at + 3), 0x27d4eb2f);
+  return (h ^ (h >>> 15)) & (HEAD_BITS - 1);
+}
+
+function markHead(heads: Uint32Array, form: string): void {
+  const h = headHash(form, 0);
+  heads[h >>> 5]! |= 1 << (h & 31);
+}
+
+function mayHoldAHead(heads: Uint32Array, text: string): boolean {
+  for (let i = 0; i + MIN_FREE_TEXT_LENGTH <= text.length; i++) {
+    const h = headHash(text, i);
+    if (heads[h >>> 5]! & (1 << (h & 31))) return true;
+  }
+  return false;
+}
 
 /** Where a message cut a text: `…` or `...` right after what it shows. */
 function cutAt(text: string, at: number): boolean {

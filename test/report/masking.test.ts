@@ -315,6 +315,18 @@ describe("an object's secret values found once and kept (issue 38)", () => {
     expect(kept.redact(text)).toBe(walked.redact(text));
   });
 
+  it("a text holding no form's first four characters is returned as it is, and no automaton is built for it", () => {
+    const masker = new SecretMasker();
+    for (const object of corpus) masker.learn(object);
+    const plain = "spec.forProvider.region: must be one of eu-west-1, us-east-1 (file a.yaml line 3)";
+    expect(masker.redact(plain)).toBe(plain);
+    expect((masker as unknown as { levels: unknown[] }).levels).toHaveLength(0);
+    // A secret a message cut after 16 characters still starts with a head.
+    const cut = `token was ${"ghp_tokenvalue123".slice(0, 16)}…`;
+    expect(masker.redact(cut)).not.toContain("ghp_tokenvalue12");
+    expect((masker as unknown as { levels: unknown[] }).levels.length).toBeGreaterThan(0);
+  });
+
   it("a run takes an object's values from the work store: the same output cold and warm, no secret in it", async () => {
     const dir = tempRepo({
       "secret.yaml": `apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: warm-and-cold-secret-77}\n`,
