@@ -309,8 +309,8 @@ function checkManifest(
   }
   const knownKey = known?.key(m, entry);
   if (knownKey !== undefined && known!.has(knownKey)) return []; // the schema's own problems are said by schemaProblems
-  const checkedKey = knownKey === undefined ? undefined : known!.checkedKey(knownKey, registry.alternatives(gvk, m.file));
-  const kept = checkedKey === undefined ? undefined : known!.checked(checkedKey);
+  const alternatives = () => registry.alternatives(gvk, m.file);
+  const kept = knownKey === undefined ? undefined : known!.checked(knownKey, alternatives);
   if (kept) {
     if (kept.stale) stale.add(entry);
     return kept.findings;
@@ -337,7 +337,7 @@ function checkManifest(
       ),
     );
   if (knownKey !== undefined && raw.length === 0 && findings.length === 0) known!.add(knownKey);
-  else if (checkedKey !== undefined) known!.keepChecked(checkedKey, { findings, stale: older });
+  else if (knownKey !== undefined) known!.keepChecked(knownKey, { findings, stale: older }, alternatives);
   return findings;
 }
 

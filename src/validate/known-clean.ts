@@ -2,11 +2,13 @@ import { createHash } from "node:crypto";
 import type { WorkStore } from "../cache/store.js";
 import type { Finding } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
-import type { SchemaEntry } from "./schemas/registry.js";
+import type { SchemaEntry, SchemaRegistry } from "./schemas/registry.js";
 import { schemaText, type SchemaEngine } from "./engine.js";
 import type { SchemaProblem } from "./openapi.js";
 
 /** What checking an object against a schema found, and whether it showed its CRD older than the built-in schema. */
+type Alternatives = ReturnType<SchemaRegistry["alternatives"]>;
+
 export interface Checked {
   findings: Finding[];
   stale: boolean;
@@ -15,8 +17,8 @@ export interface Checked {
 /**
  * Objects an earlier run checked against a schema, kept in the work store by the file's content,
  * the object's place in it and the schema's content: such an object is not validated again. A
- * clean result is a mark; a result with findings keeps them (their positions included) under a
- * key that also holds the alternatives that decided them. Only objects without YAML 1.1 scalars
+ * clean result is a mark; a result with findings keeps them (their positions included) with the
+ * alternatives that decided them, used only while those are the same. Only objects without YAML 1.1 scalars
  * (what those decide waits for the whole run) and only against schemas whose whole content is in
  * the key: a definition's (CRD, XRD, schema location, built-in) or Kubernetes' own kinds (this
  * build's validators, which the store's build id covers).
@@ -44,24 +46,25 @@ export class KnownClean {
   }
 
   /**
-   * The key of an object's findings against a schema (`clean`: the key of `key`), where its
-   * alternatives (the equally near definitions of its kind, the built-in one) are in it too: an
-   * object another definition accepts has none, one only the built-in accepts marks its CRD as
-   * older. Undefined when one of them cannot be kept.
+   * The findings an earlier run made for the object (`clean`: its key from `key`), when the
+   * alternatives that decided them (the equally near definitions of its kind, the built-in one)
+   * are the same now: an object another definition accepts has none, one only the built-in
+   * accepts marks its CRD as older. The alternatives are looked up only when findings are kept.
    */
-  checkedKey(clean: string, alternatives: { tied: SchemaEntry[]; builtin?: SchemaEntry }): string | undefined {
-    const others = [...alternatives.tied, ...(alternatives.builtin ? [alternatives.builtin] : [])].map((e) => this.entryKey(e));
-    if (others.includes(null)) return undefined;
-    return `checked:${clean}:${others.join(",")}`;
+  checked(clean: string, alternatives: () => Alternatives): Checked | undefined {
+    const kept = this.store.get(`checked:${clean}`) as (Checked & { alternatives: string }) | undefined;
+    return kept && kept.alternatives === this.alternativesKey(alternatives()) ? kept : undefined;
   }
 
-  /** The findings an earlier run made for the key, and whether the object showed its CRD older than the built-in schema. */
-  checked(key: string): Checked | undefined {
-    return this.store.get(key) as Checked | undefined;
+  keepChecked(clean: string, checked: Checked, alternatives: () => Alternatives): void {
+    const key = this.alternativesKey(alternatives());
+    if (key !== undefined) this.store.set(`checked:${clean}`, { ...checked, alternatives: key });
   }
 
-  keepChecked(key: string, checked: Checked): void {
-    this.store.set(key, checked);
+  /** The alternatives' schemas; undefined when one of them cannot be kept. */
+  private alternativesKey({ tied, builtin }: Alternatives): string | undefined {
+    const keys = [...tied, ...(builtin ? [builtin] : [])].map((e) => this.entryKey(e));
+    return keys.includes(null) ? undefined : keys.join(",");
   }
 
   /** The secret values an earlier run found in the object (see rendered/secrets.ts), looking for the same extra fields. */
