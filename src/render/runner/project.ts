@@ -21,7 +21,15 @@ import {
 import { BuiltinRuntime } from "./builtin.js";
 import { prefillKclModules } from "./kcl-modules.js";
 import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
-import { closeStarted, FunctionFailure, FunctionNotRunnable, UnavailableRuntime, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
+import {
+  closeStarted,
+  FunctionFailure,
+  FunctionNotRunnable,
+  UnavailableRuntime,
+  type CallContext,
+  type FunctionRuntime,
+  type RuntimeKind,
+} from "../../runtimes/runtime.js";
 import { ProcessRuntime } from "../../runtimes/process.js";
 
 /**
@@ -120,30 +128,55 @@ const GO_BUILD_ENV = ["GOPATH", "GOCACHE", "GOMODCACHE", "GOPROXY", "GONOSUMDB",
 const GO_BUILD_TIMEOUT_MS = 300_000;
 
 /**
+ * A runtime started on first use from a copy of a function's folder in a work directory of its
+ * own: closing stops what started and removes the directory (the copy with it).
+ */
+abstract class FolderRuntime implements FunctionRuntime {
+  abstract readonly kind: RuntimeKind;
+  private work: string | undefined;
+  private started: Promise<FunctionRuntime> | undefined;
+
+  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
+    const runtime = await (this.started ??= this.start());
+    return runtime.run(req, timeoutMs);
+  }
+
+  protected abstract start(): Promise<FunctionRuntime>;
+
+  /** The work directory, made on first use. */
+  protected workDir(prefix: string): string {
+    return (this.work ??= fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  }
+
+  async close(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    await closeStarted(started);
+    if (this.work) removeTree(this.work);
+    this.work = undefined;
+  }
+}
+
+/**
  * `go build` of a copy of the folder into a binary of the run's own, then the binary as a process
  * function (`--insecure --address`, as function-sdk-go serves). The build gets PATH, HOME and Go's
  * own settings; the function gets PATH and a private HOME, like a pulled package.
  */
-class GoBuildRuntime implements FunctionRuntime {
+class GoBuildRuntime extends FolderRuntime {
   readonly kind = "process";
-  private work: string | undefined;
-  private started: Promise<ProcessRuntime> | undefined;
 
   constructor(
     readonly name: string,
     private readonly dir: string,
     private readonly startTimeoutMs: number,
-  ) {}
-
-  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
-    const runtime = await (this.started ??= this.build());
-    return runtime.run(req, timeoutMs);
+  ) {
+    super();
   }
 
-  private async build(): Promise<ProcessRuntime> {
-    this.work = fs.mkdtempSync(path.join(os.tmpdir(), "cci-go-fn-"));
-    const source = copyFolder(this.dir, path.join(this.work, "src"), { readOnly: true });
-    const binary = path.join(this.work, "function");
+  protected async start(): Promise<ProcessRuntime> {
+    const work = this.workDir("cci-go-fn-");
+    const source = copyFolder(this.dir, path.join(work, "src"), { readOnly: true });
+    const binary = path.join(work, "function");
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CGO_ENABLED: "0" };
     for (const key of GO_BUILD_ENV) if (process.env[key] !== undefined) env[key] = process.env[key];
     const built = await new Promise<{ code: number | null; output: string; error?: string }>((resolve) => {
@@ -158,21 +191,13 @@ class GoBuildRuntime implements FunctionRuntime {
         "install Go on the runner (actions/setup-go), or build and serve the function yourself",
       );
     if (built.code !== 0) throw new FunctionFailure(`function ${this.name}: go build failed`, built.output.slice(-4096) || built.error);
-    const home = fs.mkdtempSync(path.join(this.work, "cci-function-home-"));
+    const home = fs.mkdtempSync(path.join(work, "cci-function-home-"));
     return new ProcessRuntime(this.name, {
       command: [binary],
       cwd: home,
       startTimeoutMs: this.startTimeoutMs,
       env: { PATH: process.env.PATH, HOME: home, TMPDIR: home },
     });
-  }
-
-  async close(): Promise<void> {
-    const started = this.started;
-    this.started = undefined;
-    await closeStarted(started);
-    if (this.work) removeTree(this.work);
-    this.work = undefined;
   }
 }
 
@@ -183,10 +208,8 @@ class GoBuildRuntime implements FunctionRuntime {
  * the copy's are when the package cache has them). The copy is made on first use and removed on
  * close, so the function never writes into the repository.
  */
-export class ProjectPackageRuntime implements FunctionRuntime {
+export class ProjectPackageRuntime extends FolderRuntime {
   readonly kind = "package";
-  private work: string | undefined;
-  private started: Promise<PackageRuntime> | undefined;
   private readonly base: PackageRuntime;
 
   constructor(
@@ -196,6 +219,7 @@ export class ProjectPackageRuntime implements FunctionRuntime {
     private readonly dir: string,
     private readonly settings: PackageSettings,
   ) {
+    super();
     this.base = new PackageRuntime(name, image, "IfNotPresent", settings);
   }
 
@@ -217,12 +241,7 @@ export class ProjectPackageRuntime implements FunctionRuntime {
     }
   }
 
-  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
-    const runtime = await (this.started ??= this.start());
-    return runtime.run(req, timeoutMs);
-  }
-
-  private async start(): Promise<PackageRuntime> {
+  protected async start(): Promise<PackageRuntime> {
     const copy = this.copy();
     const { modules, pinned } = await prefillKclModules(copy, this.settings).catch((err: Error) => {
       if (err instanceof FunctionFailure) throw err;
@@ -235,18 +254,9 @@ export class ProjectPackageRuntime implements FunctionRuntime {
   }
 
   private copy(): string {
-    this.work ??= fs.mkdtempSync(path.join(os.tmpdir(), "cci-project-fn-"));
-    const copy = path.join(this.work, "src");
+    const copy = path.join(this.workDir("cci-project-fn-"), "src");
     if (!fs.existsSync(copy)) copyFolder(this.dir, copy, { readOnly: false });
     return copy;
-  }
-
-  async close(): Promise<void> {
-    const started = this.started;
-    this.started = undefined;
-    await closeStarted(started);
-    if (this.work) removeTree(this.work);
-    this.work = undefined;
   }
 }
 
