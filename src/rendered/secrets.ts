@@ -1,3 +1,4 @@
+import type { Manifest } from "../manifest/manifest.js";
 import type { RenderedSource } from "./source.js";
 import { SecretMasker } from "../secrets/mask.js";
 
@@ -7,21 +8,21 @@ export interface KnownSecrets {
   values: WeakMap<object, readonly string[]>;
 }
 
-/** Where an object's secret values are kept across runs (the work store), by the object's place and content. */
+/** Where an object's secret values are kept across runs (the work store's KnownClean), by the object's place and content. */
 export interface SecretValuesMemo {
-  get(object: { object: unknown }, fields: readonly string[]): readonly string[] | undefined;
-  set(object: { object: unknown }, fields: readonly string[], values: readonly string[]): void;
+  secretValues(m: Manifest, fields: readonly string[]): readonly string[] | undefined;
+  keepSecretValues(m: Manifest, fields: readonly string[], values: readonly string[]): void;
 }
 
 /** The secret values of each object, found once (or taken from `memo`) for every masker of the run. */
-export function knownSecrets<M extends { object: object }>(manifests: M[], fields: readonly string[], memo?: SecretValuesMemo): KnownSecrets {
+export function knownSecrets(manifests: Manifest[], fields: readonly string[], memo?: SecretValuesMemo): KnownSecrets {
   const finder = new SecretMasker(fields);
   const values = new WeakMap<object, readonly string[]>();
   for (const m of manifests) {
-    let found = memo?.get(m, fields);
+    let found = memo?.secretValues(m, fields);
     if (!found) {
       found = finder.valuesIn(m.object);
-      memo?.set(m, fields, found);
+      memo?.keepSecretValues(m, fields, found);
     }
     values.set(m.object, found);
   }

@@ -236,14 +236,7 @@ export async function validateRepo(options: ValidateOptions): Promise<ValidateRe
   const suppressions = objectSuppressions(all, scanned.manifests);
   const reported = applyPolicy(all, config.rules, suppressions).sort(compareFindings);
   // The secret values of every object, for the run's maskers: found once, kept for the next run.
-  const secrets = knownSecrets(
-    scanned.manifests,
-    config.secretFields,
-    known && {
-      get: (m, fields) => known.secretValues(m as Manifest, fields),
-      set: (m, fields, values) => known.keepSecretValues(m as Manifest, fields, values),
-    },
-  );
+  const secrets = knownSecrets(scanned.manifests, config.secretFields, known);
   // What this run learnt (parses, clean checks, the positions its findings needed) for the next run.
   for (const cache of new Set([loads, library])) cache?.keepPositions();
   store?.save();
