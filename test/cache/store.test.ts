@@ -9,6 +9,7 @@ import { FunctionResponses } from "../../src/cache/responses.js";
 import { buildId, contentKey, WorkStore } from "../../src/cache/store.js";
 import { loadFile, stripBom } from "../../src/manifest/load.js";
 import { fromStored, toStored } from "../../src/manifest/stored.js";
+import { crd } from "../fixtures/definitions.js";
 import { describeShared, runCli, SHARED, tempRepo } from "../helpers.js";
 
 /** The work store (issue 38): what one run keeps, the next reads; never another build's, never half a pack. */
@@ -203,25 +204,10 @@ describe("a loaded file, stored and read back", () => {
 
 describe("a schema's own problems and an object's findings, kept by content", () => {
   it("a warm run says them again without compiling the schema or validating the objects", async () => {
-    const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.org}
-spec:
-  group: example.org
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: {type: object, properties: {size: {type: string, pattern: "(?<=a)b"}}}
-`;
+    // A pattern RE2 refuses (a look-behind): a problem of the schema itself.
+    const widgets = crd({ kind: "Widget", plural: "widgets", spec: '{type: object, properties: {size: {type: string, pattern: "(?<=a)b"}}}' });
     const dir = tempRepo({
-      "crd.yaml": crd,
+      "crd.yaml": widgets,
       "widget.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: ab}\n",
       "wrong.yaml": "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: v}\nspec:\n  size: 3\n  colour: red\n",
     });

@@ -2,30 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { crd } from "../fixtures/definitions.js";
 import { runCli, tempRepo } from "../helpers.js";
 
 /** Issue 31, principles 1 and 3: which of several definitions applies is a guess; a guess is never an error. */
 
-const CRD = (extra: string) => `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.org}
-spec:
-  group: example.org
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                size: {type: integer}${extra}
-`;
+const CRD = (extra: string) => crd({ kind: "Widget", plural: "widgets", spec: `{type: object, properties: {size: {type: integer}${extra}}}` });
 const WIDGET = "apiVersion: example.org/v1\nkind: Widget\nmetadata: {name: w, namespace: n}\nspec: {size: 1, colour: red}\n";
 
 async function check(files: Record<string, string>) {
@@ -41,7 +23,7 @@ describe("alternative definitions", () => {
   it("two copies of a CRD equally near an object: it is fine when either accepts it", async () => {
     const findings = await check({
       "a/crds/widget.yaml": CRD(""),
-      "b/crds/widget.yaml": CRD("\n                colour: {type: string}"),
+      "b/crds/widget.yaml": CRD(", colour: {type: string}"),
       "examples/widget.yaml": WIDGET,
     });
     expect(findings.filter((f) => f.severity === "error")).toEqual([]);
@@ -50,7 +32,7 @@ describe("alternative definitions", () => {
   it("when every copy refuses it, it is an error", async () => {
     const findings = await check({
       "a/crds/widget.yaml": CRD(""),
-      "b/crds/widget.yaml": CRD("\n                shape: {type: string}"),
+      "b/crds/widget.yaml": CRD(", shape: {type: string}"),
       "examples/widget.yaml": WIDGET,
     });
     expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field examples/widget.yaml"]);
@@ -59,7 +41,7 @@ describe("alternative definitions", () => {
   it("a copy nearer the object decides alone", async () => {
     const findings = await check({
       "a/crds/widget.yaml": CRD(""),
-      "b/crds/widget.yaml": CRD("\n                colour: {type: string}"),
+      "b/crds/widget.yaml": CRD(", colour: {type: string}"),
       "a/examples/widget.yaml": WIDGET,
     });
     expect(findings.filter((f) => f.severity === "error").map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/unknown-field a/examples/widget.yaml"]);

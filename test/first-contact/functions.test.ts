@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCli, tempRepo } from "../helpers.js";
+import { inlineTemplateStep, KRO_PLATFORM_COPY_STEP, pipelineComposition } from "../fixtures/compositions.js";
 
 /**
  * Issue 31's function classes: a function is what its package is, whoever publishes the build,
@@ -206,14 +207,11 @@ spec:
 });
 
 describe("required resources the repository holds, of any kind", () => {
-  const composition = (namespace: string) => `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xbuckets}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
-  mode: Pipeline
-  pipeline:
-    - step: fetch
+  const composition = (namespace: string) =>
+    pipelineComposition(
+      "xbuckets",
+      "XBucket",
+      `    - step: fetch
       functionRef: {name: function-extra-resources}
       input:
         apiVersion: extra-resources.fn.crossplane.io/v1beta1
@@ -221,15 +219,9 @@ spec:
         spec:
           extraResources:
             - {apiVersion: v1, kind: ConfigMap, into: settings, type: Reference, ref: {name: settings}${namespace}}
-    - step: compose
-      functionRef: {name: function-go-templating}
-      input:
-        apiVersion: gotemplating.fn.crossplane.io/v1beta1
-        kind: GoTemplate
-        source: Inline
-        inline:
-          template: |
-            {{- $cm := index .context "apiextensions.crossplane.io/extra-resources" "settings" 0 }}
+${inlineTemplateStep(
+  "compose",
+  `            {{- $cm := index .context "apiextensions.crossplane.io/extra-resources" "settings" 0 }}
             apiVersion: v1
             kind: ConfigMap
             metadata:
@@ -237,7 +229,9 @@ spec:
                 {{ setResourceNameAnnotation "copy" }}
             data:
               tier: {{ $cm.data.tier | quote }}
-`;
+`,
+)}`,
+    );
   const configMaps = {
     "config/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {tier: gold}\n",
     "config/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: other}\ndata: {tier: bronze}\n",
@@ -251,24 +245,7 @@ spec:
   });
 
   it("one a function goes on without (a function-kro externalRef) is a warning saying what the render lacks", async () => {
-    const kro = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata: {name: xbuckets}
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}
-  mode: Pipeline
-  pipeline:
-    - step: graph
-      functionRef: {name: function-kro}
-      input:
-        apiVersion: kro.fn.crossplane.io/v1alpha1
-        kind: ResourceGraph
-        resources:
-          - id: platform
-            externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}
-          - id: copy
-            template: {apiVersion: v1, kind: ConfigMap, metadata: {}, data: {tier: "\${platform.data.tier}"}}
-`;
+    const kro = pipelineComposition("xbuckets", "XBucket", KRO_PLATFORM_COPY_STEP);
     const fn =
       "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-kro}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-kro:v0.3.0}\n";
     const { findings } = await check({ "xrd.yaml": XRD, "composition.yaml": kro, "functions.yaml": fn, "xr.yaml": XR });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { crd } from "../fixtures/definitions.js";
 import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
 import { diffAfterChange } from "../helpers.js";
 
@@ -17,26 +18,14 @@ const COMPOSITION = xappComposition(`    - step: p
             base: {apiVersion: storage.example.org/v1, kind: Bucket, spec: {size: small}}
 `);
 
-const crd = (required: string[]) => `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: buckets.storage.example.org}
-spec:
-  group: storage.example.org
-  scope: Cluster
-  names: {kind: Bucket, plural: buckets}
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              required: ${JSON.stringify(required)}
-              properties: {size: {type: string}, region: {type: string}}
-`;
+const bucketCrd = (required: string[]) =>
+  crd({
+    kind: "Bucket",
+    plural: "buckets",
+    group: "storage.example.org",
+    scope: "Cluster",
+    spec: `{type: object, required: ${JSON.stringify(required)}, properties: {size: {type: string}, region: {type: string}}}`,
+  });
 
 const policy = (allowed: string) => `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -70,7 +59,7 @@ async function diffAfter(files: Record<string, string>, change: [string, string]
 
 describe("a change to what rendered objects are checked against", () => {
   it("a CRD that now requires a field the rendered object lacks is a new finding", async () => {
-    const report = await diffAfter({ "crds/bucket.yaml": crd(["size"]) }, ["crds/bucket.yaml", crd(["size", "region"])]);
+    const report = await diffAfter({ "crds/bucket.yaml": bucketCrd(["size"]) }, ["crds/bucket.yaml", bucketCrd(["size", "region"])]);
     expect(report.sources.all).toBe(true);
     expect(report.unrenderedFiles ?? []).toEqual([]);
     expect(report.findings.new.map((f) => f.rule)).toContain("render/schema");
@@ -85,8 +74,8 @@ describe("a change to what rendered objects are checked against", () => {
 
   it("a CRD the config's crds: names outside the scanned paths counts too", async () => {
     const config = ".composition-ci.yaml";
-    const files = { [config]: 'ignore: ["vendor/**"]\ncrds: [vendor/crds]\n', "vendor/crds/bucket.yaml": crd(["size"]) };
-    const report = await diffAfter(files, ["vendor/crds/bucket.yaml", crd(["size", "region"])]);
+    const files = { [config]: 'ignore: ["vendor/**"]\ncrds: [vendor/crds]\n', "vendor/crds/bucket.yaml": bucketCrd(["size"]) };
+    const report = await diffAfter(files, ["vendor/crds/bucket.yaml", bucketCrd(["size", "region"])]);
     expect(report.sources.all).toBe(true);
     expect(report.findings.new.map((f) => f.rule)).toContain("render/schema");
   });

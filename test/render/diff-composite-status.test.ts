@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
 import { diffAfterChange } from "../helpers.js";
+import { inlineTemplateStep } from "../fixtures/compositions.js";
 
 /**
  * diff: the rendered XR's status is what the render says of the source itself. A change that only
@@ -8,15 +9,10 @@ import { diffAfterChange } from "../helpers.js";
  */
 
 const composition = (field: string, condition = "") =>
-  xappComposition(`    - step: t
-      functionRef: {name: function-go-templating}
-      input:
-        apiVersion: gotemplating.fn.crossplane.io/v1beta1
-        kind: GoTemplate
-        source: Inline
-        inline:
-          template: |
-            apiVersion: example.org/v1
+  xappComposition(
+    inlineTemplateStep(
+      "t",
+      `            apiVersion: example.org/v1
             kind: XApp
             status:
               ${field}: {{ .observed.composite.resource.spec.size | quote }}
@@ -27,7 +23,9 @@ const composition = (field: string, condition = "") =>
               annotations:
                 {{ setResourceNameAnnotation "cm" }}
             data: {a: b${condition}}
-`);
+`,
+    ),
+  );
 
 async function diffAfter(before: string, after: string) {
   type Report = { changes: { status: string; objects: { kind: string; status: string; fields?: { path: string }[] }[] }[] };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { XAPP_EXAMPLE, XAPP_XRD, xappComposition } from "../fixtures/project.js";
 import { diffAfterChange } from "../helpers.js";
+import { inlineTemplateStep, KRO_PLATFORM_COPY_STEP } from "../fixtures/compositions.js";
 
 type Changes = { changes: { name: string; status: string }[] };
 const statuses = (report: Changes) => report.changes.map((c) => `${c.name} ${c.status}`);
@@ -57,22 +58,17 @@ describe("objects a step selects are dependencies of their sources", () => {
         spec:
           environmentConfigs:
             - {type: Reference, ref: {name: shared}}
-    - step: t
-      functionRef: {name: function-go-templating}
-      input:
-        apiVersion: gotemplating.fn.crossplane.io/v1beta1
-        kind: GoTemplate
-        source: Inline
-        inline:
-          template: |
-            apiVersion: v1
+${inlineTemplateStep(
+  "t",
+  `            apiVersion: v1
             kind: ConfigMap
             metadata:
               annotations:
                 {{ setResourceNameAnnotation "cm" }}
             data:
               region: {{ index .context "apiextensions.crossplane.io/environment" "region" | quote }}
-`);
+`,
+)}`);
     const env = (region: string) =>
       `apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: shared}\ndata: {region: ${region}}\n`;
     const files = { "apis/xrd.yaml": XAPP_XRD, "apis/composition.yaml": composition, "env/shared.yaml": env("east"), "examples/xr.yaml": XAPP_EXAMPLE };
@@ -94,15 +90,10 @@ describe("objects a step asks for when it runs", () => {
   }
 
   it("a ConfigMap a go-templating template requests (ExtraResources) is a file its source renders from", async () => {
-    const composition = xappComposition(`    - step: t
-      functionRef: {name: function-go-templating}
-      input:
-        apiVersion: gotemplating.fn.crossplane.io/v1beta1
-        kind: GoTemplate
-        source: Inline
-        inline:
-          template: |
-            apiVersion: meta.gotemplating.fn.crossplane.io/v1alpha1
+    const composition = xappComposition(
+      inlineTemplateStep(
+        "t",
+        `            apiVersion: meta.gotemplating.fn.crossplane.io/v1alpha1
             kind: ExtraResources
             requirements:
               platform: {apiVersion: v1, kind: ConfigMap, matchName: platform, namespace: default}
@@ -118,24 +109,16 @@ describe("objects a step asks for when it runs", () => {
               tier: {{ (index . 0).resource.data.tier | quote }}
             {{- end }}
             {{- end }}
-`);
+`,
+      ),
+    );
     const { changes, unrendered } = await changesAfterConfigMapChange(composition);
     expect(changes).toEqual(["shop changed"]);
     expect(unrendered).toEqual([]);
   });
 
   it("a ConfigMap a function-kro externalRef names is a file its source renders from", async () => {
-    const composition = xappComposition(`    - step: graph
-      functionRef: {name: function-kro}
-      input:
-        apiVersion: kro.fn.crossplane.io/v1alpha1
-        kind: ResourceGraph
-        resources:
-          - id: platform
-            externalRef: {apiVersion: v1, kind: ConfigMap, metadata: {name: platform}}
-          - id: copy
-            template: {apiVersion: v1, kind: ConfigMap, metadata: {}, data: {tier: "\${platform.data.tier}"}}
-`);
+    const composition = xappComposition(KRO_PLATFORM_COPY_STEP);
     const { changes } = await changesAfterConfigMapChange(composition);
     expect(changes).toEqual(["shop changed"]);
   });
