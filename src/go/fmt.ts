@@ -506,12 +506,7 @@ class Printer {
         } else if (c === " ") f.space = true;
         else {
           if (c >= "a" && c <= "z" && argNum < args.length) {
-            if (c === "v") {
-              f.sharpV = f.sharp;
-              f.sharp = false;
-              f.plusV = f.plus;
-              f.plus = false;
-            }
+            printArgVerb(f, c);
             this.printArg(args[argNum], c, 0);
             argNum++;
             i++;
@@ -569,12 +564,7 @@ class Printer {
       else if (!goodArgNum) this.buf += `%!${verb}(BADINDEX)`;
       else if (argNum >= args.length) this.buf += `%!${verb}(MISSING)`;
       else {
-        if (verb === "v") {
-          f.sharpV = f.sharp;
-          f.sharp = false;
-          f.plusV = f.plus;
-          f.plus = false;
-        }
+        printArgVerb(f, verb);
         this.printArg(args[argNum], verb, 0);
         argNum++;
       }
@@ -642,4 +632,13 @@ export function formatValue(v: Value): string {
   const p = new Printer();
   p.printArg(v, "v", 0);
   return p.buf;
+}
+
+/** As Go's doPrintf before each argument: `%#v` and `%+v` are flags of their own, not `#` and `+`. */
+function printArgVerb(f: Flags, verb: string): void {
+  if (verb !== "v") return;
+  f.sharpV = f.sharp;
+  f.sharp = false;
+  f.plusV = f.plus;
+  f.plus = false;
 }
