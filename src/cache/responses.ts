@@ -10,12 +10,12 @@ export const DEFAULT_RESPONSE_BYTES = 64 * 1024 * 1024;
 const DAY = 24 * 3600 * 1000;
 
 /**
- * What function packages answered, kept across runs (issue 38): a package is its image's digest,
- * so the same request to the same digest (with the same source, for a project's function) is
- * answered from here without starting its process. One file per answer under
+ * What function packages answered, kept across runs (issue 38) where the caller vouches that the
+ * image digest, the request and an identity it gives are all an answer follows from (a project's
+ * KCL function whose kcl.mod pins every dependency: runtimes/package.ts `identity`): such a request
+ * is answered from here without starting the process. One file per answer under
  * `<cache dir>/work/<build>/responses/`, written atomically (temporary file, then rename), kept to a
- * size bound by last use. Only packages: a repository's own command, module or Development
- * function can change without any digest saying so, and a built-in costs less to run than to look up.
+ * size bound by last use.
  */
 export class FunctionResponses {
   private pruned = false;

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, stringify } from "smol-toml";
+import { isPlainObject } from "../core/json.js";
+import { parseReference } from "../oci/reference.js";
 
 /**
  * The dependencies of a KCL function's `kcl.mod`, as kpm (the KCL package manager function-kcl
@@ -39,38 +41,43 @@ export function kclDependencies(folder: string): KclDependencies | undefined {
   if (!mod) return undefined;
   const result: KclDependencies = { modules: [], fetchedByFunction: [] };
   const deps = mod.dependencies;
-  if (!isTable(deps)) return result;
+  if (!isPlainObject(deps)) return result;
   for (const [name, spec] of Object.entries(deps)) {
-    if (isTable(spec) && typeof spec.git === "string") {
-      result.fetchedByFunction.push(`${name} (${spec.git})`);
-      continue;
-    }
-    if (isTable(spec) && spec.oci === undefined) continue; // `path = "…"`: read from the folder itself, nothing to fetch
-    // What cannot be a module's name or an OCI tag is not looked for here (it would not be one
-    // path component below KCL_PKG_PATH); function-kcl says what is wrong with it.
-    const tag = typeof spec === "string" ? spec : isTable(spec) ? spec.tag : undefined;
-    if (!MODULE_NAME.test(name) || (typeof tag === "string" && !OCI_TAG.test(tag))) {
-      result.fetchedByFunction.push(`${name} (not a module name and tag composition-ci can look for)`);
-      continue;
-    }
-    if (typeof spec === "string") {
-      const repository = `${DEFAULT_KCL_REPOSITORY}/${name}`;
-      result.modules.push(module(name, DEFAULT_KCL_REGISTRY, repository, spec));
-    } else if (isTable(spec) && typeof spec.oci === "string") {
-      const at = /^oci:\/\/([^/]+)\/([a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*)\/?$/.exec(spec.oci);
-      if (at && typeof spec.tag === "string" && spec.tag) result.modules.push(module(name, at[1]!, at[2]!, spec.tag));
-      else result.fetchedByFunction.push(`${name} (${spec.oci}${typeof spec.tag === "string" ? "" : ", no tag"})`);
-    }
+    const found = typeof spec === "string" ? ociModule(name, DEFAULT_KCL_REGISTRY, `${DEFAULT_KCL_REPOSITORY}/${name}`, spec) : fromTable(name, spec);
+    if (typeof found === "string") result.fetchedByFunction.push(found);
+    else if (found) result.modules.push(found);
   }
   return result;
 }
 
-const MODULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-/** The OCI distribution spec's tag grammar: one path component, never `.` or `..`. */
-const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/**
+ * A dependency written as a table: an OCI module with its tag; what kpm fetches itself (git, an
+ * OCI module without a tag), said; nothing for a `path` one (read from the folder itself).
+ */
+function fromTable(name: string, spec: unknown): KclModule | string | undefined {
+  if (!isPlainObject(spec)) return undefined;
+  if (typeof spec.git === "string") return `${name} (${spec.git})`;
+  if (typeof spec.oci !== "string") return undefined;
+  if (typeof spec.tag !== "string" || !spec.tag) return `${name} (${spec.oci}, no tag)`;
+  const at = /^oci:\/\/([^/]+)\/(.+?)\/?$/.exec(spec.oci);
+  return (at && ociModule(name, at[1]!, at[2]!, spec.tag)) ?? notLookedFor(name);
+}
 
-function module(name: string, registry: string, repository: string, tag: string): KclModule {
-  return { name, registry, repository, tag, dir: `${path.posix.basename(repository)}_${tag}` };
+/** The module at `host/repository:tag` as an image reference parses it (the host a host, the path lower-case components, the tag one component); what is not one is said, never looked for. */
+function ociModule(name: string, host: string, repository: string, tag: string): KclModule | string {
+  try {
+    const ref = parseReference(`${host}/${repository}:${tag}`);
+    if (ref.registry === host && ref.tag === tag)
+      return { name, registry: ref.registry, repository: ref.repository, tag, dir: `${path.posix.basename(ref.repository)}_${tag}` };
+  } catch {
+    // not a reference: said below
+  }
+  return notLookedFor(name);
+}
+
+/** What is not an image reference is not looked for (its place would not be one path component below KCL_PKG_PATH); function-kcl says what is wrong with it. */
+function notLookedFor(name: string): string {
+  return `${name} (not a module name and tag composition-ci can look for)`;
 }
 
 export function moduleReference(m: KclModule): string {
@@ -80,7 +87,7 @@ export function moduleReference(m: KclModule): string {
 /** The version a module's own kcl.mod gives it (`[package] version`), which kpm compares with the lock's. */
 export function moduleVersion(moduleDir: string): string | undefined {
   const pkg = readToml(path.join(moduleDir, "kcl.mod"))?.package;
-  return isTable(pkg) && typeof pkg.version === "string" ? pkg.version : undefined;
+  return isPlainObject(pkg) && typeof pkg.version === "string" ? pkg.version : undefined;
 }
 
 /**
@@ -100,14 +107,14 @@ export function completedLock(lockText: string | undefined, modules: { module: K
       return undefined; // the repository's lock is not TOML: function-kcl says so, as it would in the cluster
     }
   }
-  const deps: Record<string, unknown> = isTable(lock.dependencies) ? { ...lock.dependencies } : {};
+  const deps: Record<string, unknown> = isPlainObject(lock.dependencies) ? { ...lock.dependencies } : {};
   let added = false;
   const named = new Set<string>();
   for (const { module: m, version, sum } of modules) {
     if (named.has(m.name)) continue;
     named.add(m.name);
     const known = deps[m.name];
-    if (isTable(known) && known.version === version && typeof known.sum === "string" && known.sum) continue;
+    if (isPlainObject(known) && known.version === version && typeof known.sum === "string" && known.sum) continue;
     deps[m.name] = { name: m.name, full_name: `${m.name}_${version}`, version, sum, reg: m.registry, repo: m.repository, oci_tag: m.tag };
     added = true;
   }
@@ -139,8 +146,4 @@ function readToml(file: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
