@@ -324,6 +324,17 @@ class Printer {
     }
   }
 
+  /** `%#v` of a slice or map: its type, then `(nil)` (true: nothing more to print) or the opening `{`. */
+  private openSharpV(typeName: string, collection: Value): boolean {
+    this.buf += typeName;
+    if (isNilCollection(collection)) {
+      this.buf += "(nil)";
+      return true;
+    }
+    this.buf += "{";
+    return false;
+  }
+
   private printList(items: Value[], verb: string, depth: number): void {
     this.buf += "[";
     items.forEach((x, i) => {
@@ -390,12 +401,7 @@ class Printer {
         return this.fmtBytes(Uint8Array.from(arg.map((x) => (x instanceof GoNum ? x.value : Number(x)))), verb, depth);
       }
       if (this.f.sharpV) {
-        this.buf += type.name;
-        if (isNilCollection(arg)) {
-          this.buf += "(nil)";
-          return;
-        }
-        this.buf += "{";
+        if (this.openSharpV(type.name, arg)) return;
         arg.forEach((x, i) => {
           if (i > 0) this.buf += ", ";
           this.printArg(x, verb, depth + 1);
@@ -407,12 +413,7 @@ class Printer {
     }
     const keys = Object.keys(arg).sort(compareGoStrings);
     if (this.f.sharpV) {
-      this.buf += type.name;
-      if (isNilCollection(arg)) {
-        this.buf += "(nil)";
-        return;
-      }
-      this.buf += "{";
+      if (this.openSharpV(type.name, arg)) return;
     } else this.buf += "map[";
     keys.forEach((k, i) => {
       if (i > 0) this.buf += this.f.sharpV ? ", " : " ";
