@@ -9,6 +9,7 @@ export default defineConfig({
     // them, so a second worker pays for itself even with two cores.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     testTimeout: 60_000,
+    globalSetup: ["test/temp-dir.setup.ts"],
     // Tests need no network: function packages come only from the cache unless a test starts a
     // registry on 127.0.0.1 and says so.
     env: { COMPOSITION_CI_CACHE: "/tmp/composition-ci-test-cache", COMPOSITION_CI_OFFLINE: "1" },
