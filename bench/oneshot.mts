@@ -113,7 +113,7 @@ const schemas = kubeconform ? kubeconformSchemas() : undefined;
 
 if (kubeconform)
   console.log(
-    `kubeconform: ${kubeconform}${kubeconformOffline ? " (offline: the CRDs' schemas only, kinds without one skipped, core kinds included)" : " (default schemas and the CRDs')"}`,
+    `kubeconform: ${kubeconform}${kubeconformOffline ? " (offline: only the CRDs' schemas; kinds without one, the core kinds among them, skipped)" : " (default schemas and the CRDs')"}`,
   );
 console.log(`one-shot benchmark (node ${process.version}, the CLI as its bin runs; ${os.cpus().length} CPUs; best of 3, interleaved)`);
 console.log(`  fixed cost, one-file repository: ${fixed.toFixed(0)} ms (target <= 250 ms): ${fixed <= 250 ? "met" : "NOT met"}`);
