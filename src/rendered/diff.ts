@@ -302,11 +302,17 @@ export function unifiedDiff(key: string, before: string, after: string, [from, t
  * Findings new, fixed and unchanged between two trees, compared by rule, file, object, field and
  * message, not by line: a finding that only moved is unchanged. Repeats are matched one for one.
  * `message` turns a message into what identifies it (diff passes one that hides secret values: a
- * changed password does not make a finding about it new).
+ * changed password does not make a finding about it new); `atHead` says where a base finding's
+ * object is at head (diff passes the objects the change moved or renamed: ObjectMoves).
  */
-export function diffFindings(base: Finding[], head: Finding[], message: (text: string) => string = (text) => text): FindingsDiff {
+export function diffFindings(
+  base: Finding[],
+  head: Finding[],
+  message: (text: string) => string = (text) => text,
+  atHead: (f: Finding) => Finding = (f) => f,
+): FindingsDiff {
   const findingIdentity = (f: Finding) => identityOf(f, message);
-  const baseIds = base.map(findingIdentity);
+  const baseIds = base.map((f) => findingIdentity(atHead(f)));
   const pool = new Map<string, number>();
   for (const id of baseIds) pool.set(id, (pool.get(id) ?? 0) + 1);
   const out: FindingsDiff = { new: [], fixed: [], unchanged: [] };

@@ -13,6 +13,7 @@ import { diffFindings, diffSources, sourceKeys } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
 import { stateCounts } from "../rendered/source.js";
+import { ObjectMoves } from "../rendered/moves.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
 import { maskFindings, type SecretMasker } from "../secrets/mask.js";
@@ -190,7 +191,14 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const changes = diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {});
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
-    const findings = diffFindings(visible(baseSide), visible(headSide), (text) => masker.redactAlike(text));
+    // A finding whose object the change only moved or renamed is not new.
+    const moved = new ObjectMoves(baseSide.result.manifests, headSide.result.manifests);
+    const findings = diffFindings(
+      visible(baseSide),
+      visible(headSide),
+      (text) => masker.redactAlike(text),
+      (f) => moved.atHead(f),
+    );
     const report: DiffReport = {
       version: 1,
       tool: { name: "composition-ci", version: TOOL_VERSION },

@@ -6,7 +6,8 @@ import { gitRepo, runCli } from "../helpers.js";
 
 /**
  * `diff --fail-on-new` through the CLI: an error already on the base branch does not fail the run
- * (a baseline), without the flag it does; an error the head adds fails it either way.
+ * (a baseline), without the flag it does; an error the head adds fails it either way; an error whose
+ * object was only renamed or moved is not added.
  */
 
 // A ConfigMap's data values are strings: `size: 5` is a schema/type error.
@@ -54,6 +55,22 @@ describe("diff --fail-on-new", () => {
     const markdown = await runCli(["diff", "--base", "main", "--fail-on-new"], dir);
     expect(markdown.code).toBe(1);
     expect(markdown.stdout.split("\n")[0]).toBe("### ❌ composition-ci: fails on 1 new error (fail-on: error, new findings only)");
+  }, 30_000);
+
+  it("renaming the object with the old error, or moving its file, leaves the error unchanged: not new", async () => {
+    const renamed = repo();
+    fs.writeFileSync(path.join(renamed, "legacy.yaml"), OLD_ERROR.replace("name: legacy", "name: legacy-renamed"));
+    const afterRename = await diff(renamed, "--fail-on-new");
+    expect(afterRename.report.findings).toMatchObject({ new: [], fixed: [], unchanged: [{ rule: "schema/type", name: "legacy-renamed" }] });
+    expect(afterRename.code).toBe(0);
+
+    const moved = repo();
+    fs.mkdirSync(path.join(moved, "config"));
+    fs.renameSync(path.join(moved, "legacy.yaml"), path.join(moved, "config/legacy.yaml"));
+    const afterMove = await diff(moved, "--fail-on-new");
+    expect(rules(afterMove.report.findings.unchanged)).toEqual(["schema/type config/legacy.yaml"]);
+    expect(afterMove.report.findings.new).toEqual([]);
+    expect(afterMove.code).toBe(0);
   }, 30_000);
 
   it("fixing the old error on the head is a fixed finding and passes either way", async () => {
