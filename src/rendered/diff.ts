@@ -91,15 +91,27 @@ export interface DiffView {
   context?: number;
 }
 
-/** A source's identity across trees: group, kind, namespace and name (`#2` for a repeat on one side). */
+/**
+ * A source's identity across trees: group, kind, namespace and name; a name that repeats in the
+ * tree (copies of one example in several folders) is told apart by its file (`@file`), and
+ * repeats in one file by their order (`#2`), so that removing one copy pairs no other with it.
+ */
 export function sourceKeys(sources: Manifest[]): string[] {
+  const identities = sources.map(sourceIdentity);
+  const count = new Map<string, number>();
+  for (const id of identities) count.set(id, (count.get(id) ?? 0) + 1);
   const seen = new Map<string, number>();
-  return sources.map((m) => {
-    const base = `${m.group || "core"}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return n === 1 ? base : `${base}#${n}`;
+  return sources.map((m, i) => {
+    const id = identities[i]!;
+    const key = count.get(id)! > 1 ? `${id}@${m.file}` : id;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return n === 1 ? key : `${key}#${n}`;
   });
+}
+
+function sourceIdentity(m: Manifest): string {
+  return `${m.group || "core"}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
 }
 
 export function diffSources(base: RenderedSource[], head: RenderedSource[], masker: SecretMasker, view: DiffView = {}): SourceChange[] {
@@ -108,8 +120,33 @@ export function diffSources(base: RenderedSource[], head: RenderedSource[], mask
     return new Map(sources.map((s, i) => [keys[i]!, s] as const));
   };
   const [b, h] = [byKey(base), byKey(head)];
+  pairByFile(b, h);
   const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
   return keys.map((key) => diffSource(key, b.get(key), h.get(key), masker, view));
+}
+
+/**
+ * A name that repeats on one side only (a copy added or removed) is keyed by its file there and
+ * not on the other: the source left unpaired on both sides at the same file is one source, known
+ * by its head key.
+ */
+function pairByFile(base: Map<string, RenderedSource>, head: Map<string, RenderedSource>): void {
+  const atFile = (sources: Map<string, RenderedSource>, other: Map<string, RenderedSource>) => {
+    const out = new Map<string, string | null>();
+    for (const [key, s] of sources) {
+      if (other.has(key)) continue;
+      const place = `${sourceIdentity(s.source)}@${s.source.file}`;
+      out.set(place, out.has(place) ? null : key);
+    }
+    return out;
+  };
+  const headAt = atFile(head, base);
+  for (const [place, baseKey] of atFile(base, head)) {
+    const headKey = headAt.get(place);
+    if (!baseKey || !headKey) continue;
+    base.set(headKey, base.get(baseKey)!);
+    base.delete(baseKey);
+  }
 }
 
 function diffSource(key: string, base: RenderedSource | undefined, head: RenderedSource | undefined, masker: SecretMasker, view: DiffView): SourceChange {

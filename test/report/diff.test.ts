@@ -4,7 +4,7 @@ import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
 import type { JsonObject } from "../../src/core/json.js";
 import { renderedObjectKey, type RenderedSource } from "../../src/rendered/source.js";
 import { objectCounts, type DiffReport } from "../../src/report/diff.js";
-import { diffFindings, diffSources } from "../../src/rendered/diff.js";
+import { diffFindings, diffSources, sourceKeys } from "../../src/rendered/diff.js";
 import type { Finding } from "../../src/core/finding.js";
 import { formatDiffMarkdown } from "../../src/report/formats/markdown.js";
 import { pickAnnotations } from "../../src/report/github/annotations.js";
@@ -89,6 +89,34 @@ const composed = (resource: string, name: string, spec: JsonObject): JsonObject 
   kind: "ConfigMap",
   metadata: { name, annotations: { "crossplane.io/composition-resource-name": resource } },
   data: spec,
+});
+
+/** The same XR (one name) in several files: copies of one example. */
+function copy(file: string, objects: JsonObject[]): RenderedSource {
+  const m = new Manifest({ apiVersion: "example.org/v1", kind: "XThing", metadata: { name: "example" } }, new SourceFile(file, ""), 0);
+  return { source: m, via: "Composition c", documents: objects, objects, keys: objects.map(renderedObjectKey), ok: true, findings: [] };
+}
+
+describe("sources that share a name", () => {
+  const status = (changes: ReturnType<typeof diffSources>) => changes.map((c) => `${c.file}:${c.status}`).sort();
+
+  it("removing one copy reports that copy removed and pairs no other with it", () => {
+    const base = [
+      copy("a/xr.yaml", [composed("r", "a", { v: "a" })]),
+      copy("b/xr.yaml", [composed("r", "b", { v: "b" })]),
+      copy("c/xr.yaml", [composed("r", "c", { v: "c" })]),
+    ];
+    const head = [copy("b/xr.yaml", [composed("r", "b", { v: "b" })]), copy("c/xr.yaml", [composed("r", "c", { v: "c" })])];
+    expect(status(diffSources(base, head, new SecretMasker()))).toEqual(["a/xr.yaml:removed", "b/xr.yaml:unchanged", "c/xr.yaml:unchanged"]);
+  });
+
+  it("the copy left alone at head is the same source as at base (paired by its file), known by its head key", () => {
+    const base = [copy("a/xr.yaml", [composed("r", "a", { v: "a" })]), copy("b/xr.yaml", [composed("r", "b", { v: "b" })])];
+    const head = [copy("b/xr.yaml", [composed("r", "b", { v: "changed" })])];
+    const changes = diffSources(base, head, new SecretMasker());
+    expect(status(changes)).toEqual(["a/xr.yaml:removed", "b/xr.yaml:changed"]);
+    expect(changes.find((c) => c.file === "b/xr.yaml")!.key).toBe(sourceKeys(head.map((s) => s.source))[0]);
+  });
 });
 
 describe("rendered changes", () => {
