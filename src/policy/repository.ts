@@ -1,5 +1,6 @@
 import type { JsonObject } from "../core/json.js";
-import { objectIdentity, type Manifest } from "../manifest/manifest.js";
+import type { Manifest } from "../manifest/manifest.js";
+import { previousVersions } from "../manifest/previous.js";
 import { evaluatePolicies, mayBeMatched } from "./evaluate.js";
 import { loadPolicies, type PolicySet } from "./load.js";
 import { withGeneratedName } from "./request.js";
@@ -70,11 +71,11 @@ export function checkManifests(
   previous?: readonly Manifest[],
 ): PolicyRun {
   if (!policies.set.policies.length) return NO_RUN;
-  const before = new Map((previous ?? []).map((m) => [objectIdentity(m.object as JsonObject), m]));
+  const before = previousVersions(previous ?? [], manifests);
   const targets: PolicyTarget[] = [];
   for (const m of manifests) {
     if (!mayBeMatched(policies.set, { object: m.object as JsonObject }, policies.resourceFor)) continue;
-    const old = before.get(objectIdentity(m.object as JsonObject));
+    const old = before.get(m);
     targets.push({
       object: admitted(m.object as JsonObject, registry, m.file),
       ...(old ? { oldObject: admitted(old.object as JsonObject, registry, old.file), operation: "UPDATE" as const } : {}),

@@ -8,21 +8,22 @@ import type { SchemaRegistry } from "./schemas/registry.js";
 import { applyStructural } from "./structural.js";
 import { gvkOf } from "./schemas/types.js";
 import { pointerToFieldPath } from "../manifest/pointer.js";
+import { previousVersions } from "../manifest/previous.js";
 
 /**
  * A pull request is an update: every object that exists at base and at head is checked against
  * the transition rules (`oldSelf`) of its schema, as the API server checks an update: repository
- * manifests matched by apiVersion, kind, namespace and name; rendered objects matched as the
- * diff matches them. Validation of one tree cannot do this (there is no old object).
+ * manifests matched by apiVersion, kind, namespace and name (and by file where copies repeat a
+ * name: manifest/previous.ts); rendered objects matched as the diff matches them. Validation of one tree cannot do this (there is no old object).
  */
 export function transitionFindings(
   base: { manifests: Manifest[]; sources: RenderedSource[] },
   head: { manifests: Manifest[]; sources: RenderedSource[]; registry: SchemaRegistry },
 ): Finding[] {
   const findings: Finding[] = [];
-  const before = new Map(base.manifests.map((m) => [identity(m.object), m]));
+  const before = previousVersions(base.manifests, head.manifests);
   for (const m of head.manifests) {
-    const old = before.get(identity(m.object));
+    const old = before.get(m);
     if (!old) continue;
     guarded(m, "checking the update rules of", findings, () => {
       for (const v of violations(head.registry, m.object, old.object, m.file)) {
@@ -32,9 +33,15 @@ export function transitionFindings(
       if (unrenamed) findings.push(findingAt(m, "/spec/template/metadata/name", "knative/revision-name", "error", unrenamed));
     });
   }
-  const baseSources = new Map(base.sources.filter((s) => s.ok).map((s) => [identity(s.source.object), s]));
+  const rendered = base.sources.filter((s) => s.ok);
+  const baseSources = new Map(rendered.map((s) => [s.source, s]));
+  const sourcesBefore = previousVersions(
+    rendered.map((s) => s.source),
+    head.sources.map((s) => s.source),
+  );
   for (const s of head.sources) {
-    const old = s.ok ? baseSources.get(identity(s.source.object)) : undefined;
+    const previous = sourcesBefore.get(s.source);
+    const old = s.ok && previous ? baseSources.get(previous) : undefined;
     if (!old) continue;
     const oldObjects = new Map(old.keys.map((k, i) => [k, old.objects[i]]));
     guarded(s.source, "checking the update rules of what it renders:", findings, () => {
@@ -66,11 +73,6 @@ function violations(registry: SchemaRegistry, value: Record<string, unknown>, ol
   const now = applyStructural(entry.schema, value).value;
   const then = applyStructural(entry.schema, old).value;
   return celTransitionViolations(entry.schema, now, then);
-}
-
-function identity(o: Record<string, unknown>): string {
-  const meta = (o.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  return `${String(o.apiVersion)}|${String(o.kind)}|${String(meta.namespace ?? "")}|${String(meta.name ?? "")}`;
 }
 
 /**

@@ -57,6 +57,24 @@ describe("transition rules (oldSelf), as the API server checks an update", () =>
     expect(code).toBe(0);
   });
 
+  it("copies of one object in several files (versions of it as test fixtures) are each the update of their own file's copy; an object alone under its name is its own update wherever it moves", async () => {
+    const mrd = (name: string, state: string) =>
+      `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: ${name}.example.org}\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: ${name}}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
+    const { dir } = gitRepo({
+      "tests/v2-active.yaml": mrd("buckets", "Active"),
+      "tests/v1-inactive.yaml": mrd("buckets", "Inactive"),
+      "single/mrd.yaml": mrd("tables", "Active"),
+    });
+    const unchanged = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(unchanged.report.findings.new).toEqual([]);
+
+    fs.rmSync(path.join(dir, "single"), { recursive: true });
+    fs.mkdirSync(path.join(dir, "moved"));
+    fs.writeFileSync(path.join(dir, "moved/mrd.yaml"), mrd("tables", "Inactive"));
+    const moved = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(moved.report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["schema/transition moved/mrd.yaml"]);
+  });
+
   it("diff reports a repository object and a rendered object whose update breaks a transition rule", async () => {
     const mrd = (state: string) =>
       `apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata: {name: buckets.s3.aws.example.org}\nspec:\n  group: s3.aws.example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  state: ${state}\n  versions: [{name: v1, served: true, storage: true}]\n`;
