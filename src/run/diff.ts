@@ -9,7 +9,7 @@ import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit,
 import type { Manifest } from "../manifest/manifest.js";
 import { ANY_OBJECT, renderSources, sourceFiles } from "../render/dependencies.js";
 import { objectCounts, type DiffReport } from "../report/diff.js";
-import { diffFindings, diffSources, sourceKeys } from "../rendered/diff.js";
+import { diffFindings, diffSources, sourceKeys, type SourceChange } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
 import { stateCounts } from "../rendered/source.js";
@@ -188,7 +188,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [baseSide.result.secrets, headSide.result.secrets],
     );
     // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
-    const changes = diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {});
+    const changes = unreadableAtHead(diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}), headSide);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
@@ -246,6 +246,28 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
   const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
+}
+
+/** Findings that say a file could not be read: what it holds is unknown. */
+const UNREADABLE = new Set(["yaml/syntax", "file/unreadable", "file/too-large"]);
+
+/**
+ * A source gone at head because its file can no longer be read there is not removed (nothing it
+ * makes is deleted): what it makes at head is unknown, and the finding on the file says why.
+ */
+function unreadableAtHead(changes: SourceChange[], head: Side): SourceChange[] {
+  const unreadable = new Map<string, Finding>();
+  for (const f of head.findings) if (f.file && UNREADABLE.has(f.rule) && !unreadable.has(f.file)) unreadable.set(f.file, f);
+  for (const change of changes) {
+    const finding = change.status === "removed" ? unreadable.get(change.file) : undefined;
+    if (!finding) continue;
+    change.status = "not-rendered";
+    change.notRenderedAt = "head";
+    change.objects = [];
+    const at = finding.line ? ` (line ${finding.line})` : "";
+    change.notRendered = [{ what: change.file, reason: `the file cannot be read at head${at}`, fix: `fix the file: ${finding.rule} says where` }];
+  }
+  return changes;
 }
 
 /** Parses a tree's files into the shared cache ahead of its validation; a problem is left for the validation to meet. */

@@ -22,6 +22,18 @@ describe("diff: what a change does, rendered", () => {
     expect(report.changes[0]!.objects[0]!.diff).toContain("+  tier: gold");
   }, 30_000);
 
+  it("an XR whose file can no longer be read at head is not removed: its diff is unknown and nothing it makes is said to be deleted", async () => {
+    const { dir } = gitRepo(triples(2));
+    const xr = path.join(dir, "t0/xr.yaml");
+    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("metadata:", "metadata:\n  name: [unclosed"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const change = report.changes.find((c) => c.file === "t0/xr.yaml")!;
+    expect(change).toMatchObject({ status: "not-rendered", notRenderedAt: "head", objects: [] });
+    expect(change.notRendered![0]!.reason).toMatch(/^the file cannot be read at head/);
+    expect(report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["yaml/syntax t0/xr.yaml"]);
+    expect(report.changes.some((c) => c.status === "removed")).toBe(false);
+  }, 30_000);
+
   it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {
     const { dir, git } = gitRepo({ ...triples(1), ".composition-ci.yaml": "diff:\n  ignore:\n    - {kind: ConfigMap, path: data.size}\n  context: 0\n" });
     const composition = path.join(dir, "t0/composition.yaml");

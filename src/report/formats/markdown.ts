@@ -548,7 +548,11 @@ function sourceNames(changes: SourceChange[]): string[] {
 
 function footer(report: DiffReport, describes?: MarkdownOptions["describes"]): string {
   const { sources } = report;
-  const scope = sources.all ? `all ${sources.total} sources` : `the ${sources.considered} of ${sources.total} sources the change affects`;
+  const scope = sources.all
+    ? `all ${sources.total} sources`
+    : sources.considered === 0
+      ? `none of the ${sources.total} sources at head`
+      : `${sources.considered} of the ${sources.total} sources at head (those the change affects)`;
   const states = [
     `${sources.rendered} rendered`,
     sources.notRendered ? `${sources.notRendered} not rendered` : "",
@@ -561,7 +565,8 @@ function footer(report: DiffReport, describes?: MarkdownOptions["describes"]): s
   const current = short
     ? ` Describes ${describes!.url ? `[${code(short)}](${describes!.url})` : code(short)}${describes!.at ? ` as of ${escapeMarkdown(describes!.at)}` : ""}.`
     : "";
-  return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${scope}: ${states}.${current}</sub>`;
+  const looked = sources.considered === 0 && !sources.all ? scope : `${scope}: ${states}`;
+  return `<sub>Base ${code(report.base.ref)} (${report.base.commit.slice(0, 7)}) → head ${code(report.head.ref)}${report.head.commit ? ` (${report.head.commit.slice(0, 7)})` : ""}; looked at ${looked}.${current}</sub>`;
 }
 
 function where(f: Finding, options: MarkdownOptions): string {
