@@ -262,6 +262,29 @@ describe("the headline is the step's verdict", () => {
   }
 });
 
+describe("a run that fails on findings already on the base branch shows them", () => {
+  const oldError = finding("schema/type", 3);
+  const oldWarning = finding("schema/required", 9, { severity: "warning" });
+  const details = (failOn: FailOn, failOnNew = false) => {
+    const md = formatDiffMarkdown(report([], [], { base: [oldError, oldWarning], head: [oldError, oldWarning] }, failOn, failOnNew), { maxChars: 65_000 });
+    return md.slice(md.indexOf("<details><summary>2 findings already on the base branch"));
+  };
+
+  it("fail-on error: the old error is listed (what the verdict is about), not the warning", () => {
+    const md = details("error");
+    expect(md).toContain("The run fails on these:");
+    expect(md).toContain("`schema/type`");
+    expect(md).not.toContain("`schema/required`");
+  });
+
+  it("a run that passes (or counts only new findings) lists none", () => {
+    for (const md of [details("never"), details("error", true)]) {
+      expect(md).not.toContain("The run fails on these");
+      expect(md).not.toContain("`schema/type`");
+    }
+  });
+});
+
 describe("the comment reads a repeated finding once per kind", () => {
   it("three Buckets without a schema are one row with how many more; other rules stay one row each", () => {
     const missing = (line: number) =>
@@ -316,7 +339,9 @@ describe("layout for review", () => {
     expect(md.indexOf("± **XNet")).toBeGreaterThan(0);
     expect(md.indexOf("± **XNet")).toBeLessThan(md.indexOf("pt/transform"));
     expect(md).toContain("<details><summary>100 findings already on the base branch (100 errors)</summary>");
-    expect(md).not.toContain("old 1");
+    // They fail the run: the first ten are listed, what the verdict is about.
+    expect(md).toContain(": old 9\n- …and 90 more.");
+    expect(md).not.toContain("old 10");
     // The job summary lists them (within its rows), still collapsed and after the change.
     const summary = formatDiffMarkdown(r, { maxChars: 1024 * 1024, listBaseFindings: true });
     expect(summary).toContain(": old 0");

@@ -1,4 +1,4 @@
-import { SEVERITY_RANK, type Finding, type Severity } from "../../core/finding.js";
+import { failsAt, SEVERITY_RANK, type Finding, type Severity } from "../../core/finding.js";
 import { type DiffReport } from "../diff.js";
 import { MAX_FIELD_CHANGES, type SourceChange } from "../../rendered/diff.js";
 import { updateSnapshotCommand } from "../../drift/command.js";
@@ -453,21 +453,30 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
       .map((s) => [s, old.filter((f) => f.severity === s).length] as const)
       .filter(([, n]) => n > 0);
     const counts = bySeverity.map(([s, n]) => `${n} ${s === "info" ? "info" : `${s}${n === 1 ? "" : "s"}`}`).join(", ");
+    // When they fail the run, the reader sees which: the verdict is theirs.
+    const { verdict } = report;
+    const failing = verdict.failed && !verdict.failOnNew ? old.filter((f) => failsAt(f, verdict.failOn)) : [];
+    const [list, intro, rows] = options.listBaseFindings
+      ? [old, undefined, maxRows]
+      : [failing, failing.length ? "The run fails on these:" : undefined, Math.min(maxRows, MAX_FAILING_BASE_ROWS)];
     const listed =
-      options.listBaseFindings && maxRows > 0
-        ? `\n\n${old
-            .slice(0, maxRows)
+      list.length && rows > 0
+        ? `\n\n${list
+            .slice(0, rows)
             .map((f) => findingLine(f, options))
-            .join("\n")}${old.length > maxRows ? `\n- …and ${old.length - maxRows} more.` : ""}`
+            .join("\n")}${list.length > rows ? `\n- …and ${list.length - rows} more.` : ""}`
         : "";
     parts.push(
-      `<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\nThis change neither adds nor fixes them. ${options.fullReportHint ?? ""}${listed}\n\n</details>`,
+      `<details><summary>${old.length} finding${old.length === 1 ? "" : "s"} already on the base branch (${counts})</summary>\n\n${["This change neither adds nor fixes them.", options.fullReportHint, intro].filter(Boolean).join(" ")}${listed}\n\n</details>`,
     );
   }
   return parts.join("\n\n");
 }
 
 const ICONS: Record<Severity, string> = { error: "❌", warning: "⚠️", info: "ℹ️" };
+
+/** The base branch's findings that fail the run, listed in the PR comment (the job summary lists them all). */
+const MAX_FAILING_BASE_ROWS = 10;
 
 function findingLine(f: Finding, options: MarkdownOptions, icon = ICONS[f.severity], repeats?: Map<Finding, number>): string {
   const at = where(f, options);
