@@ -1,5 +1,6 @@
 // report/: findings and changes as text, JSON, SARIF, JUnit and markdown, and the GitHub calls that post them.
 import type { DefinitionChange } from "./definition-changes.js";
+import { jsonEqual } from "../manifest/fieldpath.js";
 
 /**
  * What a change does to the objects that steer rendering and installation, known without
@@ -13,7 +14,8 @@ type Json = Record<string, unknown>;
 
 const asObject = (v: unknown): Json | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : undefined);
 const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** The same value, whatever the order of an object's keys (lists keep their order: a patch list's order matters). */
+const same = jsonEqual;
 
 /** The changes between two versions of one Composition. */
 export function compositionChanges(base: Json, head: Json): DefinitionChange[] {

@@ -4,6 +4,7 @@
  * defaults, enums and types changed, printer columns. A removed field, a newly required one,
  * a narrower enum or another type is breaking: XRs written for the base may be refused.
  */
+import { jsonEqual } from "../manifest/fieldpath.js";
 
 export interface DefinitionChange {
   /** `spec.parameters.size` (version-qualified when the XRD serves several: `v1: spec.size`). */
@@ -55,7 +56,7 @@ function compareSchemas(a: Schema, b: Schema, path: string, prefix: string, out:
   const here = `${prefix}${path || "(root)"}`;
   if (a.type !== b.type && a.type !== undefined && b.type !== undefined)
     out.push({ path: here, what: `type ${String(a.type)} → ${String(b.type)}`, breaking: true });
-  if (JSON.stringify(a.default) !== JSON.stringify(b.default)) {
+  if (!jsonEqual(a.default, b.default)) {
     out.push({
       path: here,
       what:
@@ -69,8 +70,9 @@ function compareSchemas(a: Schema, b: Schema, path: string, prefix: string, out:
   }
   const ea = Array.isArray(a.enum) ? a.enum : undefined;
   const eb = Array.isArray(b.enum) ? b.enum : undefined;
-  if (JSON.stringify(ea) !== JSON.stringify(eb)) {
-    const dropped = ea && eb ? ea.filter((x) => !eb.some((y) => JSON.stringify(y) === JSON.stringify(x))) : [];
+  const dropped = ea && eb ? ea.filter((x) => !eb.some((y) => jsonEqual(x, y))) : [];
+  // An enum is a set: its order changes nothing.
+  if (!ea !== !eb || dropped.length > 0 || (ea && eb && eb.some((y) => !ea.some((x) => jsonEqual(x, y))))) {
     out.push({ path: here, what: `enum ${ea ? show(ea) : "(any)"} → ${eb ? show(eb) : "(any)"}`, breaking: (!ea && !!eb) || dropped.length > 0 });
   }
   const pa = asObject(a.properties) ?? {};

@@ -103,6 +103,15 @@ ${resources}`;
     );
   });
 
+  it("keys written in another order, an enum reordered or a default's keys reordered change nothing", () => {
+    const reordered = "          - {name: vpc, base: {kind: VPC, apiVersion: ec2.aws.upbound.io/v1beta1, spec: {forProvider: {cidrBlock: 10.0.0.0/16}}}}\n";
+    expect(compositionChanges(comp(pt(vpc)), comp(pt(reordered)))).toEqual([]);
+    const parse = (text: string) => YAML.parse(text) as Record<string, unknown>;
+    const schema = (size: string) => parse(xrd(`size: {type: string, enum: ${size}}, tags: {type: object, default: {a: "1", b: "2"}}`));
+    expect(xrdChanges(schema("[s, m, l]"), parse(xrd('size: {type: string, enum: [l, s, m]}, tags: {type: object, default: {b: "2", a: "1"}}')))).toEqual([]);
+    expect(xrdChanges(schema("[s, m, l]"), schema("[s, m]")).map((c) => c.breaking)).toEqual([true]);
+  });
+
   it("an activation policy's patterns, a package's dependencies and a package object's version", () => {
     const mrap = (activate: string) => ({
       apiVersion: "apiextensions.crossplane.io/v1alpha1",
