@@ -340,7 +340,8 @@ export function unifiedDiff(key: string, before: string, after: string, [from, t
  * message, not by line: a finding that only moved is unchanged. Repeats are matched one for one.
  * `message` turns a message into what identifies it (diff passes one that hides secret values: a
  * changed password does not make a finding about it new); `atHead` says where a base finding's
- * object is at head (diff passes the objects the change moved or renamed: ObjectMoves).
+ * object is at head (diff passes the objects the change moved or renamed: ObjectMoves). A finding
+ * only reworded at the same place is unchanged too (`reworded`).
  */
 export function diffFindings(
   base: Finding[],
@@ -370,7 +371,33 @@ export function diffFindings(
       out.fixed.push(f);
     }
   });
-  return out;
+  return reworded(out, atHead);
+}
+
+/**
+ * A finding the change only reworded (a value it quotes changed, `not an integer (12345)` →
+ * `(54321)`) is the same problem at the same place: of the findings left new and fixed, the one
+ * new and the one fixed of one rule, severity, file, object and field are unchanged. Never two of
+ * a kind on one side (which became which is not known), never another severity (an escalation is new).
+ */
+function reworded(out: FindingsDiff, atHead: (f: Finding) => Finding): FindingsDiff {
+  const place = (f: Finding) => [f.rule, f.severity, f.file, f.apiVersion, f.kind, f.name, f.path].join("\u0000");
+  const count = (list: Finding[]) => {
+    const n = new Map<string, number>();
+    for (const f of list) n.set(place(f), (n.get(place(f)) ?? 0) + 1);
+    return n;
+  };
+  const fixedAt = new Map(out.fixed.map((f) => [place(atHead(f)), f] as const));
+  const [newCount, fixedCount] = [count(out.new), count(out.fixed.map(atHead))];
+  const paired = new Set<Finding>();
+  for (const f of out.new) {
+    const key = place(f);
+    if (newCount.get(key) !== 1 || fixedCount.get(key) !== 1) continue;
+    paired.add(f).add(fixedAt.get(key)!);
+    out.unchanged.push(f);
+  }
+  if (!paired.size) return out;
+  return { new: out.new.filter((f) => !paired.has(f)), fixed: out.fixed.filter((f) => !paired.has(f)), unchanged: out.unchanged };
 }
 
 export function findingIdentity(f: Finding): string {

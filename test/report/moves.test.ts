@@ -64,9 +64,9 @@ describe("findings of objects a change moved or renamed", () => {
     expect(d).toEqual({ new: [], fixed: [], unchanged: ["b.yaml:y"] });
   });
 
-  it("a finding whose message changed with the move is still new and fixed", () => {
-    const moved = { ...finding("a.yaml", "new"), message: "another message" };
-    const d = compare({ "a.yaml": ["old"] }, { "a.yaml": ["new"] }, [finding("a.yaml", "old")], [moved]);
+  it("a finding reworded at another severity at the renamed object is new, and the old one fixed", () => {
+    const reworded = { ...finding("a.yaml", "new"), message: "another message" };
+    const d = compare({ "a.yaml": ["old"] }, { "a.yaml": ["new"] }, [{ ...finding("a.yaml", "old"), severity: "warning" }], [reworded]);
     expect(d).toEqual({ new: ["a.yaml:new"], fixed: ["a.yaml:old"], unchanged: [] });
   });
 });
