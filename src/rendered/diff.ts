@@ -79,6 +79,8 @@ export interface FindingsDiff {
   new: Finding[];
   fixed: Finding[];
   unchanged: Finding[];
+  /** What rendering found at base for sources that did not render at head: whether the change fixes it is unknown (never counted fixed). */
+  unknown?: Finding[];
 }
 
 export const DIFF_CONTEXT_LINES = 3;

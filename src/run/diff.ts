@@ -9,10 +9,10 @@ import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit,
 import type { Manifest } from "../manifest/manifest.js";
 import { ANY_OBJECT, renderSources, sourceFiles } from "../render/dependencies.js";
 import { objectCounts, type DiffReport } from "../report/diff.js";
-import { diffFindings, diffSources, sourceKeys, type SourceChange } from "../rendered/diff.js";
+import { diffFindings, diffSources, sourceKeys, type FindingsDiff, type SourceChange } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
-import { stateCounts } from "../rendered/source.js";
+import { sourceState, stateCounts } from "../rendered/source.js";
 import { ObjectMoves } from "../rendered/moves.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
@@ -87,6 +87,8 @@ interface Side {
   keys: Map<Manifest, string>;
   sources: RenderedSource[];
   findings: Finding[];
+  /** The findings rendering made (of the sources it rendered, their objects and tests). */
+  rendering?: Set<Finding>;
 }
 
 /** The report in a format, with secret values masked value by value (and the markdown's free text redacted). */
@@ -193,11 +195,15 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
     const moved = new ObjectMoves(baseSide.result.manifests, headSide.result.manifests);
-    const findings = diffFindings(
-      visible(baseSide),
-      visible(headSide),
-      (text) => masker.redactAlike(text),
-      (f) => moved.atHead(f),
+    const findings = unknownAtHead(
+      diffFindings(
+        visible(baseSide),
+        visible(headSide),
+        (text) => masker.redactAlike(text),
+        (f) => moved.atHead(f),
+      ),
+      changes,
+      baseSide,
     );
     const report: DiffReport = {
       version: 1,
@@ -246,6 +252,33 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
   const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
+}
+
+/** Head states in which a source's render says nothing of what the change did to it. */
+const UNKNOWN_AT_HEAD = new Set<SourceChange["status"]>(["failed", "still-failing", "not-rendered"]);
+
+/**
+ * What rendering found at base is fixed only where head rendered the same sources: a source that
+ * rendered at base and failed, did not run or could not be read at head leaves every base finding
+ * of rendering on the files it renders from (its XR, Composition, XRD, Functions, a Kptfile's
+ * package) unknown, not fixed.
+ */
+function unknownAtHead(findings: FindingsDiff, changes: SourceChange[], base: Side): FindingsDiff {
+  const lostAt = new Set(
+    changes
+      .filter((c) => UNKNOWN_AT_HEAD.has(c.status) && (c.status !== "not-rendered" || c.notRenderedAt === "head"))
+      .map((c) => `${c.kind}\u0000${c.name}\u0000${c.file}`),
+  );
+  if (!lostAt.size || !base.rendering) return findings;
+  const files = new Set<string>();
+  for (const s of base.sources) {
+    if (sourceState(s) !== "rendered" || !lostAt.has(`${s.source.kind}\u0000${s.source.name ?? ""}\u0000${s.source.file}`)) continue;
+    for (const file of sourceFiles(s.source, base.result.index, base.root, base.result.config.templateMounts)) files.add(file);
+  }
+  const rendersFrom = (file: string) => files.has(ANY_OBJECT) || [...files].some((f) => f === file || ((f === "" || f.endsWith("/")) && file.startsWith(f)));
+  const unknown = findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file));
+  if (!unknown.length) return findings;
+  return { ...findings, fixed: findings.fixed.filter((f) => !unknown.includes(f)), unknown };
 }
 
 /** Findings that say a file could not be read: what it holds is unknown. */
@@ -309,6 +342,7 @@ async function renderSide(
   });
   side.sources = rendered.sources;
   side.findings = [...side.findings, ...rendered.findings];
+  side.rendering = new Set(rendered.findings);
 }
 
 /**

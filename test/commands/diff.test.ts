@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runDiff } from "../../src/run/diff.js";
+import { formatDiff, runDiff } from "../../src/run/diff.js";
 import { hasChanges, type DiffReport } from "../../src/report/diff.js";
 import { gitRepo, REPO, runCli } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
@@ -32,6 +32,26 @@ describe("diff: what a change does, rendered", () => {
     expect(change.notRendered![0]!.reason).toMatch(/^the file cannot be read at head/);
     expect(report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["yaml/syntax t0/xr.yaml"]);
     expect(report.changes.some((c) => c.status === "removed")).toBe(false);
+  }, 30_000);
+
+  it("what rendering found at base is not fixed when head could not render that source: it is unknown", async () => {
+    const files = triples(1);
+    files["t0/xrd.yaml"] = files["t0/xrd.yaml"]!.replace("size: {type: string}", "size: {type: string}, count: {type: integer}");
+    files["t0/composition.yaml"] = files["t0/composition.yaml"]!.replace(
+      "toFieldPath: data.size}",
+      "toFieldPath: data.size}\n              - {type: FromCompositeFieldPath, fromFieldPath: spec.count, toFieldPath: data.count}",
+    );
+    files["t0/xr.yaml"] = files["t0/xr.yaml"]!.replace("spec: {size: large}", "spec: {size: large, count: 5}");
+    const { dir } = gitRepo(files);
+    const xr = path.join(dir, "t0/xr.yaml");
+    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("metadata:", "metadata:\n  name: [unclosed"));
+    const result = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const { findings } = result.report;
+    expect(findings.unknown?.map((f) => f.rule)).toEqual(["render/schema"]);
+    expect(findings.fixed.map((f) => f.rule)).not.toContain("render/schema");
+    const markdown = formatDiff(result, "markdown");
+    expect(markdown).toContain("findings: 1 new, 0 fixed, 1 unknown at head");
+    expect(markdown).toContain("**Found at base where head did not render: whether this change fixes them is unknown**");
   }, 30_000);
 
   it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {

@@ -242,7 +242,9 @@ function numbers(report: DiffReport): string {
         : `**${changed} of the ${rendered} rendered source${rendered === 1 ? "" : "s"} changed**`
       : `**${changed} source${changed === 1 ? "" : "s"} changed**`,
     `objects +${added} ~${modified} −${removed}`,
-    `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed`,
+    `findings: ${visible(report.findings.new)} new, ${visible(report.findings.fixed)} fixed${
+      visible(report.findings.unknown ?? []) ? `, ${visible(report.findings.unknown ?? [])} unknown at head` : ""
+    }`,
   ];
   if (count("failed")) items.push(`**${count("failed")} fail${count("failed") === 1 ? "s" : ""} to render at head**`);
   if (count("not-rendered")) items.push(`${count("not-rendered")} not rendered (diff unknown)`);
@@ -447,6 +449,14 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
       fixed,
       () => "✅",
       (n) => `- …and ${n} more fixed.`,
+    );
+  const unknown = visible(report.findings.unknown ?? []);
+  if (unknown.length)
+    section(
+      "Found at base where head did not render: whether this change fixes them is unknown",
+      unknown,
+      () => "❔",
+      (n) => `- …and ${n} more.`,
     );
   if (old.length) {
     const bySeverity = (["error", "warning", "info"] as Severity[])
