@@ -41,6 +41,14 @@ export class ObjectMoves {
     return file !== undefined ? { ...f, file } : f;
   }
 
+  /** Where a base object is at head when the change moved or renamed it. */
+  objectAtHead(m: Manifest): { file: string; name: string } | undefined {
+    const moved = m.name !== undefined ? this.objects.get(placeOf(m.file, m.apiVersion, m.kind, m.name)) : undefined;
+    if (moved) return moved;
+    const file = this.files.get(m.file);
+    return file !== undefined && m.name !== undefined ? { file, name: m.name } : undefined;
+  }
+
   private add(from: Manifest, to: Manifest): void {
     const place = placeOf(from.file, from.apiVersion, from.kind, from.name);
     // Two objects at one place (namespaces are not in a finding): neither is certain.

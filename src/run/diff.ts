@@ -213,7 +213,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
       changes,
       ...(coverage.unrendered.length ? { unrenderedFiles: coverage.unrendered } : {}),
-      ...definitionsOf(baseSide, headSide),
+      ...definitionsOf(baseSide, headSide, moved),
       objects: objectCounts(changes),
       findings,
       verdict: decideVerdict(visible(headSide), findings.new, { failOn: options.failOn ?? "error", failOnNew: options.failOnNew }),
@@ -350,7 +350,7 @@ async function renderSide(
  * for their XRs and claims), Compositions (steps and composed resources), activation policies,
  * package dependencies and package versions.
  */
-function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[] } {
+function definitionsOf(base: Side, head: Side, moved: ObjectMoves): { definitions?: DefinitionDiff[] } {
   const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
   const known = base.result.manifests.filter((m) => knownChanges(m));
   // Repositories keep alternatives side by side (examples, packages): the same object in the same
@@ -367,8 +367,45 @@ function definitionsOf(base: Side, head: Side): { definitions?: DefinitionDiff[]
     const changes = compare(old.object as Record<string, unknown>, m.object as Record<string, unknown>);
     if (changes.length) definitions.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes });
   }
+  definitions.push(...goneAtHead(known, head, moved));
   return definitions.length ? { definitions } : {};
 }
+
+/**
+ * Definitions and packages of the base that head no longer holds under their name: removed (what
+ * the cluster deletes when this merges), renamed, or in a file head cannot read (unknown).
+ */
+function goneAtHead(known: Manifest[], head: Side, moved: ObjectMoves): DefinitionDiff[] {
+  const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
+  const atHead = new Set(head.result.manifests.map(key));
+  const unreadable = new Set(head.findings.filter((f) => f.file && UNREADABLE.has(f.rule)).map((f) => f.file!));
+  const out: DefinitionDiff[] = [];
+  for (const m of known) {
+    if (atHead.has(key(m)) || m.group === "meta.pkg.crossplane.io" || m.kind === "Project") continue;
+    const renamed = moved.objectAtHead(m);
+    const change: DefinitionChange = unreadable.has(m.file)
+      ? { path: "(object)", what: "its file cannot be read at head: what the change does to it is unknown", breaking: false }
+      : renamed
+        ? {
+            path: "metadata.name",
+            what: `renamed to ${renamed.name}${renamed.file === m.file ? "" : ` (${renamed.file})`}: ${REMOVED[m.kind] ?? "the cluster deletes the old one"}`,
+            breaking: true,
+          }
+        : { path: "(object)", what: `removed: ${REMOVED[m.kind] ?? "the cluster deletes it when this merges"}`, breaking: true };
+    out.push({ kind: m.kind, name: m.name ?? "", file: m.file, changes: [change] });
+  }
+  return out;
+}
+
+/** What the cluster does when a definition or package object is deleted. */
+const REMOVED: Record<string, string> = {
+  CompositeResourceDefinition: "Crossplane deletes its CRD, and with it every XR (and claim) of the type",
+  Composition: "XRs that use it can no longer be reconciled (what they composed stays)",
+  ManagedResourceActivationPolicy: "the managed resources only it activated are no longer activated",
+  Provider: "the provider is uninstalled, with its CRDs",
+  Function: "Compositions whose steps run it fail",
+  Configuration: "the configuration is uninstalled, with the XRDs and Compositions it installed",
+};
 
 /** How a kind's change is told without rendering, for the kinds that have a way. */
 function knownChanges(m: Manifest): ((base: Record<string, unknown>, head: Record<string, unknown>) => DefinitionChange[]) | undefined {

@@ -54,6 +54,26 @@ describe("diff: what a change does, rendered", () => {
     expect(markdown).toContain("**Found at base where head did not render: whether this change fixes them is unknown**");
   }, 30_000);
 
+  it("an XRD removed, a Composition renamed and one whose file cannot be read are said where the definitions' changes are", async () => {
+    const { dir } = gitRepo(triples(3));
+    fs.rmSync(path.join(dir, "t0/xrd.yaml"));
+    const composition = path.join(dir, "t1/composition.yaml");
+    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("metadata: {name: xthing1s.example.org}", "metadata: {name: xthing1s-v2}"));
+    const broken = path.join(dir, "t2/composition.yaml");
+    fs.writeFileSync(broken, fs.readFileSync(broken, "utf8").replace("metadata:", "metadata: [unclosed\nx:"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const said = (report.definitions ?? []).map(
+      (d) => `${d.kind} ${d.name}: ${d.changes.map((c) => `${c.breaking ? "!" : ""}${c.what.split(":")[0]}`).join("; ")}`,
+    );
+    expect(said).toEqual(
+      expect.arrayContaining([
+        "CompositeResourceDefinition xthing0s.example.org: !removed",
+        "Composition xthing1s.example.org: !renamed to xthing1s-v2",
+        "Composition xthing2s.example.org: its file cannot be read at head",
+      ]),
+    );
+  }, 30_000);
+
   it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {
     const { dir, git } = gitRepo({ ...triples(1), ".composition-ci.yaml": "diff:\n  ignore:\n    - {kind: ConfigMap, path: data.size}\n  context: 0\n" });
     const composition = path.join(dir, "t0/composition.yaml");
