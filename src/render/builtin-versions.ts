@@ -64,7 +64,7 @@ export function builtinVersionChanges(
       "/spec/package",
       "render/builtin-version",
       "warning",
-      `Function ${name} moves from ${from} to ${to}, and composition-ci renders it with its built-in model of the function: the rendered diff${affected} shows what the rest of the change does, not what the new version changes${why ? ` (its package did not run: ${why})` : ""}. ` +
+      `Function ${name} moves from ${from} to ${to}, and composition-ci renders it with its built-in model of the function: the rendered diff${affected} shows what the rest of the change does, not what the new version changes${why ? ` (its package was not run: it ${why})` : ""}. ` +
         "Trusting the package (functions.trusted in the base branch's .composition-ci.yaml) with its cache at hand renders both versions' real packages",
     );
   });

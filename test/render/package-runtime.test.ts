@@ -272,7 +272,7 @@ describe("the package runtime: function images pulled from a registry and run as
         expect(report.changes.find((c) => c.kind === "XGreeting")!.objects.map((o) => `${o.key}:${o.status}`)).toContain("ConfigMap/from-package:unchanged");
       } else {
         expect(said[0]!.severity).toBe("warning");
-        expect(said[0]!.message).toContain("(its package did not run: would pull and run");
+        expect(said[0]!.message).toContain("(its package was not run: it would pull and run");
       }
     }
   });
