@@ -328,11 +328,16 @@ export function toYaml(o: unknown): string {
   return YAML.stringify(o, { sortMapEntries: true, lineWidth: 0 });
 }
 
+/** A hunk's range as diff and git write it: an empty one starts at the line before it (`-0,0` for a new file). */
+function range(start: number, lines: number): string {
+  return `${lines === 0 ? start - 1 : start},${lines}`;
+}
+
 export function unifiedDiff(key: string, before: string, after: string, [from, to]: [string, string] = ["base", "head"], context = DIFF_CONTEXT_LINES): string {
   const patch = structuredPatch(`${from}/${key}`, `${to}/${key}`, before, after, "", "", { context });
   const lines = [`--- ${before ? `${from}/${key}` : "/dev/null"}`, `+++ ${after ? `${to}/${key}` : "/dev/null"}`];
   for (const hunk of patch.hunks) {
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines.filter((l) => !l.startsWith("\\")));
+    lines.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines.filter((l) => !l.startsWith("\\")));
   }
   return lines.join("\n");
 }

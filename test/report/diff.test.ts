@@ -4,7 +4,7 @@ import { Manifest, SourceFile } from "../../src/manifest/manifest.js";
 import type { JsonObject } from "../../src/core/json.js";
 import { renderedObjectKey, type RenderedSource } from "../../src/rendered/source.js";
 import { objectCounts, type DiffReport } from "../../src/report/diff.js";
-import { diffFindings, diffSources, sourceKeys } from "../../src/rendered/diff.js";
+import { diffFindings, diffSources, sourceKeys, unifiedDiff } from "../../src/rendered/diff.js";
 import type { Finding } from "../../src/core/finding.js";
 import { formatDiffMarkdown } from "../../src/report/formats/markdown.js";
 import { pickAnnotations } from "../../src/report/github/annotations.js";
@@ -67,6 +67,15 @@ describe("secret masking", () => {
 function finding(rule: string, line: number, extra: Partial<Finding> = {}): Finding {
   return { rule, severity: "error", message: `${rule} message`, file: "a.yaml", line, kind: "Thing", name: "x", ...extra };
 }
+
+describe("unified diffs", () => {
+  it("hunk ranges as diff and git write them: an empty side starts at the line before (a new object is -0,0)", () => {
+    expect(unifiedDiff("ConfigMap/x", "", "a: 1\nb: 2\n").split("\n")[2]).toBe("@@ -0,0 +1,2 @@");
+    expect(unifiedDiff("ConfigMap/x", "a: 1\nb: 2\n", "").split("\n")[2]).toBe("@@ -1,2 +0,0 @@");
+    const lines = "a\nb\nc\nd\ne\nf\ng\nh\n";
+    expect(unifiedDiff("k", lines, lines.replace("d\n", "d\nX\n"), undefined, 0).split("\n")[2]).toBe("@@ -4,0 +5,1 @@");
+  });
+});
 
 describe("findings diff", () => {
   it("is keyed by rule, file, object and message, not by line; repeats match one for one", () => {
