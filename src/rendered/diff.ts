@@ -243,6 +243,22 @@ function failedAtHead(change: SourceChange, base: RenderedSource | undefined, he
 export interface KeyedObjects {
   objects: Record<string, unknown>[];
   keys: string[];
+  /** Keys of objects whose made-up name the engine would not change on an update (`RenderedSource.namesKept`). */
+  namesKept?: string[];
+}
+
+/**
+ * Objects whose name the render made up where the engine keeps the name the object already has
+ * (an OAM trait without `metadata.name`: the runtime finds it in the ApplicationConfiguration's
+ * status): at head they keep the base's name, as the cluster would, and are updated in place.
+ */
+function keepNames(base: Map<string, Record<string, unknown>>, head: Map<string, Record<string, unknown>>, kept: string[] | undefined): void {
+  for (const key of kept ?? []) {
+    const [before, after] = [base.get(key), head.get(key)];
+    const name = (before?.metadata as { name?: unknown } | undefined)?.name;
+    if (!before || !after || name === undefined) continue;
+    head.set(key, { ...after, metadata: { ...((after.metadata ?? {}) as Record<string, unknown>), name } });
+  }
 }
 
 function objectsByKey(source: KeyedObjects | undefined): Map<string, Record<string, unknown>> {
@@ -258,6 +274,7 @@ export function diffObjects(
   view: DiffView = {},
 ): ObjectChange[] {
   const [b, h] = [objectsByKey(base), objectsByKey(head)];
+  keepNames(b, h, head?.namesKept);
   const hidden = (o: Record<string, unknown>) => (view.ignore ?? []).some((i) => i.path === undefined && i.kind === o.kind);
   const keys = [...new Set([...h.keys(), ...b.keys()])].sort().filter((key) => !hidden((h.get(key) ?? b.get(key))!));
   return keys.map((key) => {

@@ -22,6 +22,11 @@ export interface RenderedSource {
    * plus an add: kind and composition resource name, or kind and name when the name is not generated.
    */
   keys: string[];
+  /**
+   * Keys of objects whose name the render made up, and which the engine, updating them, keeps
+   * under the name they already have (OAM traits without `metadata.name`): a diff keeps the base's.
+   */
+  namesKept?: string[];
   /** False when nothing could be rendered; `findings` say why, or `notRendered` does. */
   ok: boolean;
   findings: Finding[];

@@ -8,6 +8,8 @@ import { renderAppConfig } from "../../src/render/oam/appconfig.js";
 import { traitHash } from "../../src/render/oam/trait-name.js";
 import { renderEverything } from "../../src/render/repo.js";
 import type { RenderedSource } from "../../src/rendered/source.js";
+import { diffObjects } from "../../src/rendered/diff.js";
+import { SecretMasker } from "../../src/secrets/mask.js";
 import { RepoIndex } from "../../src/validate/repo-index.js";
 import { HAS_SHARED, runCli, SHARED, tempRepo, describeShared } from "../helpers.js";
 
@@ -302,6 +304,13 @@ spec: {definitionRef: {name: scalers.example.com}}
     expect(name(2)).toBe(name(2));
     expect(name(3)).not.toBe(name(2));
     expect(traitHash({ a: 1, b: [1, 2] })).toBe(traitHash({ b: [1, 2], a: 1 }));
+
+    // Updating, the runtime finds the trait's name in the ApplicationConfiguration's status: the
+    // diff keeps the base's name, so the trait is changed in place, not replaced.
+    const render = (replicas: number) => renderYaml({ "crd.yaml": FOO_CRD, "a.yaml": app(replicas) });
+    const [change] = diffObjects(render(2), render(3), new SecretMasker()).filter((c) => c.kind === "Scaler");
+    expect(change).toMatchObject({ status: "changed", fields: [{ path: "spec.replicas", before: 2, after: 3 }] });
+    expect(change!.replacedBy).toBeUndefined();
   });
 
   it("workloadRef goes at the definition's workloadRefPath only; no definition or no path injects nothing", () => {

@@ -75,7 +75,9 @@ export function renderAppConfig(ac: Manifest, index: RepoIndex, options: OamRend
   );
   const objects = [...sortObjects(rendered("workload")), ...sortObjects(rendered("traits")), ...sortObjects(scopes.map((o) => ({ c: "", o })))];
   const keys = objects.map((o) => generatedKeys.get(o) ?? renderedObjectKey(o));
-  return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ok: true, findings: findings() };
+  // The runtime names a trait without metadata.name once, then finds that name in the status (getTraitName).
+  const namesKept = objects.filter((o) => generatedKeys.has(o)).map((o) => generatedKeys.get(o)!);
+  return { source: ac, via: OAM_VIA, documents: objects, objects, keys, ...(namesKept.length ? { namesKept } : {}), ok: true, findings: findings() };
 }
 
 function renderComponent(
