@@ -546,14 +546,14 @@ function unrenderedFilesLine(report: DiffReport): string {
   return `${n} changed file${n === 1 ? "" : "s"} no source renders from (${shortList(files.map(code))}): ${n === 1 ? "its" : "their"} objects apply as written, or ${n === 1 ? "its" : "their"} definitions are not in the repository; the pull request's file diff shows ${n === 1 ? "it" : "them"}.`;
 }
 
-/** Sources that fail at base and at head: what they make is unknown on both sides. */
+/** Sources that fail at head and did not render at base either (failed or not run): what they make is unknown on both sides. */
 function stillFailingSection(report: DiffReport): string {
   const failing = report.changes.filter((c) => c.status === "still-failing");
   if (failing.length === 0) return "";
-  const names = sourceNames(failing);
-  const rows = failing.slice(0, MAX_STILL_FAILING).map((c, i) => `- ${escapeMarkdown(c.kind)} ${names[i]} via ${escapeMarkdown(c.via)}`);
+  // The file always: examples repeat a name across folders, and the reader looks for the one.
+  const rows = failing.slice(0, MAX_STILL_FAILING).map((c) => `- ${escapeMarkdown(c.kind)} ${code(c.name)} (${code(c.file)}) via ${escapeMarkdown(c.via)}`);
   if (failing.length > MAX_STILL_FAILING) rows.push(`- …and ${failing.length - MAX_STILL_FAILING} more`);
-  return `**Failing at base and at head: the diff of these is unknown** (the findings say why)\n\n${rows.join("\n")}`;
+  return `**Failing at head, and not rendered at base either: the diff of these is unknown** (the findings say why)\n\n${rows.join("\n")}`;
 }
 
 const MAX_STILL_FAILING = 10;
