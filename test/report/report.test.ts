@@ -110,9 +110,11 @@ describe("every source has one honest state", () => {
     const r = report([source("a", [], { ok: false, via: "no Composition" })], [source("a", [], { ok: false, via: "no Composition" })]);
     expect(r.changes[0]!.status).toBe("still-failing");
     const md = formatDiffMarkdown(r, { maxChars: 65_000 });
-    expect(md).toContain("1 failing at base and head (diff unknown)");
+    expect(md).toContain("1 failing at head, not rendered at base (diff unknown)");
     expect(md).toContain("None of the affected sources rendered");
-    expect(md).toContain("**Failing at head, and not rendered at base either: the diff of these is unknown** (the findings say why)\n\n- XNet `a` (`a.yaml`) via no Composition");
+    expect(md).toContain(
+      "**Failing at head, and not rendered at base either: the diff of these is unknown** (the findings say why)\n\n- XNet `a` (`a.yaml`) via no Composition",
+    );
   });
 
   it("a new source that fails is failed and says it is new; one that fails at base and renders at head is fixed", () => {

@@ -221,7 +221,7 @@ function headline(report: DiffReport, title?: string): string {
   return `### ✅ ${name}: passes (${rule}${context})`;
 }
 
-/** The affected sources, and how many of them have no rendered diff (not rendered, or failing at base and head). */
+/** The affected sources, and how many of them have no rendered diff (not rendered, or failing at head and not rendered at base). */
 export function renderGaps(report: DiffReport): { unknown: number; affected: number } {
   const unknown = report.changes.filter((c) => c.status === "not-rendered" || c.status === "still-failing").length;
   return { unknown, affected: report.changes.length };
@@ -248,7 +248,7 @@ function numbers(report: DiffReport): string {
   ];
   if (count("failed")) items.push(`**${count("failed")} fail${count("failed") === 1 ? "s" : ""} to render at head**`);
   if (count("not-rendered")) items.push(`${count("not-rendered")} not rendered (diff unknown)`);
-  if (count("still-failing")) items.push(`${count("still-failing")} failing at base and head (diff unknown)`);
+  if (count("still-failing")) items.push(`${count("still-failing")} failing at head, not rendered at base (diff unknown)`);
   if (report.run) items.push(`[workflow run](${report.run.url})`);
   return items.join(" · ");
 }
