@@ -18,6 +18,7 @@ import { porchVariants, renderPorchVariant } from "./porch.js";
  */
 
 export { KPT_VIA } from "./source.js";
+export { kptBuiltinVersionChanges } from "./builtin-versions.js";
 export { porchVariants, porchVariantOf, porchSourceFiles, PORCH_VIA } from "./porch.js";
 export { updatePreview, type UpdatePreview } from "./update.js";
 

@@ -83,14 +83,14 @@ function hasTagOrDigest(image: string): boolean {
   return (slash < 0 ? image : image.slice(slash)).includes(":");
 }
 
-function tagOf(image: string): string | undefined {
+export function tagOf(image: string): string | undefined {
   const ref = image.replace(/@.*$/, "");
   const slash = ref.lastIndexOf("/");
   const colon = ref.indexOf(":", slash + 1);
   return colon < 0 ? undefined : ref.slice(colon + 1);
 }
 
-function repositoryOf(image: string): string {
+export function repositoryOf(image: string): string {
   return image.replace(/@.*$/, "").replace(/:[^/]*$/, "");
 }
 

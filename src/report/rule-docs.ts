@@ -313,7 +313,7 @@ export const RULE_DOCS: Readonly<Record<string, RuleDoc>> = {
   "render/builtin-version": {
     "anchor": "render-builtin-version",
     "severity": "warning (diff and the PR comment); info when both versions' real packages rendered",
-    "what": "a change moves a Function to another package version (tag or digest) while the function runs built in: the built-in models one version, so the rendered diff of the sources that use it cannot show what the new version changes; said on the Function, counting those sources. Where the package is trusted and can be pulled, both sides render with their real packages instead (an info says so)",
+    "what": "a change moves a Function to another package version (tag or digest) while the function runs built in: the built-in models one version, so the rendered diff of the sources that use it cannot show what the new version changes; said on the Function, counting those sources. Where the package is trusted and can be pulled, both sides render with their real packages instead (an info says so). The same for a Kptfile step whose catalog function (set-labels, set-namespace, …) runs built in and moves to another tag: said on the step",
     "example": "`function-patch-and-transform:v0.8.2` → `v0.9.0`"
   },
   "render/legacy-mode": {

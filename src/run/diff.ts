@@ -14,6 +14,7 @@ import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
 import { sourceState, stateCounts } from "../rendered/source.js";
 import { ObjectMoves } from "../rendered/moves.js";
+import { kptBuiltinVersionChanges } from "../kpt/index.js";
 import { formatReport } from "../report/formats/index.js";
 import { COMMENT_LIMIT, formatDiffMarkdown } from "../report/formats/markdown.js";
 import { maskFindings, type SecretMasker } from "../secrets/mask.js";
@@ -173,7 +174,14 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     for (const side of [baseSide, headSide]) await testSide(side, options);
     // A pull request is an update: the head's objects that exist at base meet their transition rules.
     // A Function whose version changes while it runs built in: the diff cannot show what the new version does.
-    const versions = builtinVersionChanges(moves, headSide.sources, outcomes);
+    const versions = [
+      ...builtinVersionChanges(moves, headSide.sources, outcomes),
+      // Kptfiles are the kpt sources' own manifests (a Kptfile is no .yaml file).
+      ...kptBuiltinVersionChanges(
+        baseSide.sources.map((s) => s.source),
+        headSide.sources.map((s) => s.source),
+      ),
+    ];
     headSide.findings = [...headSide.findings, ...applyPolicy(versions, headSide.result.config.rules, objectSuppressions(versions, headSide.result.manifests))];
     const transitions = transitionFindings(
       { manifests: baseSide.result.manifests, sources: baseSide.sources },

@@ -337,6 +337,19 @@ describe("kpt packages in diff and drift", () => {
     expect(deploy.diff).toContain("+    tier: gold");
   }, 30_000);
 
+  it("a built-in function moved to another tag is said on the step: the diff cannot show what the new release changes", async () => {
+    const { dir } = gitRepo({
+      "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-namespace:v0.4.1\n      configMap: {namespace: prod}\n"),
+      "app/deploy.yaml": DEPLOYMENT,
+    });
+    const kpt = path.join(dir, "app/Kptfile");
+    fs.writeFileSync(kpt, fs.readFileSync(kpt, "utf8").replace("set-namespace:v0.4.1", "set-namespace:v0.4.5"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const said = report.findings.new.filter((f) => f.rule === "render/builtin-version");
+    expect(said.map((f) => `${f.file}:${f.line} ${f.severity}`)).toEqual(["app/Kptfile:9 warning"]);
+    expect(said[0]!.message).toMatch(/^set-namespace moves from v0\.4\.1 to v0\.4\.5, and composition-ci runs it with its built-in model/);
+  }, 30_000);
+
   it("drift compares a package's objects with the committed snapshot", async () => {
     const dir = tempRepo({
       "app/Kptfile": kptfile("app", "  mutators:\n    - image: set-labels\n      configMap: {tier: bronze}\n"),
