@@ -400,28 +400,35 @@ export function diffFindings(
 
 /**
  * A finding the change only reworded (a value it quotes changed, `not an integer (12345)` →
- * `(54321)`) is the same problem at the same place: of the findings left new and fixed, the one
- * new and the one fixed of one rule, severity, file, object and field are unchanged. Never two of
- * a kind on one side (which became which is not known), never another severity (an escalation is new).
+ * `(54321)`; a function's tag in a kpt result) is the same problem at the same place: of the
+ * findings left new and fixed, those of one rule, severity, file, object and field are unchanged
+ * when there are as many on each side (which became which does not matter: none is new). Never
+ * another severity (an escalation is new), never where the counts differ (one more is new).
  */
 function reworded(out: FindingsDiff, atHead: (f: Finding) => Finding): FindingsDiff {
   const place = (f: Finding) => [f.rule, f.severity, f.file, f.apiVersion, f.kind, f.name, f.path].join("\u0000");
-  const count = (list: Finding[]) => {
-    const n = new Map<string, number>();
-    for (const f of list) n.set(place(f), (n.get(place(f)) ?? 0) + 1);
-    return n;
+  const byPlace = (list: Finding[], key: (f: Finding) => string) => {
+    const groups = new Map<string, Finding[]>();
+    for (const f of list) {
+      const group = groups.get(key(f));
+      if (group) group.push(f);
+      else groups.set(key(f), [f]);
+    }
+    return groups;
   };
-  const fixedAt = new Map(out.fixed.map((f) => [place(atHead(f)), f] as const));
-  const [newCount, fixedCount] = [count(out.new), count(out.fixed.map(atHead))];
+  const [fresh, gone] = [byPlace(out.new, place), byPlace(out.fixed, (f) => place(atHead(f)))];
   const paired = new Set<Finding>();
-  for (const f of out.new) {
-    const key = place(f);
-    if (newCount.get(key) !== 1 || fixedCount.get(key) !== 1) continue;
-    paired.add(f).add(fixedAt.get(key)!);
-    out.unchanged.push(f);
+  for (const [key, news] of fresh) {
+    const olds = gone.get(key);
+    if (olds?.length !== news.length) continue;
+    for (const f of [...news, ...olds]) paired.add(f);
   }
   if (!paired.size) return out;
-  return { new: out.new.filter((f) => !paired.has(f)), fixed: out.fixed.filter((f) => !paired.has(f)), unchanged: out.unchanged };
+  return {
+    new: out.new.filter((f) => !paired.has(f)),
+    fixed: out.fixed.filter((f) => !paired.has(f)),
+    unchanged: [...out.unchanged, ...out.new.filter((f) => paired.has(f))],
+  };
 }
 
 export function findingIdentity(f: Finding): string {
