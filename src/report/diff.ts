@@ -15,8 +15,9 @@ export interface DiffReport {
   sources: { total: number; considered: number; rendered: number; notRendered: number; failed: number; all: boolean };
   changes: SourceChange[];
   /**
-   * Changed files holding objects that no source renders from, on either side: their objects are
-   * applied as written (or their definitions are not in the repository), so no rendered diff shows them.
+   * Changed files holding objects that no rendered diff shows, on either side: no source renders
+   * from them (their objects are applied as written, or their definitions are not in the
+   * repository), or none of the sources that read them rendered.
    */
   unrenderedFiles?: string[];
   /** XRDs the change alters, and what that means for their XRs and claims (known without rendering). */

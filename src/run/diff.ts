@@ -220,7 +220,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       head: headCommit ? { ref: options.head!, commit: headCommit } : { ref: "working tree" },
       sources: { total: headSide.keys.size, considered: headSide.sources.length, ...stateCounts(headSide.sources), all: renderAll },
       changes,
-      ...(coverage.unrendered.length ? { unrenderedFiles: coverage.unrendered } : {}),
+      ...unrenderedFilesOf(coverage.unrendered(renderedKeys(baseSide, headSide))),
       ...definitionsOf(baseSide, headSide, moved),
       objects: objectCounts(changes),
       findings,
@@ -459,13 +459,15 @@ function checksRenderedObjects(m: Manifest): boolean {
 }
 
 /**
- * Keys of the sources, on either side, that render from a changed file; and the changed files
- * holding objects (on either side) that no source renders from.
+ * Keys of the sources, on either side, that render from a changed file; and, once they rendered,
+ * the changed files holding objects (on either side) that no rendered diff shows: no source renders
+ * from them, or none of those that do rendered.
  */
-function renderCoverage(changed: string[], sides: Side[]): { affected: Set<string>; unrendered: string[] } {
+function renderCoverage(changed: string[], sides: Side[]): { affected: Set<string>; unrendered: (shown: Set<string>) => string[] } {
   const changedSet = new Set(changed);
   const affected = new Set<string>();
-  const rendered = new Set<string>();
+  const readers = new Map<string, Set<string>>();
+  const checked = new Set<string>();
   const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
   const changedObjects = changed.filter((f) => holdObjects.has(f));
   for (const side of sides) {
@@ -479,11 +481,31 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
               ? [file]
               : [],
       );
-      for (const file of touched) rendered.add(file);
+      for (const file of touched) readers.set(file, (readers.get(file) ?? new Set()).add(key));
       if (touched.length > 0) affected.add(key);
     }
     // A changed CRD or policy is not applied as written only: every rendered object is checked against it.
-    for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) rendered.add(m.file);
+    for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) checked.add(m.file);
   }
-  return { affected, unrendered: changedObjects.filter((f) => !rendered.has(f)) };
+  // A file whose every object is a source (its own diff is shown) or a definition whose change is told without rendering.
+  const described = new Set(changedObjects);
+  for (const side of sides) for (const m of side.result.manifests) if (described.has(m.file) && !side.keys.has(m) && !knownChanges(m)) described.delete(m.file);
+  const unrendered = (shown: Set<string>) =>
+    changedObjects.filter((f) => {
+      if (checked.has(f)) return false;
+      const read = [...(readers.get(f) ?? [])];
+      return read.length === 0 || (!described.has(f) && !read.some((key) => shown.has(key)));
+    });
+  return { affected, unrendered };
+}
+
+function unrenderedFilesOf(files: string[]): { unrenderedFiles?: string[] } {
+  return files.length ? { unrenderedFiles: files } : {};
+}
+
+/** Keys of the sources whose diff shows what they read: rendered at head, or gone at head and rendered at base. */
+function renderedKeys(base: Side, head: Side): Set<string> {
+  const rendered = (side: Side) => side.sources.filter((s) => sourceState(s) === "rendered").map((s) => side.keys.get(s.source) ?? "");
+  const atHead = new Set(head.keys.values());
+  return new Set([...rendered(head), ...rendered(base).filter((key) => !atHead.has(key))]);
 }

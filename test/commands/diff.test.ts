@@ -74,6 +74,24 @@ describe("diff: what a change does, rendered", () => {
     );
   }, 30_000);
 
+  it("a changed file that only sources which did not render read is named too, unless the report describes all it holds", async () => {
+    const files = triples(1);
+    files["t0/xr.yaml"] += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: low}\n";
+    const { dir } = gitRepo(files);
+    // At head the Composition names a function the repository does not have: the one source reading both files fails there.
+    const composition = path.join(dir, "t0/composition.yaml");
+    fs.writeFileSync(
+      composition,
+      fs.readFileSync(composition, "utf8").replace("functionRef: {name: function-patch-and-transform}", "functionRef: {name: function-missing}"),
+    );
+    const xr = path.join(dir, "t0/xr.yaml");
+    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("level: low", "level: high"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.changes.find((c) => c.file === "t0/xr.yaml")?.status).not.toBe("changed");
+    // The Composition's change is told without rendering; the ConfigMap beside the XR is not.
+    expect(report.unrenderedFiles).toEqual(["t0/xr.yaml"]);
+  }, 30_000);
+
   it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {
     const { dir, git } = gitRepo({ ...triples(1), ".composition-ci.yaml": "diff:\n  ignore:\n    - {kind: ConfigMap, path: data.size}\n  context: 0\n" });
     const composition = path.join(dir, "t0/composition.yaml");
@@ -129,7 +147,7 @@ describe("diff: what a change does, rendered", () => {
     expect(report.unrenderedFiles).toEqual(["apps/app.yaml"]);
     const { stdout } = await runCli(["diff", "--base", "main"], dir);
     expect(stdout).toContain(
-      "1 changed file no source renders from (`apps/app.yaml`): its objects apply as written, or its definitions are not in the repository",
+      "1 changed file no rendered diff shows (`apps/app.yaml`): its objects apply as written, or its definitions are not in the repository",
     );
   }, 30_000);
 

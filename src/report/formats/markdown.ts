@@ -538,12 +538,13 @@ function exampleDiffs(changes: SourceChange[]): string {
   return `\n\n<details><summary>${changed.length === 1 ? "The example" : `${changed.length} examples`} as written (changed by this pull request)</summary>\n\n${blocks.join("\n\n")}\n\n</details>`;
 }
 
-/** Changed files no source renders from: a reviewer reads them in the pull request's own diff. */
+/** Changed files no rendered diff shows: a reviewer reads them in the pull request's own diff. */
 function unrenderedFilesLine(report: DiffReport): string {
   const files = report.unrenderedFiles ?? [];
   if (files.length === 0) return "";
   const n = files.length;
-  return `${n} changed file${n === 1 ? "" : "s"} no source renders from (${shortList(files.map(code))}): ${n === 1 ? "its" : "their"} objects apply as written, or ${n === 1 ? "its" : "their"} definitions are not in the repository; the pull request's file diff shows ${n === 1 ? "it" : "them"}.`;
+  const [its, it] = n === 1 ? ["its", "it"] : ["their", "them"];
+  return `${n} changed file${n === 1 ? "" : "s"} no rendered diff shows (${shortList(files.map(code))}): ${its} objects apply as written, or ${its} definitions are not in the repository, or the sources that read ${it} did not render; the pull request's file diff shows ${it}.`;
 }
 
 /** Sources that fail at head and did not render at base either (failed or not run): what they make is unknown on both sides. */
