@@ -29,6 +29,12 @@ export function tempRepo(files: Record<string, string | Buffer>): string {
   return writeFiles(fs.mkdtempSync(path.join(os.tmpdir(), "cci-test-")), files);
 }
 
+/** Edits a file below `dir` in place: the first `from` becomes `to` (a test's change to a repository). */
+export function editFile(dir: string, rel: string, from: string, to: string): void {
+  const abs = path.join(dir, rel);
+  fs.writeFileSync(abs, fs.readFileSync(abs, "utf8").replace(from, to));
+}
+
 /** Writes the files (path → content) below `dir`, making directories as needed; returns `dir`. */
 export function writeFiles(dir: string, files: Record<string, string | Buffer>): string {
   for (const [rel, content] of Object.entries(files)) {

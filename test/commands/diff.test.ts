@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatDiff, runDiff } from "../../src/run/diff.js";
 import { hasChanges, type DiffReport } from "../../src/report/diff.js";
-import { gitRepo, REPO, runCli } from "../helpers.js";
+import { editFile, gitRepo, REPO, runCli } from "../helpers.js";
 import { triples } from "../fixtures/triples.js";
 
 function tmpBaseDirs(): string[] {
@@ -14,8 +14,7 @@ function tmpBaseDirs(): string[] {
 describe("diff: what a change does, rendered", () => {
   it("renders only the sources whose files changed: one Composition of many", async () => {
     const { dir } = gitRepo(triples(60));
-    const composition = path.join(dir, "t7/composition.yaml");
-    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    editFile(dir, "t7/composition.yaml", "data: {size: small}", "data: {size: small, tier: gold}");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.sources).toEqual({ total: 60, considered: 1, rendered: 1, notRendered: 0, failed: 0, all: false });
     expect(report.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["thing7:changed"]);
@@ -24,8 +23,7 @@ describe("diff: what a change does, rendered", () => {
 
   it("an XR whose file can no longer be read at head is not removed: its diff is unknown and nothing it makes is said to be deleted", async () => {
     const { dir } = gitRepo(triples(2));
-    const xr = path.join(dir, "t0/xr.yaml");
-    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("metadata:", "metadata:\n  name: [unclosed"));
+    editFile(dir, "t0/xr.yaml", "metadata:", "metadata:\n  name: [unclosed");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     const change = report.changes.find((c) => c.file === "t0/xr.yaml")!;
     expect(change).toMatchObject({ status: "not-rendered", notRenderedAt: "head", objects: [] });
@@ -43,8 +41,7 @@ describe("diff: what a change does, rendered", () => {
     );
     files["t0/xr.yaml"] = files["t0/xr.yaml"]!.replace("spec: {size: large}", "spec: {size: large, count: 5}");
     const { dir } = gitRepo(files);
-    const xr = path.join(dir, "t0/xr.yaml");
-    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("metadata:", "metadata:\n  name: [unclosed"));
+    editFile(dir, "t0/xr.yaml", "metadata:", "metadata:\n  name: [unclosed");
     const result = await runDiff({ root: dir, paths: ["."], base: "main" });
     const { findings } = result.report;
     expect(findings.unknown?.map((f) => f.rule)).toEqual(["render/schema"]);
@@ -57,10 +54,8 @@ describe("diff: what a change does, rendered", () => {
   it("an XRD removed, a Composition renamed and one whose file cannot be read are said where the definitions' changes are", async () => {
     const { dir } = gitRepo(triples(3));
     fs.rmSync(path.join(dir, "t0/xrd.yaml"));
-    const composition = path.join(dir, "t1/composition.yaml");
-    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("metadata: {name: xthing1s.example.org}", "metadata: {name: xthing1s-v2}"));
-    const broken = path.join(dir, "t2/composition.yaml");
-    fs.writeFileSync(broken, fs.readFileSync(broken, "utf8").replace("metadata:", "metadata: [unclosed\nx:"));
+    editFile(dir, "t1/composition.yaml", "metadata: {name: xthing1s.example.org}", "metadata: {name: xthing1s-v2}");
+    editFile(dir, "t2/composition.yaml", "metadata:", "metadata: [unclosed\nx:");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     const said = (report.definitions ?? []).map(
       (d) => `${d.kind} ${d.name}: ${d.changes.map((c) => `${c.breaking ? "!" : ""}${c.what.split(":")[0]}`).join("; ")}`,
@@ -79,13 +74,8 @@ describe("diff: what a change does, rendered", () => {
     files["t0/xr.yaml"] += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: low}\n";
     const { dir } = gitRepo(files);
     // At head the Composition names a function the repository does not have: the one source reading both files fails there.
-    const composition = path.join(dir, "t0/composition.yaml");
-    fs.writeFileSync(
-      composition,
-      fs.readFileSync(composition, "utf8").replace("functionRef: {name: function-patch-and-transform}", "functionRef: {name: function-missing}"),
-    );
-    const xr = path.join(dir, "t0/xr.yaml");
-    fs.writeFileSync(xr, fs.readFileSync(xr, "utf8").replace("level: low", "level: high"));
+    editFile(dir, "t0/composition.yaml", "functionRef: {name: function-patch-and-transform}", "functionRef: {name: function-missing}");
+    editFile(dir, "t0/xr.yaml", "level: low", "level: high");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.changes.find((c) => c.file === "t0/xr.yaml")?.status).not.toBe("changed");
     // The Composition's change is told without rendering; the ConfigMap beside the XR is not.
@@ -116,8 +106,7 @@ describe("diff: what a change does, rendered", () => {
 
   it("--format text prints the same report for a terminal: no markup, diffs indented, nothing cut", async () => {
     const { dir } = gitRepo(triples(1));
-    const composition = path.join(dir, "t0/composition.yaml");
-    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    editFile(dir, "t0/composition.yaml", "data: {size: small}", "data: {size: small, tier: gold}");
     const { code, stdout } = await runCli(["diff", "--base", "main", "--format", "text", "--fail-on", "never"], dir);
     expect(code).toBe(0);
     expect(stdout.split("\n")[0]).toBe("✅ composition-ci: passes (fail-on: never)");
@@ -141,8 +130,7 @@ describe("diff: what a change does, rendered", () => {
     expect(alone.findings.new.length + alone.findings.fixed.length).toBe(0);
     expect(alone.verdict.failed).toBe(false);
     expect(hasChanges(alone)).toBe(true);
-    const composition = path.join(dir, "t1/composition.yaml");
-    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: large}"));
+    editFile(dir, "t1/composition.yaml", "data: {size: small}", "data: {size: large}");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.unrenderedFiles).toEqual(["apps/app.yaml"]);
     const { stdout } = await runCli(["diff", "--base", "main"], dir);
@@ -181,8 +169,7 @@ describe("diff: what a change does, rendered", () => {
 
   it("an XRD default change re-renders its XRs; a new untracked XR is an added source", async () => {
     const { dir } = gitRepo(triples(3));
-    const xrd = path.join(dir, "t1/xrd.yaml");
-    fs.writeFileSync(xrd, fs.readFileSync(xrd, "utf8").replace("size: {type: string}", "size: {type: string}, zone: {type: string, default: eu}"));
+    editFile(dir, "t1/xrd.yaml", "size: {type: string}", "size: {type: string}, zone: {type: string, default: eu}");
     fs.writeFileSync(
       path.join(dir, "t2/xr-2.yaml"),
       "apiVersion: example.org/v1\nkind: XThing2\nmetadata: {name: another, namespace: default}\nspec: {size: tiny}\n",
@@ -226,8 +213,7 @@ spec: {components: [{componentName: web}]}
     const files = triples(1);
     files[".gitattributes"] = "t0/** export-ignore\n";
     const { dir } = gitRepo(files);
-    const composition = path.join(dir, "t0/composition.yaml");
-    fs.writeFileSync(composition, fs.readFileSync(composition, "utf8").replace("data: {size: small}", "data: {size: small, tier: gold}"));
+    editFile(dir, "t0/composition.yaml", "data: {size: small}", "data: {size: small, tier: gold}");
     const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
     expect(report.changes.map((c) => `${c.name}:${c.status}`)).toEqual(["thing0:changed"]);
   }, 30_000);
