@@ -364,8 +364,7 @@ export function unifiedDiff(key: string, before: string, after: string, [from, t
  * message, not by line: a finding that only moved is unchanged. Repeats are matched one for one.
  * `message` turns a message into what identifies it (diff passes one that hides secret values: a
  * changed password does not make a finding about it new); `atHead` says where a base finding's
- * object is at head (diff passes the objects the change moved or renamed: ObjectMoves). A finding
- * only reworded at the same place is unchanged too (`reworded`).
+ * object is at head (diff passes the objects the change moved or renamed: ObjectMoves).
  */
 export function diffFindings(
   base: Finding[],
@@ -395,40 +394,7 @@ export function diffFindings(
       out.fixed.push(f);
     }
   });
-  return reworded(out, atHead);
-}
-
-/**
- * A finding the change only reworded (a value it quotes changed, `not an integer (12345)` →
- * `(54321)`; a function's tag in a kpt result) is the same problem at the same place: of the
- * findings left new and fixed, those of one rule, severity, file, object and field are unchanged
- * when there are as many on each side (which became which does not matter: none is new). Never
- * another severity (an escalation is new), never where the counts differ (one more is new).
- */
-function reworded(out: FindingsDiff, atHead: (f: Finding) => Finding): FindingsDiff {
-  const place = (f: Finding) => [f.rule, f.severity, f.file, f.apiVersion, f.kind, f.name, f.path].join("\u0000");
-  const byPlace = (list: Finding[], key: (f: Finding) => string) => {
-    const groups = new Map<string, Finding[]>();
-    for (const f of list) {
-      const group = groups.get(key(f));
-      if (group) group.push(f);
-      else groups.set(key(f), [f]);
-    }
-    return groups;
-  };
-  const [fresh, gone] = [byPlace(out.new, place), byPlace(out.fixed, (f) => place(atHead(f)))];
-  const paired = new Set<Finding>();
-  for (const [key, news] of fresh) {
-    const olds = gone.get(key);
-    if (olds?.length !== news.length) continue;
-    for (const f of [...news, ...olds]) paired.add(f);
-  }
-  if (!paired.size) return out;
-  return {
-    new: out.new.filter((f) => !paired.has(f)),
-    fixed: out.fixed.filter((f) => !paired.has(f)),
-    unchanged: [...out.unchanged, ...out.new.filter((f) => paired.has(f))],
-  };
+  return out;
 }
 
 export function findingIdentity(f: Finding): string {

@@ -31,6 +31,13 @@ export class ObjectMoves {
       if (from && others.length === 0 && to?.length === 1) this.add(from, to[0]!);
     }
     this.addFiles(base, head);
+    // A finding names no namespace: where two objects of a tree share a place, whose finding it is is not known.
+    const crowded = sharedPlaces(head);
+    for (const place of sharedPlaces(base)) this.objects.set(place, null);
+    for (const [from, to] of [...this.objects]) {
+      const [, apiVersion, kind] = from.split("\u0000");
+      if (to && crowded.has(placeOf(to.file, apiVersion, kind, to.name))) this.objects.set(from, null);
+    }
   }
 
   /** The base finding as it reads at head, where its object (or file) moved; else the finding itself. */
@@ -120,4 +127,16 @@ function bySignature(files: [string, Manifest[]][]): Map<string, string[]> {
     else groups.set(signature, [file]);
   }
   return groups;
+}
+
+/** Places (file, apiVersion, kind, name) that more than one object of the tree holds. */
+function sharedPlaces(manifests: readonly Manifest[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const m of manifests) {
+    const place = placeOf(m.file, m.apiVersion, m.kind, m.name);
+    if (seen.has(place)) shared.add(place);
+    seen.add(place);
+  }
+  return shared;
 }

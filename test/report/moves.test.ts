@@ -64,6 +64,15 @@ describe("findings of objects a change moved or renamed", () => {
     expect(d).toEqual({ new: [], fixed: [], unchanged: ["b.yaml:y"] });
   });
 
+  it("two objects of one name in a file (namespaces a finding does not name): a move of one pairs nothing", () => {
+    const ns = (file: string, namespace: string) =>
+      new Manifest({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace } }, new SourceFile(file, ""), namespace === "ns1" ? 0 : 1);
+    const at = (file: string): Finding => ({ rule: "schema/type", severity: "error", message: "m", file, apiVersion: "v1", kind: "ConfigMap", name: "x" });
+    const moves = new ObjectMoves([ns("f.yaml", "ns1"), ns("f.yaml", "ns2")], [ns("f.yaml", "ns2"), ns("g.yaml", "ns1")]);
+    const d = diffFindings([at("f.yaml")], [at("g.yaml")], undefined, (f) => moves.atHead(f));
+    expect([d.new.length, d.fixed.length, d.unchanged.length]).toEqual([1, 1, 0]);
+  });
+
   it("a finding reworded at another severity at the renamed object is new, and the old one fixed", () => {
     const reworded = { ...finding("a.yaml", "new"), message: "another message" };
     const d = compare({ "a.yaml": ["old"] }, { "a.yaml": ["new"] }, [{ ...finding("a.yaml", "old"), severity: "warning" }], [reworded]);
