@@ -17,9 +17,10 @@ export function previousVersions(base: readonly Manifest[], head: readonly Manif
       pairs.set(heads[0]!, bases[0]!);
       continue;
     }
+    const [basesIn, headsIn] = [byFile(bases), byFile(heads)];
     for (const m of heads) {
-      const [sameFile, alsoHere] = [bases.filter((b) => b.file === m.file), heads.filter((h) => h.file === m.file)];
-      if (sameFile.length === 1 && alsoHere.length === 1) pairs.set(m, sameFile[0]!);
+      const sameFile = basesIn.get(m.file);
+      if (sameFile?.length === 1 && headsIn.get(m.file)?.length === 1) pairs.set(m, sameFile[0]!);
     }
   }
   return pairs;
@@ -34,4 +35,14 @@ function byIdentity(manifests: readonly Manifest[]): Map<string, Manifest[]> {
     else groups.set(identity, [m]);
   }
   return groups;
+}
+
+function byFile(manifests: readonly Manifest[]): Map<string, Manifest[]> {
+  const files = new Map<string, Manifest[]>();
+  for (const m of manifests) {
+    const list = files.get(m.file);
+    if (list) list.push(m);
+    else files.set(m.file, [m]);
+  }
+  return files;
 }

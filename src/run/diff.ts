@@ -6,7 +6,7 @@ import { CONFIG_FILE, ConfigError, loadConfig, type Config } from "../config/con
 import { markdownToText } from "../report/formats/diff-text.js";
 import { builtinVersionChanges, builtinVersionMoves, type PackageOutcome } from "../render/builtin-versions.js";
 import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit, topLevel, type Materialized } from "../git/git.js";
-import type { Manifest } from "../manifest/manifest.js";
+import { objectIdentity, type Manifest } from "../manifest/manifest.js";
 import { ANY_OBJECT, renderSources, sourceFiles } from "../render/dependencies.js";
 import { objectCounts, type DiffReport } from "../report/diff.js";
 import { diffFindings, diffSources, sourceKeys, type FindingsDiff, type SourceChange } from "../rendered/diff.js";
@@ -284,9 +284,9 @@ function unknownAtHead(findings: FindingsDiff, changes: SourceChange[], base: Si
     for (const file of sourceFiles(s.source, base.result.index, base.root, base.result.config.templateMounts)) files.add(file);
   }
   const rendersFrom = (file: string) => files.has(ANY_OBJECT) || [...files].some((f) => f === file || ((f === "" || f.endsWith("/")) && file.startsWith(f)));
-  const unknown = findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file));
-  if (!unknown.length) return findings;
-  return { ...findings, fixed: findings.fixed.filter((f) => !unknown.includes(f)), unknown };
+  const unknown = new Set(findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file)));
+  if (!unknown.size) return findings;
+  return { ...findings, fixed: findings.fixed.filter((f) => !unknown.has(f)), unknown: [...unknown] };
 }
 
 /** Findings that say a file could not be read: what it holds is unknown. */
@@ -384,7 +384,7 @@ function definitionsOf(base: Side, head: Side, moved: ObjectMoves): { definition
  * the cluster deletes when this merges), renamed, or in a file head cannot read (unknown).
  */
 function goneAtHead(known: Manifest[], head: Side, moved: ObjectMoves): DefinitionDiff[] {
-  const key = (m: Manifest) => `${m.apiVersion}|${m.kind}|${m.namespace ?? ""}|${m.name ?? ""}`;
+  const key = (m: Manifest) => objectIdentity(m.object);
   const atHead = new Set(head.result.manifests.map(key));
   const unreadable = new Set(head.findings.filter((f) => f.file && UNREADABLE.has(f.rule)).map((f) => f.file!));
   const out: DefinitionDiff[] = [];
