@@ -1,15 +1,6 @@
-import { checkCommand } from "./commands/check.js";
-import { diffCommand } from "./commands/diff.js";
-import { driftCommand } from "./commands/drift.js";
 import { type CommandIO } from "./commands/io.js";
 import { UsageError } from "./core/usage.js";
 import { PathNotFound } from "./manifest/discover.js";
-import { functionCommand, readAllStdin } from "./commands/function.js";
-import { functionsCommand } from "./commands/functions.js";
-import { kptCommand } from "./commands/kpt.js";
-import { renderCommand } from "./commands/render.js";
-import { testCommand } from "./commands/test.js";
-import { validateCommand } from "./commands/validate.js";
 import { TOOL_VERSION } from "./version.js";
 
 export const HELP = `composition-ci ${TOOL_VERSION}: validate Crossplane and OAM composition repositories
@@ -36,34 +27,38 @@ Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage, configuration or
 Run 'composition-ci <command> --help' for a command's options.
 `;
 
+// Each command's module is loaded when it runs (the bundle splits them): a run loads only what its
+// command uses, not every command's dependencies (gRPC, the function runtimes, the report writers).
 /** Runs one CLI invocation and returns its exit code; never throws. */
 export async function main(argv: string[], io: CommandIO): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case "check":
-        return await checkCommand(rest, io);
+        return await (await import("./commands/check.js")).checkCommand(rest, io);
       case "validate":
-        return await validateCommand(rest, io);
+        return await (await import("./commands/validate.js")).validateCommand(rest, io);
       case "render":
-        return await renderCommand(rest, io);
+        return await (await import("./commands/render.js")).renderCommand(rest, io);
       // crossplane v2.5's names: `crossplane composition render`, `crossplane operation render`.
       case "composition":
       case "operation":
         if (rest[0] !== "render") throw new UsageError(`${command} has one subcommand: ${command} render (run 'composition-ci ${command} render --help')`);
-        return await renderCommand(command === "operation" ? ["op", ...rest.slice(1)] : rest.slice(1), io);
+        return await (await import("./commands/render.js")).renderCommand(command === "operation" ? ["op", ...rest.slice(1)] : rest.slice(1), io);
       case "test":
-        return await testCommand(rest, io);
+        return await (await import("./commands/test.js")).testCommand(rest, io);
       case "diff":
-        return await diffCommand(rest, io);
+        return await (await import("./commands/diff.js")).diffCommand(rest, io);
       case "drift":
-        return await driftCommand(rest, io);
-      case "function":
+        return await (await import("./commands/drift.js")).driftCommand(rest, io);
+      case "function": {
+        const { functionCommand, readAllStdin } = await import("./commands/function.js");
         return await functionCommand(rest, { ...io, readStdin: io.readStdin ?? readAllStdin });
+      }
       case "functions":
-        return await functionsCommand(rest, io);
+        return await (await import("./commands/functions.js")).functionsCommand(rest, io);
       case "kpt":
-        return await kptCommand(rest, io);
+        return await (await import("./commands/kpt.js")).kptCommand(rest, io);
       case "version":
       case "--version":
       case "-v":

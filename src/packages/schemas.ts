@@ -11,7 +11,7 @@ import { isCrd } from "../validate/schemas/crd.js";
 import { findingAt } from "../validate/findings.js";
 import { dependsOn, packageDependencies, type PackageDependency } from "./dependencies.js";
 import { resolveDependency } from "./resolve.js";
-import { builtinFor } from "../render/runner/builtin.js";
+import { isBuiltinPackage } from "../render/runner/builtin-names.js";
 
 /**
  * The schemas of the packages a repository depends on: each package's `package.yaml` (its CRDs)
@@ -111,7 +111,7 @@ export async function loadPackageSchemas(manifests: Manifest[], options: Package
       break;
     }
     // A built-in function's input types are built in too (schemas/functions.yaml).
-    if (dep.kind === "function" && builtinFor(dep.package)) continue;
+    if (dep.kind === "function" && isBuiltinPackage(dep.package)) continue;
     // No registry host: Crossplane v2 rejects it (a v1 form a rule explains); its registry is a guess.
     if (!hasRegistryHost(dep.package)) continue;
     if (!isSchemaSource(dep.package, [...options.trusted, ...options.configPackages], options.allowExec)) {

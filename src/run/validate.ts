@@ -23,7 +23,7 @@ import type { PolicyExplain } from "../policy/index.js";
 import { RepoIndex } from "../validate/repo-index.js";
 import { dropSuperseded, runRules } from "../validate/rules/index.js";
 import { ptInputs, ptRules } from "../render/functions/patch-and-transform/rules.js";
-import { builtinNames } from "../render/runner/builtin.js";
+import { builtinNames } from "../render/runner/builtin-names.js";
 import { isCrd } from "../validate/schemas/crd.js";
 import { SchemaLocations } from "../validate/schemas/locations.js";
 import { SchemaRegistry, type SchemaEntry } from "../validate/schemas/registry.js";

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { GrpcFunctionClient, grpcFailure } from "./grpc.js";
+import type { GrpcFunctionClient } from "./grpc.js";
+import { loadGrpc } from "./load-grpc.js";
 import { freePort } from "./process.js";
 import { FunctionFailure, FunctionNotRunnable, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
 
@@ -79,7 +80,7 @@ export class DockerRuntime implements FunctionRuntime {
     try {
       return await client.runFunction(req, timeoutMs);
     } catch (err) {
-      throw new FunctionFailure(grpcFailure(err, `function ${this.name}`, timeoutMs).message, await this.logs());
+      throw new FunctionFailure((await loadGrpc()).grpcFailure(err, `function ${this.name}`, timeoutMs).message, await this.logs());
     }
   }
 
@@ -101,7 +102,7 @@ export class DockerRuntime implements FunctionRuntime {
     } catch (err) {
       throw new FunctionFailure(`function ${this.name}: cannot start a container of ${image}: ${(err as Error).message}`);
     }
-    const client = new GrpcFunctionClient(`127.0.0.1:${port}`);
+    const client = new (await loadGrpc()).GrpcFunctionClient(`127.0.0.1:${port}`);
     this.client = client;
     try {
       await client.waitForReady(this.startTimeoutMs);

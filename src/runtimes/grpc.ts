@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
+import { FunctionFailure } from "./runtime.js";
 
 /**
  * Crossplane's RunFunction over gRPC: `apiextensions.fn.proto.v1.FunctionRunnerService`, falling
@@ -80,26 +80,4 @@ export function developmentFailure(err: unknown, target: string, timeoutMs: numb
   const e = err as grpc.ServiceError;
   if (e?.code === grpc.status.DEADLINE_EXCEEDED) return new FunctionFailure(`no response from ${target} within ${timeoutMs / 1000}s (timeout)`);
   return new FunctionFailure(`could not get a RunFunction answer from ${target}: is the function running there (crossplane render's Development runtime)?`);
-}
-
-/** A function someone already runs (crossplane render's Development runtime). */
-export class DevelopmentRuntime implements FunctionRuntime {
-  readonly kind: RuntimeKind = "Development";
-  private client: GrpcFunctionClient | undefined;
-
-  constructor(readonly target: string) {}
-
-  async run(req: RunFunctionRequest, timeoutMs: number): Promise<RunFunctionResponse> {
-    this.client ??= new GrpcFunctionClient(this.target);
-    try {
-      return await this.client.runFunction(req, timeoutMs);
-    } catch (err) {
-      throw developmentFailure(err, this.target, timeoutMs);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.client?.close();
-    this.client = undefined;
-  }
 }

@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { RunFunctionRequest, RunFunctionResponse } from "@crossplane-org/function-sdk-typescript";
-import { GrpcFunctionClient, grpcFailure } from "./grpc.js";
+import type { GrpcFunctionClient } from "./grpc.js";
+import { loadGrpc } from "./load-grpc.js";
 import { FunctionFailure, type FunctionRuntime, type RuntimeKind } from "./runtime.js";
 import { endContained, spawnContained, type Contained } from "./contain.js";
 
@@ -49,7 +50,7 @@ export class ProcessRuntime implements FunctionRuntime {
     try {
       return await client.runFunction(req, timeoutMs);
     } catch (err) {
-      const failure = grpcFailure(err, `function ${this.name}`, timeoutMs);
+      const failure = (await loadGrpc()).grpcFailure(err, `function ${this.name}`, timeoutMs);
       throw new FunctionFailure(this.exit ? `${failure.message} (process ${this.exit})` : failure.message, this.stderrTail());
     }
   }
@@ -81,7 +82,7 @@ export class ProcessRuntime implements FunctionRuntime {
       });
     });
     exited.catch(() => {});
-    const client = new GrpcFunctionClient(`127.0.0.1:${port}`);
+    const client = new (await loadGrpc()).GrpcFunctionClient(`127.0.0.1:${port}`);
     this.client = client;
     try {
       await Promise.race([client.waitForReady(this.options.startTimeoutMs), exited]);

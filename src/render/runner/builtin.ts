@@ -10,12 +10,15 @@ import { contribFunctionName } from "../../manifest/package-ref.js";
 import { FunctionFailure, FunctionNotRunnable, type CallContext, type FunctionRuntime } from "../../runtimes/runtime.js";
 import { directoryFileSystem } from "../functions/go-templating/filesystem.js";
 import { withExecLimits } from "../../gotemplate/budget.js";
+import type { BuiltinPackage } from "./builtin-names.js";
+
+export { builtinNames } from "./builtin-names.js";
 
 /** `args`: the function's command-line flags, from its DeploymentRuntimeConfig; undefined when unknown. */
 export type BuiltinFunction = (req: RunFunctionRequest, call?: CallContext, args?: string[]) => RunFunctionResponse;
 
 /** Built-in functions by package path (registry and tag ignored). */
-const BUILTINS: Record<string, BuiltinFunction> = {
+const BUILTINS: Record<BuiltinPackage, BuiltinFunction> = {
   "crossplane-contrib/function-patch-and-transform": runPatchAndTransform,
   "crossplane-contrib/function-auto-ready": runAutoReady,
   "crossplane-contrib/function-go-templating": (req, call) =>
@@ -28,11 +31,7 @@ const BUILTINS: Record<string, BuiltinFunction> = {
 
 export function builtinFor(pkg: string): BuiltinFunction | undefined {
   const name = contribFunctionName(pkg);
-  return name === undefined ? undefined : BUILTINS[`crossplane-contrib/${name}`];
-}
-
-export function builtinNames(): string[] {
-  return Object.keys(BUILTINS).map((p) => p.split("/").pop()!);
+  return name === undefined ? undefined : (BUILTINS as Record<string, BuiltinFunction>)[`crossplane-contrib/${name}`];
 }
 
 export function builtinByName(name: string): BuiltinFunction | undefined {

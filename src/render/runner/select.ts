@@ -4,7 +4,7 @@ import { BuiltinRuntime, builtinByName, builtinFor, type BuiltinFunction } from 
 import { DockerRuntime, dockerAnswers, dockerSettings, type DockerSettings } from "../../runtimes/docker.js";
 import { PackageRuntime, type PackageSettings } from "../../runtimes/package.js";
 import { isTrustedPackage } from "../../trust.js";
-import { DevelopmentRuntime } from "../../runtimes/grpc.js";
+import { DevelopmentRuntime } from "../../runtimes/development.js";
 import { ModuleRuntime } from "./module.js";
 import { ProcessRuntime } from "../../runtimes/process.js";
 import { projectRuntime } from "./project.js";
