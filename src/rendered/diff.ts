@@ -116,38 +116,48 @@ function sourceIdentity(m: Manifest): string {
   return `${m.group || "core"}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
 }
 
-export function diffSources(base: RenderedSource[], head: RenderedSource[], masker: SecretMasker, view: DiffView = {}): SourceChange[] {
-  const byKey = (sources: RenderedSource[]) => {
-    const keys = sourceKeys(sources.map((s) => s.source));
-    return new Map(sources.map((s, i) => [keys[i]!, s] as const));
+/**
+ * `keys`: each source's key (both sides' sources, aligned by alignKeys), when the caller keyed them
+ * over more sources than these; otherwise the sources are keyed here.
+ */
+export function diffSources(
+  base: RenderedSource[],
+  head: RenderedSource[],
+  masker: SecretMasker,
+  view: DiffView = {},
+  keys?: (m: Manifest) => string | undefined,
+): SourceChange[] {
+  const keyed = (sources: RenderedSource[]) => {
+    const own = sourceKeys(sources.map((s) => s.source));
+    return new Map(sources.map((s, i) => [s.source, keys?.(s.source) ?? own[i]!] as const));
   };
-  const [b, h] = [byKey(base), byKey(head)];
-  pairByFile(b, h);
-  const keys = [...new Set([...h.keys(), ...b.keys()])].sort();
-  return keys.map((key) => diffSource(key, b.get(key), h.get(key), masker, view));
+  const [baseKeys, headKeys] = [keyed(base), keyed(head)];
+  if (!keys) alignKeys(baseKeys, headKeys);
+  const bySide = (sources: RenderedSource[], sideKeys: Map<Manifest, string>) => new Map(sources.map((s) => [sideKeys.get(s.source)!, s] as const));
+  const [b, h] = [bySide(base, baseKeys), bySide(head, headKeys)];
+  const all = [...new Set([...h.keys(), ...b.keys()])].sort();
+  return all.map((key) => diffSource(key, b.get(key), h.get(key), masker, view));
 }
 
 /**
- * A name that repeats on one side only (a copy added or removed) is keyed by its file there and
- * not on the other: the source left unpaired on both sides at the same file is one source, known
- * by its head key.
+ * Gives a base source the key its head version has where the keys differ: a name that repeats on
+ * one side only (a copy added or removed) is keyed by its file there and not on the other; the
+ * source left unpaired on both sides at the same file is one source, known by its head key.
  */
-function pairByFile(base: Map<string, RenderedSource>, head: Map<string, RenderedSource>): void {
-  const atFile = (sources: Map<string, RenderedSource>, other: Map<string, RenderedSource>) => {
-    const out = new Map<string, string | null>();
-    for (const [key, s] of sources) {
+export function alignKeys(base: Map<Manifest, string>, head: Map<Manifest, string>): void {
+  const unpairedAt = (keys: Map<Manifest, string>, other: Set<string>) => {
+    const out = new Map<string, [Manifest, string] | null>();
+    for (const [m, key] of keys) {
       if (other.has(key)) continue;
-      const place = `${sourceIdentity(s.source)}@${s.source.file}`;
-      out.set(place, out.has(place) ? null : key);
+      const place = `${sourceIdentity(m)}@${m.file}`;
+      out.set(place, out.has(place) ? null : [m, key]);
     }
     return out;
   };
-  const headAt = atFile(head, base);
-  for (const [place, baseKey] of atFile(base, head)) {
-    const headKey = headAt.get(place);
-    if (!baseKey || !headKey) continue;
-    base.set(headKey, base.get(baseKey)!);
-    base.delete(baseKey);
+  const headAt = unpairedAt(head, new Set(base.values()));
+  for (const [place, atBase] of unpairedAt(base, new Set(head.values()))) {
+    const atHead = headAt.get(place);
+    if (atBase && atHead) base.set(atBase[0], atHead[1]);
   }
 }
 

@@ -9,7 +9,7 @@ import { changedFiles, GitError, materialize, removeMaterialized, resolveCommit,
 import { objectIdentity, type Manifest } from "../manifest/manifest.js";
 import { ANY_OBJECT, renderSources, sourceFiles } from "../render/dependencies.js";
 import { objectCounts, type DiffReport } from "../report/diff.js";
-import { diffFindings, diffSources, sourceKeys, type FindingsDiff, type SourceChange } from "../rendered/diff.js";
+import { alignKeys, diffFindings, diffSources, sourceKeys, type FindingsDiff, type SourceChange } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
 import { sourceState, stateCounts } from "../rendered/source.js";
@@ -158,6 +158,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     const baseSide = await analyze(path.join(baseTree.dir, prefix), options, reuse);
     const narrow = options.trustBaseConfig && !options.allowExec ? baseSide.result.config : undefined;
     const headSide = await analyze(headRoot, options, reuse, narrow, baseSide);
+    // One source is known by one key on both sides: what renders, what it rendered before, what is shown.
+    alignKeys(baseSide.keys, headSide.keys);
     const renderAll = options.all === true || everythingAffected(changed, [baseSide, headSide]);
     const coverage = renderCoverage(changed, [baseSide, headSide]);
     const selected = renderAll ? undefined : coverage.affected;
@@ -198,7 +200,10 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [baseSide.result.secrets, headSide.result.secrets],
     );
     // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
-    const changes = unreadableAtHead(diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}), headSide);
+    const changes = unreadableAtHead(
+      diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}, (m) => baseSide.keys.get(m) ?? headSide.keys.get(m)),
+      headSide,
+    );
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
@@ -272,18 +277,16 @@ const UNKNOWN_AT_HEAD = new Set<SourceChange["status"]>(["failed", "still-failin
  * package) unknown, not fixed.
  */
 function unknownAtHead(findings: FindingsDiff, changes: SourceChange[], base: Side): FindingsDiff {
-  const lostAt = new Set(
-    changes
-      .filter((c) => UNKNOWN_AT_HEAD.has(c.status) && (c.status !== "not-rendered" || c.notRenderedAt === "head"))
-      .map((c) => `${c.kind}\u0000${c.name}\u0000${c.file}`),
-  );
-  if (!lostAt.size || !base.rendering) return findings;
+  const lost = new Set(changes.filter((c) => UNKNOWN_AT_HEAD.has(c.status) && (c.status !== "not-rendered" || c.notRenderedAt === "head")).map((c) => c.key));
+  if (!lost.size || !base.rendering) return findings;
   const files = new Set<string>();
   for (const s of base.sources) {
-    if (sourceState(s) !== "rendered" || !lostAt.has(`${s.source.kind}\u0000${s.source.name ?? ""}\u0000${s.source.file}`)) continue;
+    if (sourceState(s) !== "rendered" || !lost.has(base.keys.get(s.source) ?? "")) continue;
     for (const file of sourceFiles(s.source, base.result.index, base.root, base.result.config.templateMounts)) files.add(file);
   }
-  const rendersFrom = (file: string) => files.has(ANY_OBJECT) || [...files].some((f) => f === file || ((f === "" || f.endsWith("/")) && file.startsWith(f)));
+  const anyObject = files.has(ANY_OBJECT);
+  const directories = [...files].filter((f) => f === "" || f.endsWith("/"));
+  const rendersFrom = (file: string) => anyObject || files.has(file) || directories.some((d) => file.startsWith(d));
   const unknown = new Set(findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file)));
   if (!unknown.size) return findings;
   return { ...findings, fixed: findings.fixed.filter((f) => !unknown.has(f)), unknown: [...unknown] };

@@ -11,6 +11,18 @@ function tmpBaseDirs(): string[] {
   return fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith("composition-ci-base-"));
 }
 
+/** One source whose render has a finding (a ConfigMap's data gets an integer: render/schema). */
+function renderFindingAtBase(): Record<string, string> {
+  const files = triples(1);
+  files["t0/xrd.yaml"] = files["t0/xrd.yaml"]!.replace("size: {type: string}", "size: {type: string}, count: {type: integer}");
+  files["t0/composition.yaml"] = files["t0/composition.yaml"]!.replace(
+    "toFieldPath: data.size}",
+    "toFieldPath: data.size}\n              - {type: FromCompositeFieldPath, fromFieldPath: spec.count, toFieldPath: data.count}",
+  );
+  files["t0/xr.yaml"] = files["t0/xr.yaml"]!.replace("spec: {size: large}", "spec: {size: large, count: 5}");
+  return files;
+}
+
 describe("diff: what a change does, rendered", () => {
   it("renders only the sources whose files changed: one Composition of many", async () => {
     const { dir } = gitRepo(triples(60));
@@ -33,14 +45,7 @@ describe("diff: what a change does, rendered", () => {
   }, 30_000);
 
   it("what rendering found at base is not fixed when head could not render that source: it is unknown", async () => {
-    const files = triples(1);
-    files["t0/xrd.yaml"] = files["t0/xrd.yaml"]!.replace("size: {type: string}", "size: {type: string}, count: {type: integer}");
-    files["t0/composition.yaml"] = files["t0/composition.yaml"]!.replace(
-      "toFieldPath: data.size}",
-      "toFieldPath: data.size}\n              - {type: FromCompositeFieldPath, fromFieldPath: spec.count, toFieldPath: data.count}",
-    );
-    files["t0/xr.yaml"] = files["t0/xr.yaml"]!.replace("spec: {size: large}", "spec: {size: large, count: 5}");
-    const { dir } = gitRepo(files);
+    const { dir } = gitRepo(renderFindingAtBase());
     editFile(dir, "t0/xr.yaml", "metadata:", "metadata:\n  name: [unclosed");
     const result = await runDiff({ root: dir, paths: ["."], base: "main" });
     const { findings } = result.report;
@@ -49,6 +54,17 @@ describe("diff: what a change does, rendered", () => {
     const markdown = formatDiff(result, "markdown");
     expect(markdown).toContain("findings: 1 new, 0 fixed, 1 unknown at head");
     expect(markdown).toContain("**Found at base where head did not render: whether this change fixes them is unknown**");
+  }, 30_000);
+
+  it("an XR moved to another file that fails at head leaves what rendering found at base unknown, not fixed", async () => {
+    const { dir, git } = gitRepo(renderFindingAtBase());
+    git("mv", "t0/xr.yaml", "t0/thing.yaml");
+    // At head the one source fails: its Composition names a function the repository does not have.
+    editFile(dir, "t0/composition.yaml", "functionRef: {name: function-patch-and-transform}", "functionRef: {name: function-missing}");
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.changes.map((c) => `${c.file} ${c.status}`)).toEqual(["t0/thing.yaml not-rendered"]);
+    expect(report.findings.unknown?.map((f) => f.rule)).toEqual(["render/schema"]);
+    expect(report.findings.fixed.map((f) => f.rule)).not.toContain("render/schema");
   }, 30_000);
 
   it("an XRD removed, a Composition renamed and one whose file cannot be read are said where the definitions' changes are", async () => {

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDiff } from "../../src/run/diff.js";
-import { gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
+import { editFile, gitRepo, REPO, runCli, tempRepo } from "../helpers.js";
+import { triples } from "../fixtures/triples.js";
 
 /** The repository's policies on every manifest and every rendered object (issue 34): check, validate, diff. */
 
@@ -207,27 +208,43 @@ describe("policies in a pull request", () => {
   });
 
   it("an object at base and head is an UPDATE with its base as oldObject", async () => {
-    const transition = `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: immutable-region}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}]
-  validations:
-    - expression: "oldObject.data.region == object.data.region"
-      message: the region of a ConfigMap never changes
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: immutable-region}
-spec: {policyName: immutable-region, validationActions: [Deny]}
-`;
+    const transition = immutableConfigMapField("region");
     const cm = (region: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {region: ${region}}\n`;
     const { dir } = gitRepo({ "policies/vap.yaml": transition, "cm.yaml": cm("eu") });
     expect((await runDiff({ root: dir, paths: ["."], base: "HEAD" })).report.findings.new).toEqual([]);
     fs.writeFileSync(path.join(dir, "cm.yaml"), cm("us"));
     const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
     expect(report.findings.new.map((f) => `${f.rule} ${f.file}`)).toEqual(["policy/immutable-region cm.yaml"]);
+  });
+});
+
+/** A policy that denies an UPDATE of a ConfigMap changing `data.<field>`. */
+function immutableConfigMapField(field: string): string {
+  return `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: immutable-${field}}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [configmaps]}]
+  validations:
+    - expression: "oldObject.data.${field} == object.data.${field}"
+      message: the ${field} of a ConfigMap never changes
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: immutable-${field}}
+spec: {policyName: immutable-${field}, validationActions: [Deny]}
+`;
+}
+
+describe("rendered objects as UPDATEs", () => {
+  it("a source whose name another file copies at head is still an UPDATE of what it rendered at base", async () => {
+    const { dir } = gitRepo({ ...triples(1), "policies/vap.yaml": immutableConfigMapField("size") });
+    // The copy makes the name repeat at head only: each copy is then known by its file.
+    fs.copyFileSync(path.join(dir, "t0/xr.yaml"), path.join(dir, "t0/copy.yaml"));
+    editFile(dir, "t0/xr.yaml", "size: large", "size: medium");
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(report.findings.new.filter((f) => f.rule === "policy/immutable-size").map((f) => f.file)).toEqual(["t0/composition.yaml"]);
   });
 });
 
