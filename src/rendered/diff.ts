@@ -253,21 +253,25 @@ function failedAtHead(change: SourceChange, base: RenderedSource | undefined, he
 export interface KeyedObjects {
   objects: Record<string, unknown>[];
   keys: string[];
-  /** Keys of objects whose made-up name the engine would not change on an update (`RenderedSource.namesKept`). */
+  /** Keys of objects whose name and namespace the engine would not change on an update (`RenderedSource.namesKept`). */
   namesKept?: string[];
 }
 
 /**
- * Objects whose name the render made up where the engine keeps the name the object already has
- * (an OAM trait without `metadata.name`: the runtime finds it in the ApplicationConfiguration's
- * status): at head they keep the base's name, as the cluster would, and are updated in place.
+ * Objects whose name the engine keeps on an update (an OAM trait without `metadata.name`: the
+ * runtime finds it in the ApplicationConfiguration's status; a composed resource: Crossplane sets
+ * an existing one's name and namespace back): at head they keep the base's name and namespace,
+ * as the cluster would, and are updated in place.
  */
 function keepNames(base: Map<string, Record<string, unknown>>, head: Map<string, Record<string, unknown>>, kept: string[] | undefined): void {
   for (const key of kept ?? []) {
     const [before, after] = [base.get(key), head.get(key)];
-    const name = (before?.metadata as { name?: unknown } | undefined)?.name;
+    const { name, namespace } = (before?.metadata ?? {}) as { name?: unknown; namespace?: unknown };
     if (!before || !after || name === undefined) continue;
-    head.set(key, { ...after, metadata: { ...((after.metadata ?? {}) as Record<string, unknown>), name } });
+    const metadata: Record<string, unknown> = { ...((after.metadata ?? {}) as Record<string, unknown>), name };
+    if (namespace === undefined) delete metadata.namespace;
+    else metadata.namespace = namespace;
+    head.set(key, { ...after, metadata });
   }
 }
 

@@ -23,8 +23,9 @@ export interface RenderedSource {
    */
   keys: string[];
   /**
-   * Keys of objects whose name the render made up, and which the engine, updating them, keeps
-   * under the name they already have (OAM traits without `metadata.name`): a diff keeps the base's.
+   * Keys of objects the engine, updating them, keeps under the name (and namespace) they already
+   * have: OAM traits without `metadata.name`, and a Composition's composed resources (Crossplane
+   * keeps an existing one's name and namespace whatever the pipeline asks): a diff keeps the base's.
    */
   namesKept?: string[];
   /** False when nothing could be rendered; `findings` say why, or `notRendered` does. */
@@ -96,6 +97,11 @@ export function failedInternally(source: Manifest, findings: Finding[]): Rendere
  * How a rendered object is known across renders: kind plus its composition resource name when it
  * has one (composed resources may have generated names), else its name.
  */
+/** An object a Composition's pipeline composed: it carries the name of its resource in the pipeline. */
+export function isComposedResource(o: JsonObject): boolean {
+  return ((o.metadata ?? {}) as { annotations?: Record<string, string> }).annotations?.[COMPOSITION_RESOURCE_NAME] !== undefined;
+}
+
 export function renderedObjectKey(o: JsonObject): string {
   const meta = (o.metadata ?? {}) as { name?: string; annotations?: Record<string, string> };
   const id = meta.annotations?.[COMPOSITION_RESOURCE_NAME] ?? meta.name ?? "";

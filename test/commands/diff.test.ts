@@ -67,6 +67,27 @@ describe("diff: what a change does, rendered", () => {
     expect(report.findings.fixed.map((f) => f.rule)).not.toContain("render/schema");
   }, 30_000);
 
+  it("a composed resource whose name the pipeline changes keeps its name, as Crossplane keeps an existing one's: updated, not replaced", async () => {
+    const files = triples(1);
+    files["t0/composition.yaml"] = files["t0/composition.yaml"]!.replace(
+      "toFieldPath: data.size}",
+      "toFieldPath: data.size}\n              - {type: FromCompositeFieldPath, fromFieldPath: metadata.name, toFieldPath: metadata.name}",
+    );
+    const { dir } = gitRepo(files);
+    editFile(
+      dir,
+      "t0/composition.yaml",
+      "fromFieldPath: metadata.name, toFieldPath: metadata.name",
+      "fromFieldPath: metadata.name, toFieldPath: metadata.labels.owner",
+    );
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    const [object] = report.changes[0]!.objects;
+    expect(object).toMatchObject({ kind: "ConfigMap", status: "changed" });
+    expect(object!.replacedBy).toBeUndefined();
+    expect(object!.fields).toContainEqual({ path: "metadata.labels.owner", after: "thing0" });
+    expect(object!.fields!.map((f) => f.path)).not.toContain("metadata.name");
+  }, 30_000);
+
   it("an XRD removed, a Composition renamed and one whose file cannot be read are said where the definitions' changes are", async () => {
     const { dir } = gitRepo(triples(3));
     fs.rmSync(path.join(dir, "t0/xrd.yaml"));

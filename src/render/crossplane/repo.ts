@@ -13,7 +13,7 @@ import { renderComposite, type RenderProblem, type Rendered } from "./render.js"
 import { type SchemaLookup } from "./pipeline.js";
 import { COMPOSITION_RESOURCE_NAME } from "../../manifest/roles.js";
 import { gvkOf } from "../../validate/schemas/types.js";
-import { failedInternally, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../../rendered/source.js";
+import { failedInternally, isComposedResource, renderedObjectKey, renderedObjectName, type NotRendered, type RenderedSource } from "../../rendered/source.js";
 import type { NotRunnableStep } from "./pipeline.js";
 import { observedReads } from "./offline.js";
 import type { CrossplaneRelease } from "../../core/crossplane-releases.js";
@@ -181,6 +181,9 @@ async function renderSource(source: Manifest, type: XrType, index: RepoIndex, po
   if (rendered.connectionDetails?.length) out.connectionDetails = rendered.connectionDetails;
   if (rendered.ok && rendered.xr) out.composite = rendered.xr;
   if (rendered.ok) await addNested(out, rendered.composed, index, pool, options, 1);
+  // Crossplane keeps an existing composed resource's name and namespace on an update (FunctionComposer).
+  const composed = out.keys.filter((_, i) => isComposedResource(out.objects[i]!));
+  if (composed.length) out.namesKept = composed;
   const reads = observedReads(picked.object as JsonObject);
   if (reads.length) out.observedReads = reads;
   if (rendered.notRunnable) out.notRendered = rendered.notRunnable.map((n) => notRunnableAt(n, picked, index));
