@@ -1,7 +1,7 @@
 import { mayBeMatched, type UserInfo, type PolicyTarget, admitted, runPolicies, type PolicyRun, type RepositoryPolicies } from "../policy/index.js";
 import type { SchemaRegistry } from "../validate/schemas/registry.js";
 import type { JsonObject } from "../core/json.js";
-import { renderedObjectName, type RenderedSource } from "../rendered/source.js";
+import { CLAIM_XR_KEY, renderedObjectName, type RenderedSource } from "../rendered/source.js";
 import { templateOf } from "./validate-rendered.js";
 
 /**
@@ -33,6 +33,8 @@ export function checkRendered(
   const userInfo = crossplaneUser(serviceAccount);
   const targets: PolicyTarget[] = [];
   for (const s of sources) {
+    if (s.claimXr && mayBeMatched(policies.set, { object: s.claimXr }, policies.resourceFor) && !deniedAsWritten(s, policies, registry))
+      targets.push(claimXrTarget(s, s.claimXr, registry, userInfo, old));
     if (!s.ok) continue;
     s.objects.forEach((raw, i) => {
       const o = raw as JsonObject;
@@ -53,4 +55,32 @@ export function checkRendered(
     });
   }
   return runPolicies(policies, targets);
+}
+
+/** The XR Crossplane creates for a claim: a violation is placed on the claim's field it copies. */
+function claimXrTarget(
+  s: RenderedSource,
+  xr: JsonObject,
+  registry: SchemaRegistry,
+  userInfo: UserInfo,
+  old?: (source: RenderedSource, key: string) => JsonObject | undefined,
+): PolicyTarget {
+  const previous = old?.(s, CLAIM_XR_KEY);
+  return {
+    object: admitted(xr, registry, s.source.file),
+    ...(previous ? { oldObject: admitted(previous, registry, s.source.file), operation: "UPDATE" as const } : {}),
+    userInfo,
+    source: `${String(xr.kind)} created for ${s.source.kind} ${s.source.name ?? ""} (${s.source.file})`,
+    locate: (pointer) => ({ file: s.source.file, ...s.source.locate(pointer.startsWith("/spec") ? pointer : "") }),
+  };
+}
+
+/** A claim a policy certainly denies (its own finding says so) never gets an XR: the XR is not admitted too. */
+function deniedAsWritten(s: RenderedSource, policies: RepositoryPolicies, registry: SchemaRegistry): boolean {
+  const claim = s.source;
+  const target = {
+    object: admitted(claim.object as JsonObject, registry, claim.file),
+    locate: (pointer: string) => ({ file: claim.file, ...claim.locate(pointer) }),
+  };
+  return runPolicies(policies, [target]).findings.some((f) => f.severity === "error");
 }

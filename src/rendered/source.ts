@@ -45,6 +45,8 @@ export interface RenderedSource {
   partial?: string[];
   /** Fields of the XR that patches fill from observed state (`status.arn ← Bucket status.atProvider.arn`): unknown offline. */
   observedReads?: string[];
+  /** A claim's XR as Crossplane's claim controller creates it (the claim's spec, at the XRD's referenceable version): admitted like what it composes. */
+  claimXr?: JsonObject;
   /** The rendered XR (or Operation): what the render says of the source itself (its status: what functions set, an Operation's outputs). */
   composite?: JsonObject;
   /** Connection details the render produced: secret values, to be masked wherever they show. */
@@ -149,3 +151,6 @@ function capped(name: string): string {
   if (name.length <= 200) return name;
   return `${name.slice(0, 180)}-${createHash("sha256").update(name).digest("hex").slice(0, 12)}.yaml`;
 }
+
+/** The key of a claim's XR among what the source makes (`claimXr`): no composed resource has it. */
+export const CLAIM_XR_KEY = "(the claim's XR)";

@@ -12,7 +12,7 @@ import { objectCounts, type DiffReport } from "../report/diff.js";
 import { alignKeys, diffFindings, diffSources, sourceKeys, type FindingsDiff, type SourceChange } from "../rendered/diff.js";
 import { summarize, type FailOn, type Finding } from "../core/finding.js";
 import { decideVerdict } from "../report/verdict.js";
-import { sourceState, stateCounts } from "../rendered/source.js";
+import { CLAIM_XR_KEY, sourceState, stateCounts } from "../rendered/source.js";
 import { ObjectMoves } from "../rendered/moves.js";
 import { kptBuiltinVersionChanges } from "../kpt/index.js";
 import { formatReport } from "../report/formats/index.js";
@@ -434,7 +434,11 @@ function knownChanges(m: Manifest): ((base: Record<string, unknown>, head: Recor
 /** The base side's rendered objects by source key and object key. */
 function previousObjects(side: Side): Map<string, JsonObject> {
   const out = new Map<string, JsonObject>();
-  for (const s of side.sources) s.objects.forEach((o, i) => out.set(`${side.keys.get(s.source) ?? ""}\u0000${s.keys[i] ?? ""}`, o as JsonObject));
+  for (const s of side.sources) {
+    const key = side.keys.get(s.source) ?? "";
+    s.objects.forEach((o, i) => out.set(`${key}\u0000${s.keys[i] ?? ""}`, o as JsonObject));
+    if (s.claimXr) out.set(`${key}\u0000${CLAIM_XR_KEY}`, s.claimXr);
+  }
   return out;
 }
 

@@ -237,6 +237,59 @@ spec: {policyName: immutable-${field}, validationActions: [Deny]}
 `;
 }
 
+describe("the XR a claim's controller creates", () => {
+  const xrd = `apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata: {name: xdbs.example.org}
+spec:
+  group: example.org
+  names: {kind: XDb, plural: xdbs}
+  claimNames: {kind: Db, plural: dbs}
+  versions:
+    - name: v1
+      served: true
+      referenceable: true
+      schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: string, default: small}}}}}}
+`;
+  const composition = COMPOSITION.replace("{name: xapps}", "{name: xdbs}")
+    .replace("kind: XApp}", "kind: XDb}")
+    .replace('{fromFieldPath: spec.team, toFieldPath: "metadata.labels[team]"}', "{fromFieldPath: spec.size, toFieldPath: data.size}");
+  const policy = (resources: string) => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: db-size}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [example.org], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [${resources}]}]
+  validations:
+    - expression: "object.spec.size != 'small'"
+      message: no small databases in production
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: db-size}
+spec:
+  policyName: db-size
+  validationActions: [Deny]
+  matchResources: {namespaceSelector: {matchLabels: {environment: production}}}
+`;
+  const claim = "apiVersion: example.org/v1\nkind: Db\nmetadata: {name: orders, namespace: default}\nspec: {}\n";
+
+  it("is admitted as Crossplane creates it: cluster-scoped, no namespaceSelector skips it, the XRD's defaults applied", async () => {
+    const { policy: found } = await check(
+      tempRepo({ "xrd.yaml": xrd, "composition.yaml": composition, "claim.yaml": claim, "policies/vap.yaml": policy("xdbs") }),
+    );
+    expect(found.map((f) => `${f.severity} ${f.rule} ${f.file}`)).toEqual(["error policy/db-size claim.yaml"]);
+    expect(found[0]!.message).toContain("XDb created for Db orders (claim.yaml)");
+  });
+
+  it("is not admitted when the claim itself is certainly denied: it is never created", async () => {
+    const bound = policy("dbs, xdbs").replace("  matchResources: {namespaceSelector: {matchLabels: {environment: production}}}\n", "");
+    const { policy: found } = await check(tempRepo({ "xrd.yaml": xrd, "composition.yaml": composition, "claim.yaml": claim, "policies/vap.yaml": bound }));
+    expect(found.map((f) => `${f.severity} ${f.rule} ${f.file}`)).toEqual(["error policy/db-size claim.yaml"]);
+    expect(found[0]!.message).not.toContain("created for");
+  });
+});
+
 describe("rendered objects as UPDATEs", () => {
   it("a source whose name another file copies at head is still an UPDATE of what it rendered at base", async () => {
     const { dir } = gitRepo({ ...triples(1), "policies/vap.yaml": immutableConfigMapField("size") });

@@ -33,6 +33,20 @@ const devopsUnknownParameter = (file: string, line: number, field = "namespace")
   reason: `spec.parameters.${field}: the XRD (packages/sql/definition.yaml or packages/k8s/definition.yaml) has no such parameter any more; the API server prunes it, so the setting does nothing`,
 });
 
+/**
+ * The SQL XR Crossplane's claim controller creates for a SQLClaim: cluster-scoped, so the binding's
+ * namespaceSelector (environment: production) never skips it, and crossplane-sql-production's
+ * rule denies it; the claim is admitted and its XR is never created.
+ */
+const devopsClaimXr =
+  (validation: 0 | 1) =>
+  ([file, line]: [string, number]): ReviewedError => ({
+    rule: `policy/crossplane-sql-production/${validation}`,
+    file,
+    line,
+    reason: `the XR created for this SQLClaim is cluster-scoped, so the Deny binding's namespaceSelector does not skip it, and it breaks ${validation === 0 ? "size medium or large (these ask for small, or leave it at the XRD's default, small)" : "version 13.* or 14.*"}: the claim never gets its XR`,
+  });
+
 export const REVIEWED_ERRORS: Record<string, ReviewedError[]> = {
   "appmod-blueprints": [],
   "cloud-native-ref": [],
@@ -140,6 +154,40 @@ export const REVIEWED_ERRORS: Record<string, ReviewedError[]> = {
         reason: "a patch from a field the App XRD does not declare: it can never find a value",
       })),
     ),
+    ...(
+      [
+        ["examples/app/backend-aws-postgresql-remote.yaml", 25],
+        ["examples/app/backend-aws-postgresql-schemahero.yaml", 21],
+        ["examples/app/backend-aws-postgresql.yaml", 21],
+        ["examples/app/backend-azure-postgresql.yaml", 18],
+        ["examples/app/backend-gcp-mysql.yaml", 21],
+        ["examples/app/backend-gcp-postgresql.yaml", 18],
+        ["examples/app/backend-google-postgresql-remote.yaml", 25],
+        ["examples/app/backend-local-k8s-postgresql.yaml", 21],
+        ["examples/google-mysql.yaml", 1],
+        ["examples/google-postgres.yaml", 1],
+        ["examples/sql/aws.yaml", 1],
+        ["examples/sql/azure-official.yaml", 12],
+        ["examples/sql/azure.yaml", 1],
+        ["examples/sql/gcp-official.yaml", 12],
+        ["examples/sql/gcp.yaml", 1],
+        ["examples/sql/kubernetes.yaml", 1],
+      ] as [string, number][]
+    ).map(devopsClaimXr(0)),
+    ...(
+      [
+        ["examples/app/backend-azure-postgresql.yaml", 18],
+        ["examples/app/backend-gcp-mysql.yaml", 21],
+        ["examples/app/backend-gcp-postgresql.yaml", 18],
+        ["examples/app/backend-google-postgresql-remote.yaml", 25],
+        ["examples/google-mysql.yaml", 1],
+        ["examples/google-postgres.yaml", 1],
+        ["examples/sql/azure-official.yaml", 12],
+        ["examples/sql/azure.yaml", 1],
+        ["examples/sql/gcp-official.yaml", 12],
+        ["examples/sql/gcp.yaml", 1],
+      ] as [string, number][]
+    ).map(devopsClaimXr(1)),
     {
       rule: "xrd/composition-ref",
       file: "packages/sql/definition.yaml",

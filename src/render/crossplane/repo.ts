@@ -115,8 +115,11 @@ export async function renderRepo(manifests: Manifest[] | RepoIndex, options: Rep
       const type = index.xrTypeOf(source);
       if (!type || (options.select && !options.select(source))) continue;
       const findings: Finding[] = [];
-      const rendered = await guardedAsync(source, "rendering", findings, () => renderSource(source, type, index, pool, options));
-      out.push(rendered ?? failedInternally(source, findings));
+      const rendered =
+        (await guardedAsync(source, "rendering", findings, () => renderSource(source, type, index, pool, options))) ?? failedInternally(source, findings);
+      // The claim controller creates the XR whether or not its Composition renders.
+      if (type.claim) rendered.claimXr = xrFromClaim(source.object, type);
+      out.push(rendered);
     }
     for (const source of index.manifests) {
       if (!isOperationKind(source.object) || (options.select && !options.select(source))) continue;
