@@ -159,6 +159,7 @@ export function changedPolicies(head: readonly Manifest[], base: readonly Manife
     if (!old) say(m, "adds");
     else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes");
   }
+  out.push(...changedParams(head, base, [...before.values(), ...after.values()]));
   for (const [key, m] of before)
     if (!after.has(key))
       out.push({
@@ -168,5 +169,48 @@ export function changedPolicies(head: readonly Manifest[], base: readonly Manife
         apiVersion: m.apiVersion,
         kind: m.kind,
       });
+  return out;
+}
+
+/**
+ * The objects a ValidatingAdmissionPolicy reads as its parameters (of its `paramKind`) that the
+ * pull request adds, changes or removes: like the policy itself, they are read from the base.
+ */
+function changedParams(head: readonly Manifest[], base: readonly Manifest[], policies: Manifest[]): Finding[] {
+  const readers = new Map<string, string[]>();
+  for (const p of policies) {
+    if (p.kind !== "ValidatingAdmissionPolicy") continue;
+    const kind = ((p.object.spec ?? {}) as { paramKind?: { apiVersion?: unknown; kind?: unknown } }).paramKind;
+    if (typeof kind?.kind !== "string") continue;
+    const key = `${String(kind.apiVersion ?? "")}/${kind.kind}`;
+    readers.set(key, [...new Set([...(readers.get(key) ?? []), p.name ?? ""])]);
+  }
+  if (!readers.size) return [];
+  const params = (manifests: readonly Manifest[]) =>
+    new Map(
+      manifests
+        .filter((m) => readers.has(`${m.apiVersion}/${m.kind}`))
+        .map((m) => [`${m.apiVersion}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`, m] as const),
+    );
+  const [before, after] = [params(base), params(head)];
+  const out: Finding[] = [];
+  const say = (m: Manifest, what: string, atBase: boolean): void => {
+    const of = readers.get(`${m.apiVersion}/${m.kind}`)!.join(", ");
+    out.push({
+      rule: "policy/changed",
+      severity: atBase ? "warning" : "info",
+      message: `this pull request ${what} ${m.kind} ${m.name ?? ""}${atBase ? ` (${m.file} at base)` : ""}, a parameter object of ValidatingAdmissionPolicy ${of}: this check reads the base branch's; the change takes effect after merge`,
+      ...(atBase ? {} : { file: m.file, line: m.locate("").line, column: 1 }),
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      ...(m.name ? { name: m.name } : {}),
+    });
+  };
+  for (const [key, m] of after) {
+    const old = before.get(key);
+    if (!old) say(m, "adds", false);
+    else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes", false);
+  }
+  for (const [key, m] of before) if (!after.has(key)) say(m, "removes", true);
   return out;
 }

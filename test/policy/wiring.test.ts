@@ -207,6 +207,45 @@ describe("policies in a pull request", () => {
     expect(report.verdict.failed).toBe(true);
   });
 
+  it("a pull request changing a policy's parameter object is told so, and checked with the base's", async () => {
+    const limited = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+    - expression: "object.spec.replicas <= int(params.data.max)"
+      message: too many replicas
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit}
+spec:
+  policyName: replica-limit
+  validationActions: [Deny]
+  paramRef: {name: replica-limits, namespace: default, parameterNotFoundAction: Deny}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: replica-limits, namespace: default}
+data: {max: "5"}
+`;
+    const deployment =
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 8, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}\n";
+    const { dir } = gitRepo({ "policies/vap.yaml": limited, "deploy.yaml": deployment });
+    editFile(dir, "policies/vap.yaml", 'max: "5"', 'max: "10"');
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD", trustBaseConfig: true });
+    const said = [...report.findings.new, ...report.findings.unchanged].map((f) => `${f.rule} ${f.message}`);
+    expect(said).toContainEqual(
+      expect.stringMatching(
+        /^policy\/changed this pull request changes ConfigMap replica-limits, a parameter object of ValidatingAdmissionPolicy replica-limit/,
+      ),
+    );
+    expect(said).toContainEqual(expect.stringMatching(/^policy\/replica-limit too many replicas/));
+  });
+
   it("an object at base and head is an UPDATE with its base as oldObject", async () => {
     const transition = immutableConfigMapField("region");
     const cm = (region: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {region: ${region}}\n`;
