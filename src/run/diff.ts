@@ -200,8 +200,11 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [baseSide.result.secrets, headSide.result.secrets],
     );
     // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
-    const changes = unreadableAtHead(
-      diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}, (m) => baseSide.keys.get(m) ?? headSide.keys.get(m)),
+    const changes = stillWrittenAtHead(
+      unreadableAtHead(
+        diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}, (m) => baseSide.keys.get(m) ?? headSide.keys.get(m)),
+        headSide,
+      ),
       headSide,
     );
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
@@ -310,6 +313,29 @@ function unreadableAtHead(changes: SourceChange[], head: Side): SourceChange[] {
     change.objects = [];
     const at = finding.line ? ` (line ${finding.line})` : "";
     change.notRendered = [{ what: change.file, reason: `the file cannot be read at head${at}`, fix: `fix the file: ${finding.rule} says where` }];
+  }
+  return changes;
+}
+
+/**
+ * A source gone from the rendered sources while its object is still in the head's files is not
+ * removed: head no longer says how it renders (its Composition or XRD is gone or cannot be
+ * read), so what it makes there is unknown, and nothing it makes is said to be deleted.
+ */
+function stillWrittenAtHead(changes: SourceChange[], head: Side): SourceChange[] {
+  const written = new Set(head.result.manifests.map((m) => `${m.kind}\u0000${m.namespace ?? ""}\u0000${m.name ?? ""}`));
+  for (const change of changes) {
+    if (change.status !== "removed" || !written.has(`${change.kind}\u0000${change.namespace ?? ""}\u0000${change.name}`)) continue;
+    change.status = "not-rendered";
+    change.notRenderedAt = "head";
+    change.objects = [];
+    change.notRendered = [
+      {
+        what: `${change.kind} ${change.name}`,
+        reason: "it is still in the repository at head, but nothing there says how it renders (its Composition or definition is gone or cannot be read)",
+        fix: "restore the Composition or definition it renders with, or remove the object too",
+      },
+    ];
   }
   return changes;
 }

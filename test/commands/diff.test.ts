@@ -88,6 +88,15 @@ describe("diff: what a change does, rendered", () => {
     expect(object!.fields!.map((f) => f.path)).not.toContain("metadata.name");
   }, 30_000);
 
+  it("an XR still in the repository whose Composition and XRD are gone at head is not removed: its diff is unknown", async () => {
+    const { dir } = gitRepo(triples(1));
+    fs.rmSync(path.join(dir, "t0/xrd.yaml"));
+    fs.rmSync(path.join(dir, "t0/composition.yaml"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.changes.map((c) => `${c.file} ${c.status} ${c.notRenderedAt}`)).toEqual(["t0/xr.yaml not-rendered head"]);
+    expect(report.changes[0]!.objects).toEqual([]);
+  }, 30_000);
+
   it("an XRD removed, a Composition renamed and one whose file cannot be read are said where the definitions' changes are", async () => {
     const { dir } = gitRepo(triples(3));
     fs.rmSync(path.join(dir, "t0/xrd.yaml"));
