@@ -30,14 +30,21 @@ export function renderSources(index: RepoIndex, root?: string, gitRoot?: string)
 /**
  * The files a source renders from. An entry ending in `/` is a directory, and `""` the whole
  * repository: every file below it (a project function's folder, which its build reads whole; a
- * FileSystem template directory).
+ * FileSystem template directory). `ownFile: false`: without the file the source is written in,
+ * unless it reads another object there.
  */
-export function sourceFiles(source: Manifest, index: RepoIndex, root?: string, templateMounts: Record<string, string> = {}): Set<string> {
+export function sourceFiles(
+  source: Manifest,
+  index: RepoIndex,
+  root?: string,
+  templateMounts: Record<string, string> = {},
+  { ownFile = true }: { ownFile?: boolean } = {},
+): Set<string> {
   const kpt = isKptSource(source) ? kptSourceFiles(source) : undefined;
   if (kpt) return kpt;
   const variant = porchVariantOf(source);
   if (variant) return porchSourceFiles(variant, index.manifests);
-  const files = new Set([source.file]);
+  const files = new Set(ownFile ? [source.file] : []);
   if (source.kind === "ApplicationConfiguration") addAppConfigFiles(source, index, files);
   else if (index.isXrOrClaim(source)) addXrFiles(source, index, files, root, templateMounts);
   else if (isOperationKind(source.object)) addOperationFiles(source, index, files, root);

@@ -503,33 +503,53 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   const checked = new Set<string>();
   const holdObjects = new Set(sides.flatMap((side) => side.result.manifests.map((m) => m.file)));
   const changedObjects = changed.filter((f) => holdObjects.has(f));
+  const touched = (files: Set<string>) =>
+    [...files].flatMap((file) =>
+      file === ANY_OBJECT ? changedObjects : file === "" || file.endsWith("/") ? changed.filter((c) => c.startsWith(file)) : changedSet.has(file) ? [file] : [],
+    );
   for (const side of sides) {
+    const { index, config } = side.result;
     for (const [m, key] of side.keys) {
-      const touched = [...sourceFiles(m, side.result.index, side.root, side.result.config.templateMounts)].flatMap((file) =>
-        file === ANY_OBJECT
-          ? changedObjects
-          : file === "" || file.endsWith("/")
-            ? changed.filter((c) => c.startsWith(file))
-            : changedSet.has(file)
-              ? [file]
-              : [],
-      );
-      for (const file of touched) readers.set(file, (readers.get(file) ?? new Set()).add(key));
-      if (touched.length > 0) affected.add(key);
+      if (touched(sourceFiles(m, index, side.root, config.templateMounts)).length > 0) affected.add(key);
+      // What the source reads besides itself: its own change is shown by its own diff.
+      for (const file of touched(sourceFiles(m, index, side.root, config.templateMounts, { ownFile: false })))
+        readers.set(file, (readers.get(file) ?? new Set()).add(key));
     }
     // A changed CRD or policy is not applied as written only: every rendered object is checked against it.
     for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) checked.add(m.file);
   }
-  // A file whose every object is a source (its own diff is shown) or a definition whose change is told without rendering.
-  const described = new Set(changedObjects);
-  for (const side of sides) for (const m of side.result.manifests) if (described.has(m.file) && !side.keys.has(m) && !knownChanges(m)) described.delete(m.file);
+  const described = describedChanges(changedObjects, sides);
   const unrendered = (shown: Set<string>) =>
-    changedObjects.filter((f) => {
-      if (checked.has(f)) return false;
-      const read = [...(readers.get(f) ?? [])];
-      return read.length === 0 || (!described.has(f) && !read.some((key) => shown.has(key)));
-    });
+    changedObjects.filter((f) => !checked.has(f) && !described.has(f) && ![...(readers.get(f) ?? [])].some((key) => shown.has(key)));
   return { affected, unrendered };
+}
+
+/**
+ * The changed files whose every changed object (added, removed or different) is a source (its own
+ * change is shown) or a definition whose change is told without rendering.
+ */
+function describedChanges(files: string[], sides: Side[]): Set<string> {
+  const wanted = new Set(files);
+  const versions = (side: Side) => {
+    const out = new Map<string, { text: string; told: boolean }>();
+    for (const m of side.result.manifests) {
+      if (!wanted.has(m.file)) continue;
+      const id = `${m.file}\u0000${m.apiVersion}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
+      const seen = out.get(id);
+      const text = JSON.stringify(m.object);
+      const told = side.keys.has(m) || knownChanges(m) !== undefined;
+      out.set(id, seen ? { text: `${seen.text}\u0000${text}`, told: seen.told && told } : { text, told });
+    }
+    return out;
+  };
+  const [base, head] = [versions(sides[0]!), versions(sides[1]!)];
+  const described = new Set(files);
+  for (const id of new Set([...base.keys(), ...head.keys()])) {
+    const [before, after] = [base.get(id), head.get(id)];
+    if (before?.text === after?.text) continue;
+    if (!(before?.told ?? true) || !(after?.told ?? true)) described.delete(id.slice(0, id.indexOf("\u0000")));
+  }
+  return described;
 }
 
 function unrenderedFilesOf(files: string[]): { unrenderedFiles?: string[] } {

@@ -128,6 +128,21 @@ describe("diff: what a change does, rendered", () => {
     expect(report.unrenderedFiles).toEqual(["t0/xr.yaml"]);
   }, 30_000);
 
+  it("a changed object beside a source that renders is named: the source's diff does not show what it does not read", async () => {
+    const files = triples(1);
+    files["t0/xr.yaml"] += "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {level: low}\n";
+    const { dir } = gitRepo(files);
+    editFile(dir, "t0/xr.yaml", "level: low", "level: high");
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "main" });
+    expect(report.unrenderedFiles).toEqual(["t0/xr.yaml"]);
+    // The XR's own change is its own diff: its file is not named for that.
+    editFile(dir, "t0/xr.yaml", "level: high", "level: low");
+    editFile(dir, "t0/xr.yaml", "size: large", "size: medium");
+    const own = (await runDiff({ root: dir, paths: ["."], base: "main" })).report;
+    expect(own.changes.map((c) => c.status)).toEqual(["changed"]);
+    expect(own.unrenderedFiles).toBeUndefined();
+  }, 30_000);
+
   it("diff.ignore in the config hides fields (of a kind or of every object) and whole kinds from the review; diff.context sets the hunks' context", async () => {
     const { dir, git } = gitRepo({ ...triples(1), ".composition-ci.yaml": "diff:\n  ignore:\n    - {kind: ConfigMap, path: data.size}\n  context: 0\n" });
     const composition = path.join(dir, "t0/composition.yaml");
