@@ -15,6 +15,7 @@ export {
   isPolicyObject,
   isAdmissionPolicy,
   changedPolicies,
+  removedPolicies,
   type RepositoryPolicies,
   type PolicyRun,
 } from "./repository.js";

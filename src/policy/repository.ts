@@ -133,6 +133,12 @@ function policyObjects(manifests: readonly Manifest[]): Map<string, Manifest> {
   return out;
 }
 
+/** The policies (not bindings) at base that head no longer has: by kind and name. */
+export function removedPolicies(head: readonly Manifest[], base: readonly Manifest[]): Manifest[] {
+  const after = policyObjects(head);
+  return [...policyObjects(base)].filter(([key, m]) => !after.has(key) && !m.kind.endsWith("Binding")).map(([, m]) => m);
+}
+
 /**
  * A pull request that adds, changes or removes a policy is checked against the base's policies
  * (it cannot switch off its own rules); what it changes is said, and takes effect after merge.

@@ -649,7 +649,7 @@ export const RULE_DOCS: Readonly<Record<string, RuleDoc>> = {
   "policy/changed": {
     "anchor": "policy-changed",
     "severity": "info (warning for a removal)",
-    "what": "in `diff` with the base's config trusted (`--trust-base-config`, the Action's `pr` mode, every untrusted event), the head adds, changes or removes a policy object: the check applies the base's policies, and the change takes effect after merge",
+    "what": "in `diff` with the base's config trusted (`--trust-base-config`, the Action's `pr` mode, every untrusted event), the head adds, changes or removes a policy object or a policy's parameter object: the check applies the base's policies, and the change takes effect after merge; without it, a policy the head removes: head is checked without it, and what it found at base is unknown, not fixed",
     "example": "a pull request that removes a ValidatingAdmissionPolicy"
   }
 };

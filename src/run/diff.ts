@@ -27,7 +27,7 @@ import type { RenderedSource } from "../rendered/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate, renderStepOptions } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
-import { changedPolicies, isAdmissionPolicy } from "../policy/index.js";
+import { changedPolicies, isAdmissionPolicy, removedPolicies } from "../policy/index.js";
 import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
 import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
@@ -211,15 +211,18 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
     const moved = new ObjectMoves(baseSide.result.manifests, headSide.result.manifests);
-    const findings = unknownAtHead(
-      diffFindings(
-        visible(baseSide),
-        visible(headSide),
-        (text) => masker.redactAlike(text),
-        (f) => moved.atHead(f),
+    const findings = noLongerChecked(
+      unknownAtHead(
+        diffFindings(
+          visible(baseSide),
+          visible(headSide),
+          (text) => masker.redactAlike(text),
+          (f) => moved.atHead(f),
+        ),
+        changes,
+        baseSide,
       ),
-      changes,
-      baseSide,
+      narrow ? [] : removedPolicies(headSide.result.manifests, baseSide.result.manifests),
     );
     const report: DiffReport = {
       version: 1,
@@ -265,7 +268,11 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   const candidates = renderSources(result.index, root, options.root);
   const keys = sourceKeys(candidates);
   const change = trusted && headConfigChange(config, trusted);
-  const policyChanges = trusted && base ? changedPolicies(result.manifests, base.result.manifests) : [];
+  const policyChanges = !base
+    ? []
+    : trusted
+      ? changedPolicies(result.manifests, base.result.manifests)
+      : removedPolicies(result.manifests, base.result.manifests).map(removalFinding);
   const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
   return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
 }
@@ -293,6 +300,26 @@ function unknownAtHead(findings: FindingsDiff, changes: SourceChange[], base: Si
   const unknown = new Set(findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file)));
   if (!unknown.size) return findings;
   return { ...findings, fixed: findings.fixed.filter((f) => !unknown.has(f)), unknown: [...unknown] };
+}
+
+/** A pull request checked with its own policies that removes one: said, as it would be with the base's. */
+function removalFinding(m: Manifest): Finding {
+  return {
+    rule: "policy/changed",
+    severity: "warning",
+    message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): head is checked without it, so what it found at base is no longer checked, not fixed`,
+    apiVersion: m.apiVersion,
+    kind: m.kind,
+  };
+}
+
+/** What a policy the pull request removes found at base is unknown at head, never fixed. */
+function noLongerChecked(findings: FindingsDiff, removed: Manifest[]): FindingsDiff {
+  const names = removed.map((m) => `policy/${m.name ?? ""}`);
+  const gone = (f: Finding) => names.some((n) => f.rule === n || f.rule.startsWith(`${n}/`));
+  const unknown = findings.fixed.filter(gone);
+  if (!unknown.length) return findings;
+  return { ...findings, fixed: findings.fixed.filter((f) => !gone(f)), unknown: [...(findings.unknown ?? []), ...unknown] };
 }
 
 /** Findings that say a file could not be read: what it holds is unknown. */

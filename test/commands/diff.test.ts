@@ -53,7 +53,7 @@ describe("diff: what a change does, rendered", () => {
     expect(findings.fixed.map((f) => f.rule)).not.toContain("render/schema");
     const markdown = formatDiff(result, "markdown");
     expect(markdown).toContain("findings: 1 new, 0 fixed, 1 unknown at head");
-    expect(markdown).toContain("**Found at base where head did not render: whether this change fixes them is unknown**");
+    expect(markdown).toContain("**Found at base where head did not render or no longer checks: whether this change fixes them is unknown**");
   }, 30_000);
 
   it("an XR moved to another file that fails at head leaves what rendering found at base unknown, not fixed", async () => {

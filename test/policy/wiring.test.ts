@@ -207,6 +207,18 @@ describe("policies in a pull request", () => {
     expect(report.verdict.failed).toBe(true);
   });
 
+  it("a pull request that removes a policy, checked with its own policies, does not fix what the policy found: it is no longer checked", async () => {
+    const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: b}\n";
+    const { dir } = gitRepo({ "policies/vap.yaml": VAP(), "cm.yaml": cm });
+    fs.rmSync(path.join(dir, "policies/vap.yaml"));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(report.findings.fixed.map((f) => f.rule)).not.toContain("policy/require-team-label");
+    expect(report.findings.unknown?.map((f) => f.rule)).toEqual(["policy/require-team-label"]);
+    expect(report.findings.new.map((f) => `${f.severity} ${f.rule} ${f.message.split(":")[0]}`)).toContainEqual(
+      "warning policy/changed this pull request removes ValidatingAdmissionPolicy require-team-label (policies/vap.yaml at base)",
+    );
+  });
+
   it("a pull request changing a policy's parameter object is told so, and checked with the base's", async () => {
     const limited = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy

@@ -453,7 +453,7 @@ function findingsSections(report: DiffReport, maxRows: number, options: Markdown
   const unknown = visible(report.findings.unknown ?? []);
   if (unknown.length)
     section(
-      "Found at base where head did not render: whether this change fixes them is unknown",
+      "Found at base where head did not render or no longer checks: whether this change fixes them is unknown",
       unknown,
       () => "❔",
       (n) => `- …and ${n} more.`,
