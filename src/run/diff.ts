@@ -211,18 +211,20 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
     const moved = new ObjectMoves(baseSide.result.manifests, headSide.result.manifests);
-    const findings = noLongerChecked(
-      unknownAtHead(
-        diffFindings(
-          visible(baseSide),
-          visible(headSide),
-          (text) => masker.redactAlike(text),
-          (f) => moved.atHead(f),
+    const findings = notFixedWhileNew(
+      noLongerChecked(
+        unknownAtHead(
+          diffFindings(
+            visible(baseSide),
+            visible(headSide),
+            (text) => masker.redactAlike(text),
+            (f) => moved.atHead(f),
+          ),
+          changes,
+          baseSide,
         ),
-        changes,
-        baseSide,
+        narrow ? [] : removedPolicies(headSide.result.manifests, baseSide.result.manifests),
       ),
-      narrow ? [] : removedPolicies(headSide.result.manifests, baseSide.result.manifests),
     );
     const report: DiffReport = {
       version: 1,
@@ -300,6 +302,18 @@ function unknownAtHead(findings: FindingsDiff, changes: SourceChange[], base: Si
   const unknown = new Set(findings.fixed.filter((f) => base.rendering!.has(f) && f.file !== undefined && rendersFrom(f.file)));
   if (!unknown.size) return findings;
   return { ...findings, fixed: findings.fixed.filter((f) => !unknown.has(f)), unknown: [...unknown] };
+}
+
+/**
+ * A finding whose message quotes a value the change moved (`not 8` → `not 9`) comes back as a new
+ * one on the same object: the old one is not fixed. The new one stays new (it gates as any other);
+ * the old one is left out of the fixed. Without an object to match on, the line must match too.
+ */
+function notFixedWhileNew(findings: FindingsDiff): FindingsDiff {
+  const place = (f: Finding) => `${f.rule}\u0000${f.file ?? ""}\u0000${f.kind ?? ""}\u0000${f.name ?? `line ${f.line ?? 0}`}`;
+  const again = new Set(findings.new.filter((f) => f.file !== undefined).map(place));
+  const fixed = findings.fixed.filter((f) => !again.has(place(f)));
+  return fixed.length === findings.fixed.length ? findings : { ...findings, fixed };
 }
 
 /** A pull request checked with its own policies that removes one: said, as it would be with the base's. */

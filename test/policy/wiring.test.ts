@@ -219,6 +219,21 @@ describe("policies in a pull request", () => {
     );
   });
 
+  it("a violation whose message quotes the value the change moved is new, and the old one is not listed as fixed", async () => {
+    const limit = VAP()
+      .replace("resources: [configmaps]", "resources: [deployments]")
+      .replace('apiGroups: [""]', "apiGroups: [apps]")
+      .replace(`"object.metadata.?labels.orValue({}).exists(k, k == 'team')"`, '"object.spec.replicas <= 5"')
+      .replace("message: every ConfigMap carries a team label", "messageExpression: \"'at most 5 replicas, not ' + string(object.spec.replicas)\"");
+    const deployment = (n: number) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: ${n}, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}\n`;
+    const { dir } = gitRepo({ "policies/vap.yaml": limit, "deploy.yaml": deployment(8) });
+    fs.writeFileSync(path.join(dir, "deploy.yaml"), deployment(9));
+    const { report } = await runDiff({ root: dir, paths: ["."], base: "HEAD" });
+    expect(report.findings.new.map((f) => f.message.split(" (")[0])).toEqual(["at most 5 replicas, not 9"]);
+    expect(report.findings.fixed).toEqual([]);
+  });
+
   it("a pull request changing a policy's parameter object is told so, and checked with the base's", async () => {
     const limited = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
