@@ -1,3 +1,4 @@
+import { groupBy } from "../core/group.js";
 import { objectIdentity, type Manifest } from "./manifest.js";
 
 /**
@@ -8,6 +9,7 @@ import { objectIdentity, type Manifest } from "./manifest.js";
  * its own file, never with another file's.
  */
 export function previousVersions(base: readonly Manifest[], head: readonly Manifest[]): Map<Manifest, Manifest> {
+  const byIdentity = (manifests: readonly Manifest[]) => groupBy(manifests, (m) => objectIdentity(m.object));
   const [before, after] = [byIdentity(base), byIdentity(head)];
   const pairs = new Map<Manifest, Manifest>();
   for (const [identity, heads] of after) {
@@ -17,32 +19,11 @@ export function previousVersions(base: readonly Manifest[], head: readonly Manif
       pairs.set(heads[0]!, bases[0]!);
       continue;
     }
-    const [basesIn, headsIn] = [byFile(bases), byFile(heads)];
+    const [basesIn, headsIn] = [groupBy(bases, (m) => m.file), groupBy(heads, (m) => m.file)];
     for (const m of heads) {
       const sameFile = basesIn.get(m.file);
       if (sameFile?.length === 1 && headsIn.get(m.file)?.length === 1) pairs.set(m, sameFile[0]!);
     }
   }
   return pairs;
-}
-
-function byIdentity(manifests: readonly Manifest[]): Map<string, Manifest[]> {
-  const groups = new Map<string, Manifest[]>();
-  for (const m of manifests) {
-    const identity = objectIdentity(m.object);
-    const group = groups.get(identity);
-    if (group) group.push(m);
-    else groups.set(identity, [m]);
-  }
-  return groups;
-}
-
-function byFile(manifests: readonly Manifest[]): Map<string, Manifest[]> {
-  const files = new Map<string, Manifest[]>();
-  for (const m of manifests) {
-    const list = files.get(m.file);
-    if (list) list.push(m);
-    else files.set(m.file, [m]);
-  }
-  return files;
 }

@@ -16,6 +16,7 @@ export {
   isAdmissionPolicy,
   changedPolicies,
   removedPolicies,
+  policyRemovedFinding,
   type RepositoryPolicies,
   type PolicyRun,
 } from "./repository.js";

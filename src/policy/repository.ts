@@ -144,10 +144,19 @@ export function removedPolicies(head: readonly Manifest[], base: readonly Manife
  * (it cannot switch off its own rules); what it changes is said, and takes effect after merge.
  */
 export function changedPolicies(head: readonly Manifest[], base: readonly Manifest[]): Finding[] {
-  const before = policyObjects(base);
-  const after = policyObjects(head);
+  const [before, after] = [policyObjects(base), policyObjects(head)];
   const out: Finding[] = [];
-  const say = (m: Manifest, what: string): void => {
+  eachChange(before, after, (m, what) => {
+    if (what === "removes") {
+      out.push({
+        rule: "policy/changed",
+        severity: "warning",
+        message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): this check still applies it; the removal takes effect after merge`,
+        apiVersion: m.apiVersion,
+        kind: m.kind,
+      });
+      return;
+    }
     out.push({
       rule: "policy/changed",
       severity: "info",
@@ -159,23 +168,30 @@ export function changedPolicies(head: readonly Manifest[], base: readonly Manife
       kind: m.kind,
       ...(m.name ? { name: m.name } : {}),
     });
+  });
+  out.push(...changedParams(head, base, [...before.values(), ...after.values()]));
+  return out;
+}
+
+/** A pull request checked with its own policies that removes one: said, and what it found at base is not fixed. */
+export function policyRemovedFinding(m: Manifest): Finding {
+  return {
+    rule: "policy/changed",
+    severity: "warning",
+    message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): head is checked without it, so what it found at base is no longer checked, not fixed`,
+    apiVersion: m.apiVersion,
+    kind: m.kind,
   };
+}
+
+/** What a pull request does to the objects of `before` (base) and `after` (head), by key; `m` is the head's, or the base's when removed. */
+function eachChange(before: Map<string, Manifest>, after: Map<string, Manifest>, say: (m: Manifest, what: "adds" | "changes" | "removes") => void): void {
   for (const [key, m] of after) {
     const old = before.get(key);
     if (!old) say(m, "adds");
     else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes");
   }
-  out.push(...changedParams(head, base, [...before.values(), ...after.values()]));
-  for (const [key, m] of before)
-    if (!after.has(key))
-      out.push({
-        rule: "policy/changed",
-        severity: "warning",
-        message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): this check still applies it; the removal takes effect after merge`,
-        apiVersion: m.apiVersion,
-        kind: m.kind,
-      });
-  return out;
+  for (const [key, m] of before) if (!after.has(key)) say(m, "removes");
 }
 
 /**
@@ -198,9 +214,9 @@ function changedParams(head: readonly Manifest[], base: readonly Manifest[], pol
         .filter((m) => readers.has(`${m.apiVersion}/${m.kind}`))
         .map((m) => [`${m.apiVersion}/${m.kind}/${m.namespace ?? ""}/${m.name ?? ""}`, m] as const),
     );
-  const [before, after] = [params(base), params(head)];
   const out: Finding[] = [];
-  const say = (m: Manifest, what: string, atBase: boolean): void => {
+  eachChange(params(base), params(head), (m, what) => {
+    const atBase = what === "removes";
     const of = readers.get(`${m.apiVersion}/${m.kind}`)!.join(", ");
     out.push({
       rule: "policy/changed",
@@ -211,12 +227,6 @@ function changedParams(head: readonly Manifest[], base: readonly Manifest[], pol
       kind: m.kind,
       ...(m.name ? { name: m.name } : {}),
     });
-  };
-  for (const [key, m] of after) {
-    const old = before.get(key);
-    if (!old) say(m, "adds", false);
-    else if (JSON.stringify(old.object) !== JSON.stringify(m.object)) say(m, "changes", false);
-  }
-  for (const [key, m] of before) if (!after.has(key)) say(m, "removes", true);
+  });
   return out;
 }

@@ -1,3 +1,4 @@
+import { groupBy } from "../core/group.js";
 import type { Finding } from "../core/finding.js";
 import type { Manifest } from "../manifest/manifest.js";
 
@@ -64,7 +65,7 @@ export class ObjectMoves {
 
   /** A file gone at head and one new at head holding the same objects: the file moved (git mv, edited or not). */
   private addFiles(base: readonly Manifest[], head: readonly Manifest[]): void {
-    const [baseFiles, headFiles] = [objectsByFile(base), objectsByFile(head)];
+    const [baseFiles, headFiles] = [groupBy(base, (m) => m.file), groupBy(head, (m) => m.file)];
     const gone = bySignature([...baseFiles].filter(([file]) => !headFiles.has(file)));
     const added = bySignature([...headFiles].filter(([file]) => !baseFiles.has(file)));
     for (const [signature, [from, ...others]] of gone) {
@@ -96,25 +97,10 @@ function byPlace(manifests: readonly Manifest[]): Map<string, Manifest[]> {
 }
 
 function groupNamed(manifests: readonly Manifest[], key: (m: Manifest) => string): Map<string, Manifest[]> {
-  const groups = new Map<string, Manifest[]>();
-  for (const m of manifests) {
-    if (m.name === undefined) continue;
-    const k = key(m);
-    const group = groups.get(k);
-    if (group) group.push(m);
-    else groups.set(k, [m]);
-  }
-  return groups;
-}
-
-function objectsByFile(manifests: readonly Manifest[]): Map<string, Manifest[]> {
-  const files = new Map<string, Manifest[]>();
-  for (const m of manifests) {
-    const list = files.get(m.file);
-    if (list) list.push(m);
-    else files.set(m.file, [m]);
-  }
-  return files;
+  return groupBy(
+    manifests.filter((m) => m.name !== undefined),
+    key,
+  );
 }
 
 /** Files by the objects they hold (their identities, sorted). */

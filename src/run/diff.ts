@@ -27,7 +27,7 @@ import type { RenderedSource } from "../rendered/source.js";
 import { TOOL_VERSION } from "../version.js";
 import { renderAndValidate, renderStepOptions } from "./check.js";
 import { headConfigChange, narrowToBase } from "../trust.js";
-import { changedPolicies, isAdmissionPolicy, removedPolicies } from "../policy/index.js";
+import { changedPolicies, isAdmissionPolicy, policyRemovedFinding, removedPolicies } from "../policy/index.js";
 import { xrdChanges, type DefinitionChange, type DefinitionDiff } from "../report/definition-changes.js";
 import { activationChanges, compositionChanges, dependencyChanges, packageChanges } from "../report/composition-changes.js";
 import { transitionFindings } from "../validate/transitions.js";
@@ -90,6 +90,8 @@ interface Side {
   findings: Finding[];
   /** The findings rendering made (of the sources it rendered, their objects and tests). */
   rendering?: Set<Finding>;
+  /** The base's policies this tree removes, when it is checked with its own policies: what they found at base is not fixed. */
+  policiesRemoved: Manifest[];
 }
 
 /** The report in a format, with secret values masked value by value (and the markdown's free text redacted). */
@@ -200,32 +202,25 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       [baseSide.result.secrets, headSide.result.secrets],
     );
     // What the team does not review (config diff:), as the gate's config says: the base's in a pull request.
-    const changes = stillWrittenAtHead(
-      unreadableAtHead(
-        diffSources(baseSide.sources, headSide.sources, masker, headSide.result.config.diff ?? {}, (m) => baseSide.keys.get(m) ?? headSide.keys.get(m)),
-        headSide,
-      ),
-      headSide,
+    const diffed = diffSources(
+      baseSide.sources,
+      headSide.sources,
+      masker,
+      headSide.result.config.diff ?? {},
+      (m) => baseSide.keys.get(m) ?? headSide.keys.get(m),
     );
+    const changes = stillWrittenAtHead(unreadableAtHead(diffed, headSide), headSide);
     const visible = (side: Side) => side.findings.filter((f) => !f.suppressed);
     // A secret that changed leaves the findings that quote it as they were.
     // A finding whose object the change only moved or renamed is not new.
     const moved = new ObjectMoves(baseSide.result.manifests, headSide.result.manifests);
-    const findings = notFixedWhileNew(
-      noLongerChecked(
-        unknownAtHead(
-          diffFindings(
-            visible(baseSide),
-            visible(headSide),
-            (text) => masker.redactAlike(text),
-            (f) => moved.atHead(f),
-          ),
-          changes,
-          baseSide,
-        ),
-        narrow ? [] : removedPolicies(headSide.result.manifests, baseSide.result.manifests),
-      ),
+    const compared = diffFindings(
+      visible(baseSide),
+      visible(headSide),
+      (text) => masker.redactAlike(text),
+      (f) => moved.atHead(f),
     );
+    const findings = notFixedWhileNew(noLongerChecked(unknownAtHead(compared, changes, baseSide), headSide.policiesRemoved));
     const report: DiffReport = {
       version: 1,
       tool: { name: "composition-ci", version: TOOL_VERSION },
@@ -270,13 +265,10 @@ async function analyze(root: string, options: DiffOptions, reuse: TreeReuse | un
   const candidates = renderSources(result.index, root, options.root);
   const keys = sourceKeys(candidates);
   const change = trusted && headConfigChange(config, trusted);
-  const policyChanges = !base
-    ? []
-    : trusted
-      ? changedPolicies(result.manifests, base.result.manifests)
-      : removedPolicies(result.manifests, base.result.manifests).map(removalFinding);
+  const policiesRemoved = base && !trusted ? removedPolicies(result.manifests, base.result.manifests) : [];
+  const policyChanges = !base ? [] : trusted ? changedPolicies(result.manifests, base.result.manifests) : policiesRemoved.map(policyRemovedFinding);
   const findings = [...(change ? [change] : []), ...policyChanges, ...result.findings];
-  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings };
+  return { root, result, keys: new Map(candidates.map((m, i) => [m, keys[i]!] as const)), sources: [], findings, policiesRemoved };
 }
 
 /** Head states in which a source's render says nothing of what the change did to it. */
@@ -314,17 +306,6 @@ function notFixedWhileNew(findings: FindingsDiff): FindingsDiff {
   const again = new Set(findings.new.filter((f) => f.file !== undefined).map(place));
   const fixed = findings.fixed.filter((f) => !again.has(place(f)));
   return fixed.length === findings.fixed.length ? findings : { ...findings, fixed };
-}
-
-/** A pull request checked with its own policies that removes one: said, as it would be with the base's. */
-function removalFinding(m: Manifest): Finding {
-  return {
-    rule: "policy/changed",
-    severity: "warning",
-    message: `this pull request removes ${m.kind} ${m.name ?? ""} (${m.file} at base): head is checked without it, so what it found at base is no longer checked, not fixed`,
-    apiVersion: m.apiVersion,
-    kind: m.kind,
-  };
 }
 
 /** What a policy the pull request removes found at base is unknown at head, never fixed. */
@@ -551,10 +532,10 @@ function renderCoverage(changed: string[], sides: Side[]): { affected: Set<strin
   for (const side of sides) {
     const { index, config } = side.result;
     for (const [m, key] of side.keys) {
-      if (touched(sourceFiles(m, index, side.root, config.templateMounts)).length > 0) affected.add(key);
-      // What the source reads besides itself: its own change is shown by its own diff.
-      for (const file of touched(sourceFiles(m, index, side.root, config.templateMounts, { ownFile: false })))
-        readers.set(file, (readers.get(file) ?? new Set()).add(key));
+      // What the source reads besides itself (its own change is shown by its own diff); it renders again when its own file changes too.
+      const reads = touched(sourceFiles(m, index, side.root, config.templateMounts, { ownFile: false }));
+      if (reads.length > 0 || changedSet.has(m.file)) affected.add(key);
+      for (const file of reads) readers.set(file, (readers.get(file) ?? new Set()).add(key));
     }
     // A changed CRD or policy is not applied as written only: every rendered object is checked against it.
     for (const m of side.result.manifests) if (changedSet.has(m.file) && checksRenderedObjects(m)) checked.add(m.file);
